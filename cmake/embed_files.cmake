@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: Apache-2.0
+# vmxkit_embed_files(TARGET NAME FILES...) compiles data files into TARGET as a table
+#   struct EmbeddedFile { std::string_view name; std::string_view data; };
+#   extern const vmxkit::EmbeddedFile NAME[]; extern const std::size_t NAME_count;
+# The generated source is rebuilt when any input changes, so the binary never reads these files
+# at run time and works from any directory.
+function(vmxkit_embed_files target name)
+  set(out "${CMAKE_CURRENT_BINARY_DIR}/${name}.cpp")
+  set(inputs ${ARGN})
+  add_custom_command(
+    OUTPUT "${out}"
+    COMMAND ${CMAKE_COMMAND} -DOUT=${out} -DNAME=${name} "-DINPUTS=${inputs}"
+            -P "${PROJECT_SOURCE_DIR}/cmake/embed_files_run.cmake"
+    DEPENDS ${inputs} "${PROJECT_SOURCE_DIR}/cmake/embed_files_run.cmake"
+    COMMENT "Embedding ${name}" VERBATIM)
+  target_sources(${target} PRIVATE "${out}")
+endfunction()

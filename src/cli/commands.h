@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+namespace CLI {
+class App;
+}
+
+namespace vmxkit::cli {
+
+struct Context;
+
+// One function per subcommand file: adds the subcommand, its options and a callback that runs
+// it and stores the exit code in the context.
+void setup_get(CLI::App& app, Context& ctx);
+void setup_set(CLI::App& app, Context& ctx);
+void setup_unset(CLI::App& app, Context& ctx);
+void setup_fmt(CLI::App& app, Context& ctx);
+
+}  // namespace vmxkit::cli

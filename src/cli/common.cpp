@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/common.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <ostream>
+
+#include "cli/report.h"
+#include "vmxkit/core/error.h"
+#include "vmxkit/core/io.h"
+
+namespace vmxkit::cli {
+
+std::string display_name(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+
+vmx::Document load_vmx(const std::string& path, Context& ctx) {
+  std::string bytes = path == "-" ? read_stream(ctx.in, "<stdin>") : read_file(path);
+  return vmx::Document::parse(std::move(bytes), display_name(path));
+}
+
+void warn_malformed(const vmx::Document& doc, Context& ctx) {
+  const LineIndex index(doc.bytes());
+  for (Diagnostic d : doc.diagnostics()) {
+    d.severity = Severity::warning;
+    d.message += " (line kept as it is)";
+    print_diagnostic(ctx.err, doc.path(), doc.bytes(), index, d, ctx.color);
+  }
+}
+
+void add_write_options(CLI::App& sub, WriteOptions& options) {
+  sub.add_flag("-i,--in-place", options.in_place, "Write the result over FILE (atomically)");
+  sub.add_flag("--force", options.force, "Write even when the VM holds its lock (FILE.lck)");
+}
+
+void check_in_place(const std::string& path, const WriteOptions& options) {
+  if (!options.in_place) return;
+  if (path == "-") throw Error("-i needs a file, not stdin");
+  if (!options.force) {
+    const std::string lock = vmx_lock_present(path);
+    if (!lock.empty()) {
+      throw Error(path, fmt::format("the VM holds its lock ({}): it is running or was not shut "
+                                    "down cleanly; power it off first, or pass --force",
+                                    lock));
+    }
+  }
+}
+
+void output_document(const vmx::Document& original, const std::string& result,
+                     const WriteOptions& options, Context& ctx) {
+  if (!options.in_place) {
+    ctx.out << result;
+    return;
+  }
+  if (result == original.bytes()) return;
+  write_file_atomic(original.path(), result);
+}
+
+}  // namespace vmxkit::cli

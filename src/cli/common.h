@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "vmxkit/vmx/document.h"
+
+namespace CLI {
+class App;
+}
+
+namespace vmxkit::cli {
+
+/// What every subcommand gets: the streams and a slot for its exit code.
+struct Context {
+  std::istream& in;
+  std::ostream& out;
+  std::ostream& err;
+  bool color = false;  ///< colour diagnostics (stderr is a terminal)
+  int exit_code = 0;
+};
+
+/// The name a path is shown under: `<stdin>` for `-`.
+std::string display_name(const std::string& path);
+
+/// Reads FILE (or stdin for `-`) and parses it as a `.vmx` document.
+vmx::Document load_vmx(const std::string& path, Context& ctx);
+
+/// Prints the document's malformed-line diagnostics as warnings: editing keeps those lines as
+/// they are, but VMware will still reject the file.
+void warn_malformed(const vmx::Document& doc, Context& ctx);
+
+/// Options shared by the subcommands that write a document.
+struct WriteOptions {
+  bool in_place = false;
+  bool force = false;
+};
+void add_write_options(CLI::App& sub, WriteOptions& options);
+
+/// Writes the result of an edit: to stdout, or (`-i`) atomically over the file, refusing when the
+/// VM holds its lock unless --force. An unchanged file is not rewritten.
+void output_document(const vmx::Document& original, const std::string& result,
+                     const WriteOptions& options, Context& ctx);
+
+/// Checks before any work that `-i` can be honoured, so nothing is half-done.
+void check_in_place(const std::string& path, const WriteOptions& options);
+
+}  // namespace vmxkit::cli

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vmxkit {
+
+/// A 1-based line and byte column.
+struct Location {
+  std::uint32_t line = 1;
+  std::uint32_t column = 1;
+};
+
+/// The start offset of every line of a text, for turning byte offsets into line:column.
+/// Lines end at "\n", "\r\n" or a lone "\r" (as VMware's file reader and most tools do).
+class LineIndex {
+ public:
+  LineIndex() = default;
+  explicit LineIndex(std::string_view text);
+
+  Location location(std::size_t offset) const;
+  std::size_t line_count() const { return starts_.size(); }
+  std::size_t line_start(std::size_t line_number) const { return starts_.at(line_number - 1); }
+  /// The text of the line holding `offset`, without its line ending.
+  std::string_view line_text(std::string_view text, std::size_t offset) const;
+
+ private:
+  std::vector<std::size_t> starts_{0};
+};
+
+/// A file's path and bytes as read, plus a line index built on first use.
+class SourceFile {
+ public:
+  SourceFile(std::string path, std::string bytes)
+      : path_(std::move(path)), bytes_(std::move(bytes)) {}
+
+  const std::string& path() const { return path_; }
+  std::string_view bytes() const { return bytes_; }
+  const LineIndex& lines() const;
+  Location location(std::size_t offset) const { return lines().location(offset); }
+
+ private:
+  std::string path_;
+  std::string bytes_;
+  mutable LineIndex index_;
+  mutable bool indexed_ = false;
+};
+
+}  // namespace vmxkit

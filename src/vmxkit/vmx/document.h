@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vmxkit/core/diagnostic.h"
+#include "vmxkit/core/source_file.h"
+
+/// The lossless `.vmx` document: every byte of the input belongs to exactly one line, and an
+/// unedited document writes back byte-identical, whatever its encoding, line endings, comments or
+/// malformed lines. Grammar as VMware's reader (open-vm-tools lib/dict/dictll.c):
+///
+///     <ws> key <ws> = <ws> value <ws> [# comment]       unquoted value: no ws, '#' or '"'
+///     <ws> key <ws> = <ws> "value" <ws> [# comment]     quoted: any byte but '"'
+///     <ws> key <ws> = <ws> [# comment]                  empty value
+///     <ws> [# comment]                                  comment or blank line
+///
+/// `<ws>` is spaces and tabs. Lines end with "\n", "\r\n" or a lone "\r" (kept per line).
+namespace vmxkit::vmx {
+
+enum class LineEnding : std::uint8_t { none, lf, crlf, cr };
+
+constexpr std::size_t length(LineEnding ending) {
+  return ending == LineEnding::none ? 0 : ending == LineEnding::crlf ? 2 : 1;
+}
+constexpr std::string_view text(LineEnding ending) {
+  switch (ending) {
+    case LineEnding::lf: return "\n";
+    case LineEnding::crlf: return "\r\n";
+    case LineEnding::cr: return "\r";
+    case LineEnding::none: break;
+  }
+  return "";
+}
+
+enum class LineKind : std::uint8_t { blank, comment, entry, malformed };
+
+/// Why a line is malformed.
+enum class Problem : std::uint8_t {
+  none,
+  missing_key,         ///< the line starts with '='
+  missing_equals,      ///< a key with no '=' after it
+  space_in_key,        ///< a key, whitespace, then more text before '='
+  unterminated_quote,  ///< an opening '"' with no closing one on the line
+  quote_in_value,      ///< a '"' inside an unquoted value
+  text_after_value,    ///< something other than a '#' comment after the value
+};
+
+/// One line as byte offsets into the document. Offsets are absolute, so a line can be turned
+/// into text edits without copying it.
+struct Line {
+  std::uint32_t begin = 0;          ///< first byte of the line
+  std::uint32_t end = 0;            ///< one past the last byte before the line ending
+  std::uint32_t key_begin = 0;      ///< entry (or malformed line that has a key): the key
+  std::uint32_t key_end = 0;
+  std::uint32_t value_begin = 0;    ///< entry: the raw value, inside the quotes when quoted
+  std::uint32_t value_end = 0;
+  std::uint32_t comment_begin = 0;  ///< entry: the trailing '#', or `end` when there is none
+  std::uint32_t problem_at = 0;     ///< malformed: where the problem is
+  LineKind kind = LineKind::blank;
+  LineEnding ending = LineEnding::none;
+  Problem problem = Problem::none;
+  bool quoted = false;
+
+  std::uint32_t next() const { return end + static_cast<std::uint32_t>(length(ending)); }
+  bool is_entry() const { return kind == LineKind::entry; }
+};
+
+/// Compares two keys as VMware does: ASCII case-insensitively.
+bool key_equal(std::string_view a, std::string_view b);
+
+class Document {
+ public:
+  /// Parses `bytes`. Never fails on content: malformed lines are kept and reported by
+  /// diagnostics(). Throws vmxkit::Error only when the input is larger than 4 GiB - 1.
+  static Document parse(std::string bytes, std::string path = {});
+
+  Document() = default;
+
+  const std::string& path() const { return path_; }
+  std::string_view bytes() const { return bytes_; }
+  std::span<const Line> lines() const { return lines_; }
+  bool has_bom() const { return bom_; }
+
+  std::string_view key(const Line& line) const { return slice(line.key_begin, line.key_end); }
+  /// The value as written, escapes not decoded, without the quotes.
+  std::string_view raw_value(const Line& line) const {
+    return slice(line.value_begin, line.value_end);
+  }
+  /// The value as VMware reads it (`|XX` escapes decoded).
+  std::string value(const Line& line) const;
+  /// The trailing comment from its '#', or empty.
+  std::string_view comment(const Line& line) const { return slice(line.comment_begin, line.end); }
+  /// The line without its line ending.
+  std::string_view text(const Line& line) const { return slice(line.begin, line.end); }
+
+  /// The first entry with this key (ASCII case-insensitive), or nullptr.
+  const Line* find(std::string_view key) const;
+  /// Every entry with this key, in file order.
+  std::vector<const Line*> find_all(std::string_view key) const;
+  /// The decoded value of the first entry with this key.
+  std::optional<std::string> get(std::string_view key) const;
+
+  /// Groups of two or more entries whose keys are equal ignoring ASCII case, in file order of
+  /// their first line. VMware refuses to start a VM whose file has any.
+  std::vector<std::vector<const Line*>> duplicate_keys() const;
+
+  /// The declared `.encoding` value (raw), or empty when there is none.
+  std::string_view encoding() const;
+
+  /// The line ending most lines use; LF when the document has none.
+  LineEnding dominant_line_ending() const;
+
+  /// A diagnostic for every malformed line (VMX001, or VMX002 for an unterminated quote).
+  std::vector<Diagnostic> diagnostics() const;
+
+  /// Line and column (1-based, bytes) of a byte offset.
+  Location location(std::size_t offset) const;
+
+  /// Writes the document, line by line, to `out`. Byte-identical to the input.
+  void write(std::string& out) const;
+  std::string to_string() const;
+
+ private:
+  std::string_view slice(std::uint32_t begin, std::uint32_t end) const {
+    return std::string_view(bytes_).substr(begin, end - begin);
+  }
+
+  std::string path_;
+  std::string bytes_;
+  std::vector<Line> lines_;
+  bool bom_ = false;
+};
+
+/// The message for a malformed line's problem, naming what was expected.
+std::string describe(Problem problem, std::string_view key);
+
+}  // namespace vmxkit::vmx

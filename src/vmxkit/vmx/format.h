@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <string>
+
+#include "vmxkit/vmx/document.h"
+
+namespace vmxkit::vmx {
+
+/// The canonical form of a document, as VMware's writer would put it (DictLL_MarshalLine):
+/// every entry is `key = "value"` with the value re-encoded in VMware's escape set (uppercase
+/// hex), so what VMware reads is unchanged; keys keep their spelling and order; comment lines
+/// and blank lines stay, without leading or trailing whitespace; a trailing comment stays after
+/// the value; every line ends with the document's dominant line ending; a BOM is dropped.
+/// The canonical form of a canonical document is itself.
+///
+/// Throws vmxkit::Error (file:line:col) when the document has a malformed line: there is no
+/// canonical form of a line VMware cannot read, and guessing would change what the user meant.
+std::string canonical_form(const Document& doc);
+
+}  // namespace vmxkit::vmx

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vmxkit/vmx/document.h"
+
+#include <catch2/catch.hpp>
+
+using namespace vmxkit;
+using namespace vmxkit::vmx;
+
+namespace {
+
+const Line& only_line(const Document& doc) {
+  REQUIRE(doc.lines().size() == 1);
+  return doc.lines()[0];
+}
+
+}  // namespace
+
+TEST_CASE("parser reads a quoted entry", "[vmx][parser]") {
+  const auto doc = Document::parse("displayName = \"GPU VM\"\n");
+  const Line& l = only_line(doc);
+  CHECK(l.kind == LineKind::entry);
+  CHECK(l.quoted);
+  CHECK(doc.key(l) == "displayName");
+  CHECK(doc.raw_value(l) == "GPU VM");
+  CHECK(l.ending == LineEnding::lf);
+  CHECK(doc.comment(l).empty());
+}
+
+TEST_CASE("parser reads unquoted and empty values", "[vmx][parser]") {
+  const auto doc = Document::parse("a = TRUE\nb =\nc = # note\nd=1024");
+  REQUIRE(doc.lines().size() == 4);
+  CHECK(doc.raw_value(doc.lines()[0]) == "TRUE");
+  CHECK_FALSE(doc.lines()[0].quoted);
+  CHECK(doc.lines()[1].kind == LineKind::entry);
+  CHECK(doc.raw_value(doc.lines()[1]).empty());
+  CHECK(doc.raw_value(doc.lines()[2]).empty());
+  CHECK(doc.comment(doc.lines()[2]) == "# note");
+  CHECK(doc.raw_value(doc.lines()[3]) == "1024");
+  CHECK(doc.lines()[3].ending == LineEnding::none);
+}
+
+TEST_CASE("parser keeps comments, blank lines, leading whitespace and shebangs", "[vmx][parser]") {
+  const std::string text = "#!/usr/bin/vmware\n\n  \t\n   # indented comment\n\tkey\t=\t\"v\"\t# c\n";
+  const auto doc = Document::parse(text);
+  REQUIRE(doc.lines().size() == 5);
+  CHECK(doc.lines()[0].kind == LineKind::comment);
+  CHECK(doc.lines()[1].kind == LineKind::blank);
+  CHECK(doc.lines()[2].kind == LineKind::blank);
+  CHECK(doc.lines()[3].kind == LineKind::comment);
+  CHECK(doc.lines()[4].kind == LineKind::entry);
+  CHECK(doc.key(doc.lines()[4]) == "key");
+  CHECK(doc.comment(doc.lines()[4]) == "# c");
+  CHECK(doc.to_string() == text);
+}
+
+TEST_CASE("parser keeps '#' inside a quoted value", "[vmx][parser]") {
+  const auto doc = Document::parse("serial0.fileName = \"telnet://host:1#x\" # real comment\n");
+  const Line& l = only_line(doc);
+  CHECK(doc.raw_value(l) == "telnet://host:1#x");
+  CHECK(doc.comment(l) == "# real comment");
+}
+
+TEST_CASE("parser keeps CRLF, LF and lone CR endings per line", "[vmx][parser]") {
+  const std::string text = "a = \"1\"\r\nb = \"2\"\nc = \"3\"\rd = \"4\"";
+  const auto doc = Document::parse(text);
+  REQUIRE(doc.lines().size() == 4);
+  CHECK(doc.lines()[0].ending == LineEnding::crlf);
+  CHECK(doc.lines()[1].ending == LineEnding::lf);
+  CHECK(doc.lines()[2].ending == LineEnding::cr);
+  CHECK(doc.lines()[3].ending == LineEnding::none);
+  CHECK(doc.raw_value(doc.lines()[0]) == "1");
+  CHECK(doc.to_string() == text);
+}
+
+TEST_CASE("parser skips a UTF-8 BOM and writes it back", "[vmx][parser]") {
+  const std::string text = "\xEF\xBB\xBF.encoding = \"UTF-8\"\n";
+  const auto doc = Document::parse(text);
+  CHECK(doc.has_bom());
+  CHECK(doc.key(only_line(doc)) == ".encoding");
+  CHECK(doc.encoding() == "UTF-8");
+  CHECK(doc.to_string() == text);
+  CHECK(doc.location(3).line == 1);
+}
+
+TEST_CASE("parser keeps any byte in values and never transcodes", "[vmx][parser]") {
+  const std::string text = ".encoding = \"windows-949-2000\"\ndisplayName = \"\xc7\xd1\xb1\xdb\"\n";
+  const auto doc = Document::parse(text);
+  CHECK(doc.encoding() == "windows-949-2000");
+  CHECK(*doc.get("displayName") == "\xc7\xd1\xb1\xdb");
+  CHECK(doc.to_string() == text);
+}
+
+TEST_CASE("parser reports malformed lines with their column and keeps them", "[vmx][parser]") {
+  struct Case {
+    std::string text;
+    Problem problem;
+    std::uint32_t column;
+    std::string_view id;
+  };
+  const Case cases[] = {
+      {"key \"value1\"", Problem::space_in_key, 4, "VMX001"},
+      {"keyvalue", Problem::missing_equals, 9, "VMX001"},
+      {"key 1 = \"value1\"", Problem::space_in_key, 4, "VMX001"},
+      {"key1 = \"value1", Problem::unterminated_quote, 8, "VMX002"},
+      {"= \"x\"", Problem::missing_key, 1, "VMX001"},
+      {"key = two words", Problem::text_after_value, 11, "VMX001"},
+      {"key = \"a\" b", Problem::text_after_value, 11, "VMX001"},
+      {"key = a\"b\"", Problem::quote_in_value, 8, "VMX001"},
+      {"key6 = \"value\\\"hello\"", Problem::text_after_value, 16, "VMX001"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.text);
+    const auto doc = Document::parse("ok = \"1\"\n" + c.text + "\nok2 = \"2\"\n");
+    REQUIRE(doc.lines().size() == 3);
+    const Line& l = doc.lines()[1];
+    CHECK(l.kind == LineKind::malformed);
+    CHECK(l.problem == c.problem);
+    const auto diags = doc.diagnostics();
+    REQUIRE(diags.size() == 1);
+    CHECK(diags[0].rule_id == c.id);
+    const Location at = doc.location(diags[0].begin);
+    CHECK(at.line == 2);
+    CHECK(at.column == c.column);
+    CHECK(doc.lines()[2].kind == LineKind::entry);
+    CHECK(doc.to_string() == "ok = \"1\"\n" + c.text + "\nok2 = \"2\"\n");
+  }
+}
+
+TEST_CASE("lookup ignores ASCII case and finds every duplicate", "[vmx][parser]") {
+  const auto doc = Document::parse(
+      "msg.autoAnswer = \"TRUE\"\nother = \"x\"\nmsg.autoanswer = \"FALSE\"\nMSG.AUTOANSWER = \"1\"\n"
+      "other2 = \"y\"\nother2 = \"z\"\n");
+  CHECK(*doc.get("MSG.AutoAnswer") == "TRUE");
+  CHECK(doc.find_all("msg.autoanswer").size() == 3);
+  const auto dups = doc.duplicate_keys();
+  REQUIRE(dups.size() == 2);
+  CHECK(dups[0].size() == 3);
+  CHECK(doc.key(*dups[0][0]) == "msg.autoAnswer");
+  CHECK(doc.key(*dups[0][2]) == "MSG.AUTOANSWER");
+  CHECK(dups[1].size() == 2);
+  CHECK_FALSE(doc.get("missing").has_value());
+}
+
+TEST_CASE("value decodes escapes; raw_value keeps them", "[vmx][parser]") {
+  const auto doc = Document::parse("annotation = \"line1|0Aline2 |22q|22 a|b\"\n");
+  const Line& l = only_line(doc);
+  CHECK(doc.raw_value(l) == "line1|0Aline2 |22q|22 a|b");
+  CHECK(doc.value(l) == "line1\nline2 \"q\" a|b");
+}
+
+TEST_CASE("location maps offsets to 1-based line and column", "[vmx][parser]") {
+  const auto doc = Document::parse("a = \"1\"\r\n\tb = \"2\"\n");
+  CHECK(doc.location(0).line == 1);
+  CHECK(doc.location(10).line == 2);
+  CHECK(doc.location(10).column == 2);
+}
+
+TEST_CASE("dominant line ending is what most lines use", "[vmx][parser]") {
+  CHECK(Document::parse("a=1\r\nb=2\r\nc=3\n").dominant_line_ending() == LineEnding::crlf);
+  CHECK(Document::parse("a=1").dominant_line_ending() == LineEnding::lf);
+  CHECK(Document::parse("").dominant_line_ending() == LineEnding::lf);
+}
+
+TEST_CASE("an empty input has no lines and writes back empty", "[vmx][parser]") {
+  const auto doc = Document::parse("");
+  CHECK(doc.lines().empty());
+  CHECK(doc.to_string().empty());
+}
