@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+// Parser fuzzer: no crash, no leak, and the lossless promises hold for any bytes:
+// write(parse(x)) == x; every line's offsets are in range and contiguous; set then unset of a
+// new key gives back x; the canonical form, when there is one, is a fixed point.
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "vmxkit/core/error.h"
+#include "vmxkit/vmx/document.h"
+#include "vmxkit/vmx/edit.h"
+#include "vmxkit/vmx/format.h"
+
+using namespace vmxkit::vmx;
+
+#define FUZZ_ASSERT(cond) \
+  do {                    \
+    if (!(cond)) std::abort(); \
+  } while (0)
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string input(reinterpret_cast<const char*>(data), size);
+  const Document doc = Document::parse(input);
+  FUZZ_ASSERT(doc.to_string() == input);
+
+  std::uint32_t expected_begin = doc.has_bom() ? 3 : 0;
+  for (const Line& line : doc.lines()) {
+    FUZZ_ASSERT(line.begin == expected_begin);
+    FUZZ_ASSERT(line.begin <= line.end && line.next() <= input.size());
+    if (line.is_entry()) {
+      FUZZ_ASSERT(line.key_begin < line.key_end && line.key_end <= line.value_begin);
+      FUZZ_ASSERT(line.value_begin <= line.value_end && line.value_end <= line.comment_begin);
+      FUZZ_ASSERT(line.comment_begin <= line.end);
+    }
+    expected_begin = line.next();
+  }
+  FUZZ_ASSERT(expected_begin == input.size() || (doc.lines().empty() && input.size() <= 3));
+  (void)doc.diagnostics();
+  (void)doc.duplicate_keys();
+
+  const Document added = with_edits(doc, set(doc, "vmxkit.fuzz.key", "v a|l\"ue"));
+  FUZZ_ASSERT(added.get("vmxkit.fuzz.key") == std::string("v a|l\"ue"));
+  const Document removed = with_edits(added, unset(added, "vmxkit.fuzz.key"));
+  FUZZ_ASSERT(removed.to_string() == input || doc.find("vmxkit.fuzz.key") != nullptr);
+
+  try {
+    const std::string once = canonical_form(doc);
+    FUZZ_ASSERT(canonical_form(Document::parse(once)) == once);
+  } catch (const vmxkit::Error&) {
+    FUZZ_ASSERT(!doc.diagnostics().empty());
+  }
+  return 0;
+}
