@@ -30,7 +30,7 @@ struct DeviceBacking {
   std::string id;           ///< hex BDF `0000:3b:00.0`
   std::string device_id;    ///< hex without `0x`: `20b5`
   std::string system_id;    ///< host UUID, or `BYPASS`
-  std::int16_t vendor_id = 0;  ///< `xsd:short`: 0x8086 is -32634
+  std::int32_t vendor_id = 0;  ///< `xsd:short`: 0x8086 is -32634 (readers keep what they find)
   SourceSpan whole, id_span, device_id_span, system_id_span, vendor_id_span;
 };
 
