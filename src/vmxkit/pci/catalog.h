@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vmxkit/pci/device.h"
+
+namespace vmxkit::pci {
+
+/// GPUDirect RDMA support of a model as its sources say.
+enum class GdrSupport : unsigned char { unknown, yes, no };
+std::string_view to_string(GdrSupport gdr);
+
+/// What the catalogue knows about one vendor:device id. Unknown facts stay nullopt/empty.
+struct CatalogEntry {
+  std::uint16_t vendor_id = 0;
+  std::uint16_t device_id = 0;
+  std::string alias;       ///< short name for the command line ("h100-pcie"); may be empty
+  std::string model;       ///< "H100 PCIe"
+  Role role = Role::other;  ///< gpu, rdma_nic, nic_vf or bridge
+  std::string lspci_name;  ///< device name as pci.ids/lspci prints it ("GH100 [H100 PCIe]")
+  std::optional<unsigned> framebuffer_gb;
+  std::optional<std::uint64_t> bar1_bytes;
+  std::vector<Bar> other_bars;  ///< the other 64-bit memory BARs (index, size)
+  GdrSupport gdr = GdrSupport::unknown;
+  std::optional<std::uint16_t> vf_device_id;
+  std::string source;  ///< where the facts come from
+  std::string origin;  ///< "built-in" or "FILE:LINE" of a user catalogue
+
+  std::string id_string() const;  ///< "10de:2331"
+};
+
+/// The device catalogue: a compiled-in data file (`catalog.tsv`) plus user files given with
+/// `--catalog FILE` that add entries or replace them by vendor:device id.
+class Catalog {
+ public:
+  /// The built-in catalogue (parsed once; thread-safe).
+  static const Catalog& builtin();
+  /// Parses catalogue text (the catalog.tsv format). Throws vmxkit::Error with file:line:col.
+  static Catalog parse(std::string_view text, const std::string& path);
+  /// Adds or replaces (by vendor:device) every entry of `overrides`.
+  void merge(const Catalog& overrides);
+
+  const CatalogEntry* find(std::uint16_t vendor_id, std::uint16_t device_id) const;
+  /// By the name lspci prints ("NVIDIA Corporation GA102GL [RTX A6000]"), ids and revision removed.
+  const CatalogEntry* find_name(std::string_view lspci_name) const;
+  /// By alias ("h100-pcie"), ASCII case-insensitive; also accepts "vvvv:dddd".
+  const CatalogEntry* find_alias(std::string_view alias) const;
+  const std::vector<CatalogEntry>& entries() const { return entries_; }
+
+  /// The vendor name lspci prints for the vendors the catalogue covers, else empty.
+  static std::string_view vendor_name(std::uint16_t vendor_id);
+
+ private:
+  std::vector<CatalogEntry> entries_;
+};
+
+/// Parses a size as lspci prints it: "64G", "32M", "512K", "128" (bytes); powers of 1024.
+std::optional<std::uint64_t> parse_size(std::string_view text);
+/// Prints a size the lspci way: the largest power of 1024 that divides it ("64G").
+std::string format_size(std::uint64_t bytes);
+
+}  // namespace vmxkit::pci

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vmxkit/pci/mmio.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "vmxkit/core/error.h"
+
+namespace vmxkit::pci {
+namespace {
+
+constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
+
+std::string gib_text(std::uint64_t bytes) {
+  if (bytes % kGiB == 0) return fmt::format("{} GiB", bytes / kGiB);
+  return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / static_cast<double>(kGiB));
+}
+
+std::string origin_text(const Device& d) {
+  if (d.origins.empty()) return "capture";
+  for (const Origin& o : d.origins) {
+    if (o.line != 0) return "lspci " + o.to_string();
+  }
+  return d.origins.front().path;
+}
+
+}  // namespace
+
+std::uint64_t next_pow2(std::uint64_t n) {
+  std::uint64_t p = 1;
+  while (p < n && p < (std::uint64_t{1} << 63)) p <<= 1;
+  return p;
+}
+
+MmioResult size_64bit_mmio(const std::vector<MmioDevice>& devices) {
+  MmioResult r;
+  std::uint64_t fb_total = 0;
+  bool fb_known = true;
+  bool any_gpu = false;
+  for (const MmioDevice& m : devices) {
+    const CatalogEntry* model = m.model ? m.model : (m.device ? m.device->model : nullptr);
+    const bool gpu = (m.device && m.device->role == Role::gpu) || (model && model->role == Role::gpu);
+    if (gpu) {
+      any_gpu = true;
+      if (model && model->framebuffer_gb) {
+        fb_total += *model->framebuffer_gb;
+      } else {
+        fb_known = false;
+      }
+    }
+    // 1. The capture.
+    bool from_capture = false;
+    if (m.device != nullptr) {
+      for (const Bar& b : m.device->bars) {
+        if (b.io || !b.size) continue;
+        if (!b.is_64bit) {
+          r.below_4g.push_back(fmt::format("{} BAR{} {} (32-bit)", m.label, b.index, format_size(*b.size)));
+          continue;
+        }
+        r.bars.push_back(MmioBar{m.label, b.index >= 0 ? fmt::format("BAR{}", b.index) : "BAR", *b.size,
+                                 0, origin_text(*m.device)});
+        from_capture = true;
+      }
+    }
+    if (from_capture) continue;
+    // 2. The catalogue.
+    if (model && model->bar1_bytes) {
+      const std::string src = fmt::format("catalogue {} ({})", model->id_string(), model->source);
+      r.bars.push_back(MmioBar{m.label, "BAR1", *model->bar1_bytes, 0, src});
+      for (const Bar& b : model->other_bars) {
+        r.bars.push_back(MmioBar{m.label, fmt::format("BAR{}", b.index), *b.size, 0, src});
+      }
+      continue;
+    }
+    if (model && !gpu && !model->other_bars.empty()) {
+      const std::string src = fmt::format("catalogue {} ({})", model->id_string(), model->source);
+      for (const Bar& b : model->other_bars) {
+        r.bars.push_back(MmioBar{m.label, fmt::format("BAR{}", b.index), *b.size, 0, src});
+      }
+      continue;
+    }
+    // 3. KB 323402 for a GPU with a known framebuffer.
+    if (gpu && model && model->framebuffer_gb) {
+      const std::uint64_t gb = next_pow2(2ULL * *model->framebuffer_gb);
+      r.bars.push_back(MmioBar{m.label, "KB 323402 estimate", gb * kGiB, 0,
+                               fmt::format("KB 323402 rule: next power of two of 2 x {} GB framebuffer "
+                                           "(BAR1 size not known)",
+                                           *model->framebuffer_gb)});
+      continue;
+    }
+    r.unknown.push_back(m.label);
+  }
+
+  // Natural alignment: each BAR at a multiple of its (power-of-two) size; largest first packs tight.
+  std::stable_sort(r.bars.begin(), r.bars.end(),
+                   [](const MmioBar& a, const MmioBar& b) { return a.size > b.size; });
+  std::uint64_t offset = 0;
+  for (MmioBar& b : r.bars) {
+    const std::uint64_t align = next_pow2(b.size);
+    offset = (offset + align - 1) / align * align;
+    b.offset = offset;
+    offset += b.size;
+    r.lines.push_back(fmt::format("{:>6} at +{:<8} {:<5} {}  [{}]", format_size(b.size),
+                                  format_size(b.offset), b.bar, b.device, b.source));
+  }
+  r.total_bytes = offset;
+  const std::uint64_t gib = std::max<std::uint64_t>(1, (r.total_bytes + kGiB - 1) / kGiB);
+  r.size_gb = static_cast<unsigned>(next_pow2(gib));
+  r.lines.push_back(fmt::format("total {} ({} bytes), packed with natural alignment",
+                                gib_text(r.total_bytes), r.total_bytes));
+  r.lines.push_back(fmt::format("64bitMMIOSizeGB = {} (the power of two >= {} GiB)", r.size_gb, gib));
+  if (any_gpu && fb_known && fb_total > 0) {
+    r.kb_gb = static_cast<unsigned>(next_pow2(2 * fb_total));
+    r.lines.push_back(fmt::format("KB 323402: 2 x {} GB framebuffer = {} -> {}", fb_total, 2 * fb_total, *r.kb_gb));
+  } else if (any_gpu) {
+    r.lines.push_back("KB 323402: not computed (framebuffer of a GPU not known)");
+  }
+  for (const std::string& u : r.unknown) {
+    r.lines.push_back(fmt::format("not counted: {} (BAR sizes unknown; give the host's lspci -vvv)", u));
+  }
+  for (const std::string& b : r.below_4g) r.lines.push_back(fmt::format("below 4 GiB, not counted: {}", b));
+  return r;
+}
+
+MmioResult size_64bit_mmio(const Host& host, const std::vector<Bdf>& devices) {
+  std::vector<MmioDevice> list;
+  for (const Bdf& bdf : devices) {
+    const auto i = host.index_of(bdf);
+    if (!i) throw Error(fmt::format("no device {} on the host", bdf.to_string()));
+    list.push_back(MmioDevice{&host.at(*i), host.at(*i).model, host.describe(*i)});
+  }
+  return size_64bit_mmio(list);
+}
+
+MmioResult size_64bit_mmio(const Catalog& catalog,
+                           const std::vector<std::pair<std::uint16_t, std::uint16_t>>& ids) {
+  std::vector<MmioDevice> list;
+  for (const auto& [vendor, device] : ids) {
+    const CatalogEntry* e = catalog.find(vendor, device);
+    list.push_back(MmioDevice{nullptr, e,
+                              e ? fmt::format("{} ({})", e->id_string(), e->model)
+                                : fmt::format("{:04x}:{:04x}", vendor, device)});
+  }
+  return size_64bit_mmio(list);
+}
+
+}  // namespace vmxkit::pci

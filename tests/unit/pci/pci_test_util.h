@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+// Helpers for the pci tests: hosts from text, matrices as cells.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "vmxkit/pci/host.h"
+#include "vmxkit/pci/topology.h"
+
+namespace vmxkit::test {
+
+/// A host from (name, text) inputs, each loaded as one HOST file would be.
+pci::Host host_from(const std::vector<std::pair<std::string, std::string>>& inputs);
+
+/// The square part of a `nvidia-smi topo -m` style matrix: labels and cells, whitespace split.
+struct Cells {
+  std::vector<std::string> labels;
+  std::vector<std::vector<std::string>> rows;
+};
+Cells matrix_cells(const std::string& text);
+
+}  // namespace vmxkit::test
