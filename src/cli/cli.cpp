@@ -38,6 +38,7 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   setup_set(app, ctx);
   setup_unset(app, ctx);
   setup_fmt(app, ctx);
+  setup_convert(app, ctx);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {

@@ -15,5 +15,6 @@ void setup_get(CLI::App& app, Context& ctx);
 void setup_set(CLI::App& app, Context& ctx);
 void setup_unset(CLI::App& app, Context& ctx);
 void setup_fmt(CLI::App& app, Context& ctx);
+void setup_convert(CLI::App& app, Context& ctx);
 
 }  // namespace vmxkit::cli

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: Apache-2.0
+// vmxkit convert IN --to FORMAT [-o OUT]: the same VM configuration in another format.
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <ostream>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "cli/report.h"
+#include "vmxkit/core/error.h"
+#include "vmxkit/core/io.h"
+#include "vmxkit/spec/load.h"
+#include "vmxkit/spec/render.h"
+
+namespace vmxkit::cli {
+namespace {
+
+struct ConvertOptions {
+  std::string input;
+  std::string to;
+  std::string output;
+  std::string vm;
+  std::string system;
+  bool envelope = false;
+};
+
+int run_convert(const ConvertOptions& o, Context& ctx) {
+  auto format = spec::parse_output_format(o.to);
+  if (!format) throw Error("unknown --to format '" + o.to + "'");
+  if (o.envelope) {
+    if (*format != spec::OutputFormat::configspec_xml && *format != spec::OutputFormat::soap) {
+      throw Error("--envelope applies to --to configspec-xml only");
+    }
+    format = spec::OutputFormat::soap;
+  }
+  const std::string name = display_name(o.input);
+  std::string bytes = o.input == "-" ? read_stream(ctx.in, name) : read_file(o.input);
+  const spec::Loaded loaded = spec::load(name, std::move(bytes));
+  for (Diagnostic d : loaded.diagnostics) {
+    d.severity = Severity::warning;
+    print_diagnostic(ctx.err, name, loaded.source.bytes(), loaded.source.lines(), d, ctx.color);
+  }
+
+  const spec::LoadedVm* vm = nullptr;
+  if (!o.system.empty()) {
+    for (const spec::LoadedVm& v : loaded.vms) {
+      if (v.name == o.system) vm = &v;
+    }
+    if (vm == nullptr) throw Error(name, "no VirtualSystem '" + o.system + "'");
+  } else if (loaded.vms.size() == 1) {
+    vm = &loaded.vms.front();
+  } else {
+    std::string names;
+    for (const spec::LoadedVm& v : loaded.vms) names += (names.empty() ? "" : ", ") + v.name;
+    throw Error(name, "holds " + std::to_string(loaded.vms.size()) +
+                          " virtual systems; pick one with --system (" + names + ")");
+  }
+
+  spec::RenderOptions options;
+  options.vm = o.vm.empty() ? loaded.vm : o.vm;
+  const std::string text = spec::render(vm->config, *format, options);
+  if (o.output.empty() || o.output == "-") {
+    ctx.out << text;
+  } else {
+    write_file_atomic(o.output, text);
+  }
+  return kExitClean;
+}
+
+}  // namespace
+
+void setup_convert(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<ConvertOptions>();
+  auto* sub = app.add_subcommand(
+      "convert",
+      "Write a VM configuration (.vmx, ConfigSpec XML or SOAP, VI/JSON, OVF; detected from the "
+      "content) in another format");
+  sub->add_option("IN", o->input, "Input file, or - for stdin")->required();
+  sub->add_option("--to", o->to, "Output format")
+      ->required()
+      ->check(CLI::IsMember({"vmx", "configspec-xml", "vi-json", "soap", "govc", "powercli"}));
+  sub->add_option("-o,--output", o->output, "Write to this file (atomically) instead of stdout");
+  sub->add_flag("--envelope", o->envelope,
+                "With --to configspec-xml: wrap the spec in a SOAP ReconfigVM_Task request");
+  sub->add_option("--vm", o->vm, "The VirtualMachine moref for the SOAP request (vm-123)");
+  sub->add_option("--system", o->system, "The OVF VirtualSystem to convert, by ovf:id");
+  sub->callback([o, &ctx] { ctx.exit_code = run_convert(*o, ctx); });
+}
+
+}  // namespace vmxkit::cli
