@@ -38,6 +38,9 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   setup_set(app, ctx);
   setup_unset(app, ctx);
   setup_fmt(app, ctx);
+  setup_topo(app, ctx);
+  setup_mmio(app, ctx);
+  setup_host_check(app, ctx);
   setup_convert(app, ctx);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());

@@ -15,6 +15,9 @@ void setup_get(CLI::App& app, Context& ctx);
 void setup_set(CLI::App& app, Context& ctx);
 void setup_unset(CLI::App& app, Context& ctx);
 void setup_fmt(CLI::App& app, Context& ctx);
+void setup_topo(CLI::App& app, Context& ctx);
+void setup_mmio(CLI::App& app, Context& ctx);
+void setup_host_check(CLI::App& app, Context& ctx);
 void setup_convert(CLI::App& app, Context& ctx);
 
 }  // namespace vmxkit::cli

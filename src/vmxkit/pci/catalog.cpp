@@ -8,6 +8,7 @@
 
 #include "vmxkit/core/embedded.h"
 #include "vmxkit/core/error.h"
+#include "vmxkit/core/io.h"
 #include "vmxkit/pci/text.h"
 
 namespace vmxkit {
@@ -221,6 +222,12 @@ const CatalogEntry* Catalog::find_alias(std::string_view alias) const {
     if (v && d) return find(static_cast<std::uint16_t>(*v), static_cast<std::uint16_t>(*d));
   }
   return nullptr;
+}
+
+Catalog catalog_with(const std::vector<std::string>& user_files) {
+  Catalog c = Catalog::builtin();
+  for (const std::string& f : user_files) c.merge(Catalog::parse(read_file(f), f));
+  return c;
 }
 
 std::string_view Catalog::vendor_name(std::uint16_t vendor_id) {

@@ -59,6 +59,9 @@ class Catalog {
   std::vector<CatalogEntry> entries_;
 };
 
+/// The built-in catalogue with the user files merged over it, in order. Throws vmxkit::Error.
+Catalog catalog_with(const std::vector<std::string>& user_files);
+
 /// Parses a size as lspci prints it: "64G", "32M", "512K", "128" (bytes); powers of 1024.
 std::optional<std::uint64_t> parse_size(std::string_view text);
 /// Prints a size the lspci way: the largest power of 1024 that divides it ("64G").

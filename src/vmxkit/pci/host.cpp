@@ -379,18 +379,20 @@ void load_text(Host& host, std::string_view text, const std::string& path) {
   }
 }
 
+void load_source(Host& host, const std::string& source) {
+  if (source == "live") {
+    load_sysfs(host, "/sys/bus/pci/devices");
+  } else if (std::filesystem::is_directory(source)) {
+    load_sysfs(host, source);
+  } else {
+    const std::string text = read_file(source);
+    load_text(host, text, source);
+  }
+}
+
 Host load_host(const std::vector<std::string>& sources, const Catalog& catalog) {
   Host host(catalog);
-  for (const std::string& source : sources) {
-    if (source == "live") {
-      load_sysfs(host, "/sys/bus/pci/devices");
-    } else if (std::filesystem::is_directory(source)) {
-      load_sysfs(host, source);
-    } else {
-      const std::string text = read_file(source);
-      load_text(host, text, source);
-    }
-  }
+  for (const std::string& source : sources) load_source(host, source);
   host.finalize();
   return host;
 }

@@ -106,6 +106,9 @@ void load_text(Host& host, std::string_view text, const std::string& path);
 /// directories). Throws vmxkit::Error when the directory cannot be read.
 void load_sysfs(Host& host, const std::string& dir);
 
+/// Loads one HOST argument into `host`: a file (format detected), a sysfs directory, or `live`.
+void load_source(Host& host, const std::string& source);
+
 /// Loads and merges HOST arguments: files (format detected), sysfs directories, or `live`
 /// (this machine's /sys/bus/pci/devices), then finalizes the host.
 Host load_host(const std::vector<std::string>& sources, const Catalog& catalog = Catalog::builtin());

@@ -29,10 +29,10 @@ NameIds split_class(std::string_view text) {
     return out;
   }
   out.name = text;
-  if (text.size() > 7 && text.back() == ']' && text[text.size() - 7] == '[' &&
+  if (text.size() > 6 && text.back() == ']' && text[text.size() - 6] == '[' &&
       is_hex4(text.substr(text.size() - 5, 4))) {
     out.class_code = static_cast<std::uint16_t>(*parse_hex(text.substr(text.size() - 5, 4)));
-    out.name = trim(text.substr(0, text.size() - 7));
+    out.name = trim(text.substr(0, text.size() - 6));
   }
   return out;
 }

@@ -120,6 +120,12 @@ void load_lspci_tree(Host& host, std::string_view text, const std::string& path)
         if (!sec || !sub || *sec > 0xff || *sub > 0xff || *sub < *sec) {
           fail(pos + 1, "expected a bus range '[SS]' or '[SS-UU]'");
         }
+        if (d.secondary_bus && *d.secondary_bus != *sec) {
+          host.warn(Origin{path, line_no},
+                    fmt::format("{}: another input gives secondary bus {:02x}, the tree says {:02x}; "
+                                "using the tree",
+                                bdf.to_string(), *d.secondary_bus, *sec));
+        }
         d.secondary_bus = static_cast<std::uint8_t>(*sec);
         d.subordinate_bus = static_cast<std::uint8_t>(*sub);
         d.primary_bus = parent.bus;

@@ -245,6 +245,12 @@ void load_lspci_verbose(Host& host, std::string_view text, const std::string& pa
       if (!p || !s || !u || *p > 0xff || *s > 0xff || *u > 0xff) {
         ctx.fail(body, "expected 'Bus: primary=XX, secondary=XX, subordinate=XX'");
       }
+      if (d.secondary_bus && *d.secondary_bus != *s) {
+        host.warn(Origin{path, line_no},
+                  fmt::format("{}: another input gives secondary bus {:02x}, this line says {:02x}",
+                              d.bdf.to_string(), *d.secondary_bus, *s));
+        continue;  // keep the first input's (lspci -tv is given first, as the kernel enumerated)
+      }
       d.primary_bus = static_cast<std::uint8_t>(*p);
       d.secondary_bus = static_cast<std::uint8_t>(*s);
       d.subordinate_bus = static_cast<std::uint8_t>(*u);

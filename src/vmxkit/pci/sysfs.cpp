@@ -127,8 +127,8 @@ void load_sysfs(Host& host, const std::string& dir) {
       d.link_cap->speed = speed_text(*s);
     }
     if (const auto w = read_number(p / "max_link_width"); w && d.link_cap) d.link_cap->width = static_cast<unsigned>(*w);
-    if (fs::exists(p / "driver")) d.driver = link_basename(p / "driver");
-    if (fs::exists(p / "iommu_group")) {
+    if (fs::is_symlink(p / "driver")) d.driver = link_basename(p / "driver");
+    if (fs::is_symlink(p / "iommu_group")) {
       if (const auto g = parse_decimal(link_basename(p / "iommu_group"))) d.iommu_group = static_cast<int>(*g);
     }
     if (const auto t = read_number(p / "sriov_totalvfs")) {

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+// vmxkit host-check HOST... [--cmdline FILE] : readiness of a host for GPUDirect RDMA and SR-IOV.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <memory>
+#include <sstream>
+#include <ostream>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "vmxkit/core/error.h"
+#include "vmxkit/core/io.h"
+#include "vmxkit/pci/host_check.h"
+#include "vmxkit/pci/topology.h"
+
+namespace vmxkit::cli {
+
+pci::Host load_host_args(const std::vector<std::string>& sources,
+                         const std::vector<std::string>& catalogs, Context& ctx);
+
+namespace {
+
+struct HostCheckOptions {
+  std::vector<std::string> hosts;
+  std::string cmdline;
+  std::vector<std::string> catalogs;
+  std::string format = "text";
+};
+
+int run_host_check(const HostCheckOptions& o, Context& ctx) {
+  if (o.hosts.empty()) throw vmxkit::Error("host-check: give at least one HOST");
+  std::optional<pci::KernelCmdline> cmdline;
+  if (!o.cmdline.empty()) cmdline = pci::parse_kernel_cmdline(read_file(o.cmdline), o.cmdline);
+  std::ostringstream ignored;
+  Context quiet{ctx.in, ctx.out, ignored};  // input warnings are findings here
+  const pci::Host host = load_host_args(o.hosts, o.catalogs, quiet);
+  const std::vector<pci::HostFinding> findings = pci::check_host(host, cmdline);
+  int code = kExitClean;
+  for (const pci::HostFinding& f : findings) {
+    if (f.severity == Severity::error || f.severity == Severity::warning) code = kExitFindings;
+  }
+  if (o.format == "json") {
+    ctx.out << "{\n  \"findings\": [";
+    for (std::size_t i = 0; i < findings.size(); ++i) {
+      const pci::HostFinding& f = findings[i];
+      ctx.out << fmt::format("{}{{\"id\": {}, \"severity\": {}, \"subject\": {}, \"message\": {}, \"fix\": {}}}",
+                             i ? ",\n    " : "\n    ", pci::json_quote(f.id),
+                             pci::json_quote(to_string(f.severity)), pci::json_quote(f.subject),
+                             pci::json_quote(f.message), f.fix.empty() ? "null" : pci::json_quote(f.fix));
+    }
+    ctx.out << (findings.empty() ? "]\n}\n" : "\n  ]\n}\n");
+    return code;
+  }
+  for (const pci::HostFinding& f : findings) {
+    ctx.out << fmt::format("{}{}: {}: {} [{}]\n", f.subject, f.subject.empty() ? "" : "",
+                           to_string(f.severity), f.message, f.id);
+    if (!f.fix.empty()) ctx.out << "  fix: " << f.fix << '\n';
+  }
+  if (findings.empty()) ctx.out << "host ready: no findings\n";
+  return code;
+}
+
+}  // namespace
+
+void setup_host_check(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<HostCheckOptions>();
+  auto* sub = app.add_subcommand(
+      "host-check", "Check a host for GPUDirect RDMA and SR-IOV: IOMMU on the kernel command "
+                    "line, SR-IOV VFs, ACS and ATS on the GPU/NIC paths; each finding says the "
+                    "command that fixes it; exit 1 on warnings or errors");
+  sub->add_option("HOST", o->hosts, "Host inputs as for topo");
+  sub->add_option("--host", o->hosts, "Another HOST input (repeatable)");
+  sub->add_option("--cmdline", o->cmdline, "/proc/cmdline or /etc/default/grub of the host");
+  sub->add_option("--catalog", o->catalogs, "A device catalogue file that adds or overrides entries");
+  sub->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  sub->callback([o, &ctx] { ctx.exit_code = run_host_check(*o, ctx); });
+}
+
+}  // namespace vmxkit::cli

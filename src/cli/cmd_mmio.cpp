@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+// vmxkit mmio [HOST...] --device BDF|vvvv:dddd|alias... : pciPassthru.64bitMMIOSizeGB with its arithmetic.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <memory>
+#include <ostream>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "vmxkit/core/error.h"
+#include "vmxkit/pci/mmio.h"
+#include "vmxkit/pci/topology.h"
+
+namespace vmxkit::cli {
+
+pci::Host load_host_args(const std::vector<std::string>& sources,
+                         const std::vector<std::string>& catalogs, Context& ctx);
+
+namespace {
+
+struct MmioOptions {
+  std::vector<std::string> hosts;
+  std::vector<std::string> devices;
+  std::vector<std::string> catalogs;
+  std::string format = "text";
+};
+
+int run_mmio(const MmioOptions& o, Context& ctx) {
+  std::optional<pci::Host> host;
+  if (!o.hosts.empty()) host = load_host_args(o.hosts, o.catalogs, ctx);
+  const pci::Catalog catalog = host ? host->catalog() : pci::catalog_with(o.catalogs);
+  std::vector<pci::MmioDevice> list;
+  for (const std::string& spec : o.devices) {
+    if (const auto bdf = pci::parse_bdf(spec)) {
+      if (!host) throw vmxkit::Error(fmt::format("mmio: --device {} is an address; give the HOST it is on", spec));
+      const auto i = host->index_of(*bdf);
+      if (!i) throw vmxkit::Error(fmt::format("mmio: no device {} on the host", bdf->to_string()));
+      list.push_back(pci::MmioDevice{&host->at(*i), host->at(*i).model, host->describe(*i)});
+      continue;
+    }
+    const pci::CatalogEntry* e = (host ? host->catalog() : catalog).find_alias(spec);
+    if (e == nullptr) {
+      throw vmxkit::Error(fmt::format("mmio: --device {}: not a BDF (0000:3b:00.0), a catalogue id "
+                              "(10de:2331) or a model alias (h100-pcie)",
+                              spec));
+    }
+    list.push_back(pci::MmioDevice{nullptr, e, fmt::format("{} ({})", e->id_string(), e->model)});
+  }
+  const pci::MmioResult r = pci::size_64bit_mmio(list);
+  if (o.format == "json") {
+    std::string bars;
+    for (const pci::MmioBar& b : r.bars) {
+      bars += fmt::format("{}{{\"device\": {}, \"bar\": {}, \"size\": {}, \"offset\": {}, \"source\": {}}}",
+                          bars.empty() ? "\n    " : ",\n    ", pci::json_quote(b.device),
+                          pci::json_quote(b.bar), b.size, b.offset, pci::json_quote(b.source));
+    }
+    auto list_json = [](const std::vector<std::string>& v) {
+      std::string s;
+      for (const std::string& x : v) s += (s.empty() ? "" : ", ") + pci::json_quote(x);
+      return s;
+    };
+    ctx.out << fmt::format(
+        "{{\n  \"size_gb\": {},\n  \"kb323402_gb\": {},\n  \"total_bytes\": {},\n  \"bars\": [{}\n  ],\n"
+        "  \"unknown\": [{}],\n  \"below_4g\": [{}],\n  \"lines\": [{}]\n}}\n",
+        r.size_gb, r.kb_gb ? std::to_string(*r.kb_gb) : "null", r.total_bytes, bars,
+        list_json(r.unknown), list_json(r.below_4g), list_json(r.lines));
+  } else {
+    for (const std::string& line : r.lines) ctx.out << line << '\n';
+    ctx.out << fmt::format("pciPassthru.64bitMMIOSizeGB = \"{}\"\n", r.size_gb);
+  }
+  return r.unknown.empty() ? kExitClean : kExitFindings;
+}
+
+}  // namespace
+
+void setup_mmio(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<MmioOptions>();
+  auto* sub = app.add_subcommand(
+      "mmio", "Compute pciPassthru.64bitMMIOSizeGB for passthrough devices from their BARs, with "
+              "the arithmetic and Broadcom KB 323402's figure; exit 1 when a device's BARs are unknown");
+  sub->add_option("HOST", o->hosts, "Host inputs as for topo (needed for --device BDF)");
+  sub->add_option("--host", o->hosts, "Another HOST input (repeatable)");
+  sub->add_option("--device", o->devices,
+                  "A host BDF (0000:3b:00.0), a vendor:device id (10de:2331) or a model alias "
+                  "(h100-pcie); repeatable")
+      ->required();
+  sub->add_option("--catalog", o->catalogs, "A device catalogue file that adds or overrides entries");
+  sub->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  sub->callback([o, &ctx] { ctx.exit_code = run_mmio(*o, ctx); });
+}
+
+}  // namespace vmxkit::cli

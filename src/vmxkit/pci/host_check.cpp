@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vmxkit/pci/host_check.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "vmxkit/core/error.h"
+#include "vmxkit/pci/text.h"
+#include "vmxkit/pci/topology.h"
+
+namespace vmxkit::pci {
+namespace {
+
+enum class CpuVendor { unknown, intel, amd };
+
+CpuVendor cpu_vendor(const Host& host) {
+  for (const Device& d : host.devices()) {
+    if (d.parent || !d.root) continue;  // devices on a root bus: host bridges, root ports
+    if (d.vendor_id == 0x8086 || d.name.rfind("Intel Corporation", 0) == 0) return CpuVendor::intel;
+    if (d.vendor_id == 0x1022 || d.name.rfind("Advanced Micro Devices", 0) == 0) return CpuVendor::amd;
+  }
+  return CpuVendor::unknown;
+}
+
+// Splits a command line on spaces, keeping quoted parts together.
+void split_args(std::string_view s, std::vector<std::string>& out) {
+  std::string cur;
+  bool quoted = false;
+  for (const char c : s) {
+    if (c == '"') {
+      quoted = !quoted;
+    } else if ((c == ' ' || c == '\t') && !quoted) {
+      if (!cur.empty()) out.push_back(std::move(cur));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(std::move(cur));
+}
+
+}  // namespace
+
+std::optional<std::string> KernelCmdline::value(std::string_view key) const {
+  std::optional<std::string> v;
+  for (const std::string& a : args) {
+    if (a.size() > key.size() && a.compare(0, key.size(), key) == 0 && a[key.size()] == '=') {
+      v = a.substr(key.size() + 1);
+    }
+  }
+  return v;
+}
+
+KernelCmdline parse_kernel_cmdline(std::string_view text, const std::string& path) {
+  KernelCmdline c;
+  c.path = path;
+  std::uint32_t line_no = 0;
+  bool grub = false;
+  for (const std::string_view raw : LineRange(text)) {
+    ++line_no;
+    const std::string_view t = trim(raw);
+    for (const std::string_view key : {"GRUB_CMDLINE_LINUX_DEFAULT=", "GRUB_CMDLINE_LINUX="}) {
+      if (t.substr(0, key.size()) == key) {
+        grub = true;
+        std::string_view v = t.substr(key.size());
+        if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) {
+          v = v.substr(1, v.size() - 2);
+        }
+        split_args(v, c.args);
+        if (c.line == 0) c.line = line_no;
+      }
+    }
+  }
+  if (grub) {
+    c.from_grub = true;
+    return c;
+  }
+  for (const std::string_view raw : LineRange(text)) {
+    const std::string_view t = trim(raw);
+    if (t.empty() || t.front() == '#') continue;
+    split_args(t, c.args);
+    c.line = 1;
+    break;
+  }
+  if (c.args.empty()) {
+    throw Error(path, "no kernel command line: expected /proc/cmdline or /etc/default/grub with "
+                      "GRUB_CMDLINE_LINUX_DEFAULT");
+  }
+  return c;
+}
+
+std::optional<bool> iommu_translating(const Host& host, const KernelCmdline& cmdline) {
+  const auto pt = cmdline.value("iommu");
+  if (pt == "pt" || cmdline.value("iommu") == "off") return false;
+  const auto intel = cmdline.value("intel_iommu");
+  const auto amd = cmdline.value("amd_iommu");
+  if ((intel && intel->rfind("off", 0) == 0) || amd == "off") return false;
+  if ((intel && intel->find("on") != std::string::npos) || amd == "on") return true;
+  // AMD turns the IOMMU on by default when firmware enables it: cannot tell from the line.
+  (void)host;
+  return std::nullopt;
+}
+
+std::vector<HostFinding> check_host(const Host& host, const std::optional<KernelCmdline>& cmdline) {
+  std::vector<HostFinding> out;
+  const CpuVendor cpu = cpu_vendor(host);
+  const std::string on_arg = cpu == CpuVendor::amd ? "amd_iommu=on" : "intel_iommu=on";
+  const std::string grub_fix =
+      cpu == CpuVendor::unknown
+          ? "add intel_iommu=on (Intel) or amd_iommu=on (AMD) and iommu=pt to GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub, run update-grub (or grub2-mkconfig -o /boot/grub2/grub.cfg) and reboot"
+          : fmt::format("add {} iommu=pt to GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub, run update-grub (or grub2-mkconfig -o /boot/grub2/grub.cfg) and reboot", on_arg);
+  if (cmdline) {
+    const std::string where = cmdline->line ? fmt::format("{}:{}", cmdline->path, cmdline->line) : cmdline->path;
+    const auto intel = cmdline->value("intel_iommu");
+    const auto amd = cmdline->value("amd_iommu");
+    const auto iommu = cmdline->value("iommu");
+    const bool off = (intel && intel->rfind("off", 0) == 0) || amd == "off" || iommu == "off";
+    const bool on = (intel && intel->find("on") != std::string::npos) || amd == "on" ||
+                    (cpu == CpuVendor::amd && !off);
+    if (off) {
+      out.push_back({"iommu-off", Severity::error, where,
+                     "the IOMMU is turned off on the kernel command line: devices and SR-IOV VFs "
+                     "cannot be assigned to VMs",
+                     grub_fix});
+    } else if (!on) {
+      out.push_back({"iommu-off", Severity::error, where,
+                     fmt::format("the kernel command line does not turn the IOMMU on ({})", on_arg),
+                     grub_fix});
+    }
+    if (!off && iommu != "pt") {
+      out.push_back({"iommu-not-pt", Severity::warning, where,
+                     "the IOMMU translates DMA (no iommu=pt): bare-metal GPUDirect RDMA needs 1:1 "
+                     "(pass-through) translation",
+                     "add iommu=pt to GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub, run update-grub and reboot"});
+    }
+  }
+  for (const Device& d : host.devices()) {
+    if (d.role != Role::rdma_nic && d.role != Role::nic) continue;
+    if (d.sriov && d.sriov->total_vfs && d.sriov->num_vfs) {
+      const unsigned total = *d.sriov->total_vfs;
+      const unsigned num = *d.sriov->num_vfs;
+      if (num == 0 && d.role == Role::rdma_nic) {
+        out.push_back({"sriov-no-vfs", Severity::warning, d.bdf.to_string(),
+                       fmt::format("SR-IOV: no VFs created (Number of VFs: 0, Total VFs: {})", total),
+                       fmt::format("echo {} > /sys/bus/pci/devices/{}/sriov_numvfs (on ESXi: esxcli "
+                                   "system module parameters set -m nmlx5_core -p max_vfs={})",
+                                   std::min(total, 8U), d.bdf.to_string(), std::min(total, 8U))});
+      } else if (num > total) {
+        out.push_back({"sriov-too-many-vfs", Severity::error, d.bdf.to_string(),
+                       fmt::format("SR-IOV: Number of VFs {} is above Total VFs {}", num, total),
+                       fmt::format("echo 0 > /sys/bus/pci/devices/{0}/sriov_numvfs; echo {1} > "
+                                   "/sys/bus/pci/devices/{0}/sriov_numvfs",
+                                   d.bdf.to_string(), total)});
+      }
+    } else if (d.sriov && d.sriov->total_vfs == 0U && d.vendor_id == 0x15b3) {
+      out.push_back({"sriov-no-vfs", Severity::warning, d.bdf.to_string(),
+                     "SR-IOV is off in the NIC firmware (Total VFs: 0)",
+                     fmt::format("mlxconfig -d {} set SRIOV_EN=1 NUM_OF_VFS=8, then reboot", d.bdf.to_string())});
+    }
+    if (d.role == Role::rdma_nic) {
+      if (d.ats_present && d.ats_enabled == false) {
+        out.push_back({"ats-disabled", Severity::warning, d.bdf.to_string(),
+                       "ATS is off (ATSCtl Enable-): in a VM, where ACS stays on, GPUDirect RDMA "
+                       "goes through the root complex",
+                       fmt::format("mlxconfig -d {} set ATS_ENABLED=true, then reboot the host", d.bdf.to_string())});
+      } else if (!d.ats_present && d.vendor_id == 0x15b3 && d.port_type != PortType::unknown &&
+                 !d.port_type_inferred) {
+        out.push_back({"ats-absent", Severity::warning, d.bdf.to_string(),
+                       "no ATS capability in lspci -vvv: the NIC firmware has ATS disabled (needed for "
+                       "GPUDirect RDMA in a VM)",
+                       fmt::format("mlxconfig -d {} set ATS_ENABLED=true, then reboot the host", d.bdf.to_string())});
+      }
+    }
+  }
+  // ACS redirect on bridges between GPUs and NICs.
+  const Topology topo = analyze(host, {});
+  std::set<std::size_t> reported;
+  for (const PairVerdict& v : topo.pairs) {
+    for (const std::size_t br : v.path.acs_redirect) {
+      if (!reported.insert(br).second) continue;
+      const Device& b = host.at(br);
+      out.push_back({"acs-redirect", Severity::warning, b.bdf.to_string(),
+                     fmt::format("ACS on bridge {} redirects peer traffic to the root complex ({}), "
+                                 "on the path {} <-> {}; in a VM this is expected and needs ATS on the NIC",
+                                 b.bdf.to_string(), b.acs->ctl_text(), host.at(v.a).bdf.to_string(),
+                                 host.at(v.b).bdf.to_string()),
+                     fmt::format("bare metal: setpci -s {} ECAP_ACS+0x6.w=0000 (not persistent), or "
+                                 "pci=disable_acs_redir={} on the kernel command line",
+                                 b.bdf.to_string(), b.bdf.to_string())});
+    }
+  }
+  for (const HostWarning& w : host.warnings()) {
+    out.push_back({"input", Severity::info, w.where.path.empty() ? "" : w.where.to_string(), w.message, ""});
+  }
+  return out;
+}
+
+}  // namespace vmxkit::pci

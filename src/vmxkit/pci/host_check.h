@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vmxkit/core/diagnostic.h"
+#include "vmxkit/pci/host.h"
+
+namespace vmxkit::pci {
+
+/// The kernel command line, from `/proc/cmdline` or `/etc/default/grub`
+/// (GRUB_CMDLINE_LINUX_DEFAULT and GRUB_CMDLINE_LINUX).
+struct KernelCmdline {
+  std::vector<std::string> args;
+  std::string path;
+  std::uint32_t line = 0;  ///< line of the (first) command line in the file
+  bool from_grub = false;
+
+  /// The value of `key=value` (last one wins, as the kernel does), or nullopt.
+  std::optional<std::string> value(std::string_view key) const;
+};
+
+/// Parses either form; throws vmxkit::Error when the text holds no command line.
+KernelCmdline parse_kernel_cmdline(std::string_view text, const std::string& path);
+
+/// Whether the IOMMU translates DMA per the command line: true (on, not pt), false (off or pt),
+/// nullopt (cannot tell).
+std::optional<bool> iommu_translating(const Host& host, const KernelCmdline& cmdline);
+
+/// One readiness finding with the command that fixes it.
+struct HostFinding {
+  std::string id;  ///< "iommu-off", "iommu-not-pt", "sriov-no-vfs", "sriov-too-many-vfs",
+                   ///< "acs-redirect", "ats-disabled", "ats-absent", "input"
+  Severity severity = Severity::warning;
+  std::string subject;  ///< the device (BDF) or file it is about
+  std::string message;
+  std::string fix;  ///< command or setting; empty when none
+};
+
+/// The host readiness checks for GPUDirect RDMA and SR-IOV: IOMMU on the kernel command line
+/// (when given), SR-IOV VFs created, ACS and ATS on the GPU/NIC paths, and input warnings.
+std::vector<HostFinding> check_host(const Host& host, const std::optional<KernelCmdline>& cmdline);
+
+}  // namespace vmxkit::pci
