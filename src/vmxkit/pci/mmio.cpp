@@ -38,6 +38,7 @@ MmioResult size_64bit_mmio(const std::vector<MmioDevice>& devices) {
   std::uint64_t fb_total = 0;
   bool fb_known = true;
   bool any_gpu = false;
+  std::vector<std::string> kb_gpus;  // GPUs sized by the KB rule alone
   for (const MmioDevice& m : devices) {
     const CatalogEntry* model = m.model ? m.model : (m.device ? m.device->model : nullptr);
     const bool gpu = (m.device && m.device->role == Role::gpu) || (model && model->role == Role::gpu);
@@ -80,13 +81,9 @@ MmioResult size_64bit_mmio(const std::vector<MmioDevice>& devices) {
       }
       continue;
     }
-    // 3. KB 323402 for a GPU with a known framebuffer.
+    // 3. A GPU whose BARs are not known: KB 323402's rule covers it (below), not a guessed BAR.
     if (gpu && model && model->framebuffer_gb) {
-      const std::uint64_t gb = next_pow2(2ULL * *model->framebuffer_gb);
-      r.bars.push_back(MmioBar{m.label, "KB 323402 estimate", gb * kGiB, 0,
-                               fmt::format("KB 323402 rule: next power of two of 2 x {} GB framebuffer "
-                                           "(BAR1 size not known)",
-                                           *model->framebuffer_gb)});
+      kb_gpus.push_back(fmt::format("{} ({} GB framebuffer)", m.label, *model->framebuffer_gb));
       continue;
     }
     r.unknown.push_back(m.label);
@@ -106,15 +103,30 @@ MmioResult size_64bit_mmio(const std::vector<MmioDevice>& devices) {
   }
   r.total_bytes = offset;
   const std::uint64_t gib = std::max<std::uint64_t>(1, (r.total_bytes + kGiB - 1) / kGiB);
-  r.size_gb = static_cast<unsigned>(next_pow2(gib));
-  r.lines.push_back(fmt::format("total {} ({} bytes), packed with natural alignment",
-                                gib_text(r.total_bytes), r.total_bytes));
-  r.lines.push_back(fmt::format("64bitMMIOSizeGB = {} (the power of two >= {} GiB)", r.size_gb, gib));
+  r.size_gb = r.bars.empty() ? 0 : static_cast<unsigned>(next_pow2(gib));
+  if (!r.bars.empty()) {
+    r.lines.push_back(fmt::format("total {} ({} bytes), packed with natural alignment",
+                                  gib_text(r.total_bytes), r.total_bytes));
+    r.lines.push_back(
+        fmt::format("BARs: 64bitMMIOSizeGB = {} (the power of two >= {} GiB)", r.size_gb, gib));
+  }
   if (any_gpu && fb_known && fb_total > 0) {
     r.kb_gb = static_cast<unsigned>(next_pow2(2 * fb_total));
     r.lines.push_back(fmt::format("KB 323402: 2 x {} GB framebuffer = {} -> {}", fb_total, 2 * fb_total, *r.kb_gb));
   } else if (any_gpu) {
     r.lines.push_back("KB 323402: not computed (framebuffer of a GPU not known)");
+  }
+  // GPUs without known BARs: the KB figure (whose doubling is the headroom for the small BARs
+  // and alignment) is the answer when it is larger than what the known BARs need.
+  if (!kb_gpus.empty() && r.kb_gb) {
+    for (const std::string& g : kb_gpus) {
+      r.lines.push_back(fmt::format("BAR sizes not known for {}: KB 323402 rule applies", g));
+    }
+    if (*r.kb_gb > r.size_gb) r.size_gb = *r.kb_gb;
+    r.estimated = true;
+  }
+  if (!r.bars.empty() || r.estimated) {
+    r.lines.push_back(fmt::format("=> pciPassthru.64bitMMIOSizeGB = {}", r.size_gb));
   }
   for (const std::string& u : r.unknown) {
     r.lines.push_back(fmt::format("not counted: {} (BAR sizes unknown; give the host's lspci -vvv)", u));

@@ -27,6 +27,7 @@ struct MmioResult {
   std::uint64_t total_bytes = 0;      ///< end of the packed BARs
   unsigned size_gb = 0;               ///< the value for pciPassthru.64bitMMIOSizeGB
   std::optional<unsigned> kb_gb;      ///< Broadcom KB 323402: next power of two of 2 x total FB
+  bool estimated = false;             ///< a GPU's BARs were not known: size_gb is the KB figure
   std::vector<std::string> lines;     ///< the arithmetic, one step per line
   std::vector<std::string> unknown;   ///< devices whose BAR sizes are not known (not counted)
   std::vector<std::string> below_4g;  ///< 32-bit BARs (live below 4 GiB, not counted)
@@ -41,7 +42,9 @@ struct MmioDevice {
 
 /// Packs the 64-bit memory BARs of `devices` with natural alignment (largest first) and rounds
 /// the total up to a power of two in GiB. BAR sizes from the capture, else the catalogue (BAR1
-/// plus the other 64-bit BARs), else KB 323402's rule from the framebuffer.
+/// plus the other 64-bit BARs). When a GPU's BARs are known from neither, the answer is
+/// KB 323402's figure (next power of two of 2 x total framebuffer) if that is larger: its
+/// doubling is the headroom for the small BARs and alignment, so no BAR size is invented.
 MmioResult size_64bit_mmio(const std::vector<MmioDevice>& devices);
 
 /// Host devices by BDF. Throws vmxkit::Error for a BDF the host does not have.

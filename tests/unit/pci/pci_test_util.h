@@ -21,4 +21,9 @@ struct Cells {
 };
 Cells matrix_cells(const std::string& text);
 
+/// A constructed `lspci -vvv -nn -D` capture with `devices` devices (a multiple of 256): one
+/// domain per 256 devices (NUMA node = domain / 8), each a root port, one switch with 32
+/// downstream ports, 4 GPUs, 4 ConnectX-7 and NVMe drives filling the rest.
+std::string scale_host_text(unsigned devices);
+
 }  // namespace vmxkit::test

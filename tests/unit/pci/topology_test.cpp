@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: Apache-2.0
+// Path classes, every verdict reason, the best NIC, the 8-GPU/8-NIC example and a 4,096-device tree.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <fmt/format.h>
+
+#include "support/support.h"
+#include "unit/pci/pci_test_util.h"
+#include "vmxkit/pci/host_check.h"
+#include "vmxkit/pci/mmio.h"
+#include "vmxkit/pci/topology.h"
+
+using vmxkit::pci::Bdf;
+using vmxkit::pci::PathClass;
+using vmxkit::pci::ReasonKind;
+using vmxkit::pci::Verdict;
+using vmxkit::test::host_from;
+
+namespace {
+
+// One host bridge (root bus rb, NUMA node numa) with a root port and a switch; below the
+// switch one device per entry of `endpoints` ("gpu", "gpu-geforce", "nic", "nic-ats-off",
+// "gpu-small-bar"). `acs` sets ACSCtl on the switch's downstream ports.
+std::string socket(unsigned rb, int numa, const std::vector<std::string>& endpoints, bool acs = false) {
+  std::string out;
+  auto bridge = [&](unsigned bus, unsigned dev, unsigned sec, unsigned sub, const char* type, bool redirect) {
+    out += fmt::format("0000:{:02x}:{:02x}.0 PCI bridge [0604]: Broadcom / LSI PEX890xx PCIe Gen 5 Switch [1000:c030]\n"
+                       "\tBus: primary={:02x}, secondary={:02x}, subordinate={:02x}, sec-latency=0\n"
+                       "\tNUMA node: {}\n\tCapabilities: [68] Express (v2) {}, IntMsgNum 0\n"
+                       "\tCapabilities: [f24 v1] Access Control Services\n"
+                       "\t\tACSCtl:\tSrcValid{} TransBlk- ReqRedir{} CmpltRedir{} UpstreamFwd- EgressCtrl- DirectTrans-\n\n",
+                       bus, dev, bus, sec, sub, numa, type, redirect ? '+' : '-', redirect ? '+' : '-',
+                       redirect ? '+' : '-');
+  };
+  const auto n = static_cast<unsigned>(endpoints.size());
+  bridge(rb, 1, rb + 1, rb + 2 + n, "Root Port (Slot+)", false);
+  bridge(rb + 1, 0, rb + 2, rb + 2 + n, "Upstream Port", false);
+  for (unsigned k = 0; k < n; ++k) bridge(rb + 2, k, rb + 3 + k, rb + 3 + k, "Downstream Port (Slot+)", acs);
+  for (unsigned k = 0; k < n; ++k) {
+    const std::string& e = endpoints[k];
+    const unsigned bus = rb + 3 + k;
+    if (e.rfind("gpu", 0) == 0) {
+      const char* id = e == "gpu-geforce" ? "10de:2684" : e == "gpu-small-bar" ? "10de:2230" : "10de:2331";
+      out += fmt::format("0000:{:02x}:00.0 3D controller [0302]: NVIDIA Corporation Device [{}]\n"
+                         "\tNUMA node: {}\n"
+                         "\tRegion 1: Memory at 22000000000 (64-bit, prefetchable) [size={}]\n\n",
+                         bus, id, numa, e == "gpu-small-bar" ? "256M" : "128G");
+    } else {
+      out += fmt::format("0000:{:02x}:00.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]\n"
+                         "\tNUMA node: {}\n"
+                         "\tCapabilities: [1c0 v1] Address Translation Service (ATS)\n"
+                         "\t\tATSCtl:\tEnable{}, Smallest Translation Unit: 00\n\n",
+                         bus, numa, e == "nic-ats-off" ? '-' : '+');
+    }
+  }
+  return out;
+}
+
+bool has_reason(const vmxkit::pci::PairVerdict& v, ReasonKind kind) {
+  for (const auto& r : v.reasons) {
+    if (r.kind == kind) return true;
+  }
+  return false;
+}
+
+vmxkit::pci::PairVerdict judge(const vmxkit::pci::Host& host, Bdf a, Bdf b,
+                               vmxkit::pci::AnalysisOptions options = {}) {
+  return vmxkit::pci::judge_pair(host, *host.index_of(a), *host.index_of(b), options);
+}
+
+}  // namespace
+
+TEST_CASE("one switch is PIX and ok; host bridges of one node are NODE; sockets are SYS", "[pci][topology]") {
+  const auto host = host_from({{"h.txt", socket(0x10, 0, {"gpu", "nic"}) + socket(0x30, 0, {"nic"}) +
+                                             socket(0x90, 1, {"nic"})}});
+  const Bdf gpu{0, 0x13, 0, 0};
+  auto v = judge(host, gpu, Bdf{0, 0x14, 0, 0});
+  CHECK(v.path.cls == PathClass::pix);
+  CHECK(v.verdict == Verdict::ok);
+  CHECK(v.path.bridges.size() == 3);  // DSP, USP, DSP
+  v = judge(host, gpu, Bdf{0, 0x33, 0, 0});
+  CHECK(v.path.cls == PathClass::node);
+  CHECK(v.verdict == Verdict::degraded);
+  v = judge(host, gpu, Bdf{0, 0x93, 0, 0});
+  CHECK(v.path.cls == PathClass::sys);
+  CHECK(v.verdict == Verdict::unsupported);
+  const auto topo = vmxkit::pci::analyze(host, {});
+  REQUIRE(topo.best_nic.size() == 1);
+  CHECK(topo.nics[*topo.best_nic[0]] == *host.index_of(Bdf{0, 0x14, 0, 0}));
+}
+
+TEST_CASE("two devices on root ports of one host bridge are PHB", "[pci][topology]") {
+  const std::string text =
+      "0000:00:01.0 PCI bridge [0604]: Intel Corporation Device [8086:347a]\n"
+      "\tBus: primary=00, secondary=01, subordinate=01, sec-latency=0\n"
+      "\tCapabilities: [40] Express (v2) Root Port (Slot+), MSI 00\n\n"
+      "0000:00:02.0 PCI bridge [0604]: Intel Corporation Device [8086:347b]\n"
+      "\tBus: primary=00, secondary=02, subordinate=02, sec-latency=0\n"
+      "\tCapabilities: [40] Express (v2) Root Port (Slot+), MSI 00\n\n"
+      "0000:01:00.0 3D controller [0302]: NVIDIA Corporation Device [10de:2331]\n\n"
+      "0000:02:00.0 3D controller [0302]: NVIDIA Corporation Device [10de:2331]\n";
+  const auto host = host_from({{"phb.txt", text}});
+  const auto v = judge(host, Bdf{0, 1, 0, 0}, Bdf{0, 2, 0, 0});
+  CHECK(v.path.cls == PathClass::phb);
+  CHECK(v.verdict == Verdict::degraded);
+  CHECK(v.path.bridges.size() == 2);
+}
+
+TEST_CASE("cascaded switches are PXB; an unknown NUMA node leaves NODE/SYS unknown", "[pci][topology]") {
+  const std::string tree =
+      "-+-[0000:00]---01.0-[01-06]----00.0-[02-06]--+-00.0-[03]----00.0  Mellanox Technologies MT2910 Family [ConnectX-7]\n"
+      " |                                           \\-01.0-[04-06]----00.0-[05-06]----00.0-[06]----00.0  NVIDIA Corporation GH100 [H100 PCIe]\n"
+      " \\-[0000:80]---01.0-[81]----00.0  NVIDIA Corporation GH100 [H100 PCIe]\n";
+  const auto host = host_from({{"t.txt", tree}});
+  auto v = judge(host, Bdf{0, 6, 0, 0}, Bdf{0, 3, 0, 0});
+  CHECK(v.path.cls == PathClass::pxb);
+  CHECK(v.path.switches == 2);
+  CHECK(v.verdict == Verdict::ok);
+  v = judge(host, Bdf{0, 6, 0, 0}, Bdf{0, 0x81, 0, 0});
+  CHECK(v.path.cls == PathClass::unknown);
+  CHECK(has_reason(v, ReasonKind::path_unknown));
+  CHECK(v.verdict == Verdict::degraded);
+  const auto text = vmxkit::pci::render_topology_text(host, vmxkit::pci::analyze(host, {}));
+  CHECK(text.find("  ?    = NODE or SYS") != std::string::npos);
+}
+
+TEST_CASE("each verdict reason fires on its own", "[pci][topology][verdict]") {
+  SECTION("ACS redirect on a downstream port degrades") {
+    const auto host = host_from({{"acs.txt", socket(0x10, 0, {"gpu", "nic"}, true)}});
+    const auto v = judge(host, Bdf{0, 0x13, 0, 0}, Bdf{0, 0x14, 0, 0});
+    CHECK(v.path.cls == PathClass::pix);
+    CHECK(v.path.acs_redirect.size() == 2);
+    CHECK(has_reason(v, ReasonKind::acs_redirect));
+    CHECK(v.verdict == Verdict::degraded);
+  }
+  SECTION("a GeForce GPU is unsupported") {
+    const auto host = host_from({{"g.txt", socket(0x10, 0, {"gpu-geforce", "nic"})}});
+    const auto v = judge(host, Bdf{0, 0x13, 0, 0}, Bdf{0, 0x14, 0, 0});
+    CHECK(has_reason(v, ReasonKind::gpu_no_gdr));
+    CHECK(v.verdict == Verdict::unsupported);
+  }
+  SECTION("a 256 MiB BAR1 degrades") {
+    const auto host = host_from({{"b.txt", socket(0x10, 0, {"gpu-small-bar", "nic"})}});
+    const auto v = judge(host, Bdf{0, 0x13, 0, 0}, Bdf{0, 0x14, 0, 0});
+    CHECK(has_reason(v, ReasonKind::small_bar1));
+    CHECK(v.verdict == Verdict::degraded);
+  }
+  SECTION("ATS off on the NIC degrades") {
+    const auto host = host_from({{"a.txt", socket(0x10, 0, {"gpu", "nic-ats-off"})}});
+    const auto v = judge(host, Bdf{0, 0x13, 0, 0}, Bdf{0, 0x14, 0, 0});
+    CHECK(has_reason(v, ReasonKind::ats_disabled));
+    CHECK(v.verdict == Verdict::degraded);
+  }
+  SECTION("a translating IOMMU degrades") {
+    const auto host = host_from({{"i.txt", socket(0x10, 0, {"gpu", "nic"})}});
+    vmxkit::pci::AnalysisOptions o;
+    o.iommu_translating = true;
+    const auto v = judge(host, Bdf{0, 0x13, 0, 0}, Bdf{0, 0x14, 0, 0}, o);
+    CHECK(has_reason(v, ReasonKind::iommu_translating));
+    CHECK(v.verdict == Verdict::degraded);
+    CHECK(judge(host, Bdf{0, 0x13, 0, 0}, Bdf{0, 0x14, 0, 0}).verdict == Verdict::ok);
+  }
+  SECTION("a VF is named as such and shares its PF's path") {
+    const std::string vf = socket(0x10, 0, {"gpu", "nic"}) +
+                           "0000:14:00.1 Infiniband controller [0207]: Mellanox Technologies ConnectX Family "
+                           "mlx5Gen Virtual Function [15b3:101e]\n";
+    const auto host = host_from({{"vf.txt", vf}});
+    const auto v = judge(host, Bdf{0, 0x13, 0, 0}, Bdf{0, 0x14, 0, 1});
+    CHECK(has_reason(v, ReasonKind::vf));
+    CHECK(v.path.cls == PathClass::pix);
+    CHECK(v.verdict == Verdict::ok);
+  }
+}
+
+TEST_CASE("the constructed 8-GPU/8-NIC two-socket host gives PIX, NODE and SYS", "[pci][topology]") {
+  const auto host = vmxkit::pci::load_host(
+      {vmxkit::test::source_path("examples/hosts/synthetic-2s-4sw-8gpu-8nic.lspci-vvv.txt").string()});
+  const auto topo = vmxkit::pci::analyze(host, {});
+  REQUIRE(topo.gpus.size() == 8);
+  REQUIRE(topo.nics.size() == 8);
+  CHECK(host.warnings().empty());
+  const auto cells = vmxkit::test::matrix_cells(vmxkit::pci::render_topology_text(host, topo));
+  REQUIRE(cells.rows.size() == 16);
+  for (std::size_t i = 0; i < 16; ++i) {
+    for (std::size_t j = 0; j < 16; ++j) {
+      // Devices 0-1 of each kind sit on switch 0, 2-3 on switch 1 (node 0), 4-7 likewise on node 1.
+      const std::size_t si = (i % 8) / 2;
+      const std::size_t sj = (j % 8) / 2;
+      const std::string want = i == j ? "X" : si == sj ? "PIX" : si / 2 == sj / 2 ? "NODE" : "SYS";
+      INFO(cells.labels[i] << " " << cells.labels[j]);
+      CHECK(cells.rows[i][j] == want);
+    }
+  }
+  for (std::size_t g = 0; g < 8; ++g) CHECK(topo.best_nic[g] == g / 2 * 2);
+}
+
+TEST_CASE("64bitMMIOSizeGB packs BARs from the capture, the catalogue or KB 323402", "[pci][mmio]") {
+  using vmxkit::pci::size_64bit_mmio;
+  const auto& catalog = vmxkit::pci::Catalog::builtin();
+  // H100 PCIe: BAR1 unknown in the catalogue -> KB rule 2 x 80 -> 256 per GPU.
+  auto r = size_64bit_mmio(catalog, {{0x10de, 0x2331}});
+  CHECK(r.size_gb == 256);
+  CHECK(r.kb_gb == 256u);
+  CHECK(r.bars.empty());  // no BAR size invented
+  CHECK(r.estimated);
+  // H100 SXM: BAR1 128G + BAR3 32M -> 128.03 GiB -> 256, as the KB says.
+  r = size_64bit_mmio(catalog, {{0x10de, 0x2330}});
+  CHECK(r.total_bytes == (std::uint64_t{128} << 30) + (std::uint64_t{32} << 20));
+  CHECK(r.size_gb == 256);
+  CHECK(r.kb_gb == 256u);
+  // Two RTX 6000 Ada + a CX7: 2 x (64G + 32M) + 32M -> 256; KB says 2 x 96 -> 256.
+  r = size_64bit_mmio(catalog, {{0x10de, 0x26b1}, {0x10de, 0x26b1}, {0x15b3, 0x1021}});
+  CHECK(r.size_gb == 256);
+  CHECK(r.kb_gb == 256u);
+  CHECK(r.bars.size() == 5);
+  CHECK(r.bars[0].offset == 0);
+  CHECK(r.bars[1].offset == std::uint64_t{64} << 30);
+  // Unknown id: reported, not counted.
+  r = size_64bit_mmio(catalog, {{0x1234, 0x5678}});
+  REQUIRE(r.unknown.size() == 1);
+  // From a capture: sizes from lspci, 32-bit BARs listed apart.
+  const auto host = vmxkit::pci::load_host(
+      {vmxkit::test::source_path("examples/hosts/synthetic-2s-4sw-8gpu-8nic.lspci-vvv.txt").string()});
+  r = size_64bit_mmio(host, {Bdf{0, 0x18, 0, 0}, Bdf{0, 0x1a, 0, 0}, Bdf{0, 0x19, 0, 0}});
+  CHECK(r.total_bytes == 2 * ((std::uint64_t{128} << 30) + (std::uint64_t{32} << 20)) + (std::uint64_t{32} << 20));
+  CHECK(r.size_gb == 512);
+  CHECK(r.below_4g.size() == 2);
+  CHECK(r.bars[0].source.rfind("lspci ", 0) == 0);
+  CHECK(r.kb_gb == 512u);
+  CHECK_THROWS_WITH(size_64bit_mmio(host, {Bdf{0, 0x77, 0, 0}}), "no device 0000:77:00.0 on the host");
+}
+
+TEST_CASE("host-check reports IOMMU, SR-IOV, ACS and ATS with the fixing command", "[pci][host-check]") {
+  using vmxkit::pci::check_host;
+  using vmxkit::pci::parse_kernel_cmdline;
+  const auto host = host_from({{"h.txt", socket(0x10, 0, {"gpu", "nic-ats-off"}, true)}});
+  auto ids = [](const std::vector<vmxkit::pci::HostFinding>& f) {
+    std::vector<std::string> out;
+    for (const auto& x : f) out.push_back(x.id);
+    return out;
+  };
+  const auto grub = parse_kernel_cmdline(
+      "# x\nGRUB_CMDLINE_LINUX_DEFAULT=\"quiet amd_iommu=off iommu=pt\"\nGRUB_CMDLINE_LINUX=\"\"\n", "grub");
+  CHECK(grub.from_grub);
+  CHECK(grub.line == 2);
+  auto f = check_host(host, grub);
+  CHECK(ids(f) == std::vector<std::string>{"iommu-off", "ats-disabled", "acs-redirect", "acs-redirect"});
+  CHECK(f[1].fix == "mlxconfig -d 0000:14:00.0 set ATS_ENABLED=true, then reboot the host");
+  f = check_host(host, parse_kernel_cmdline("BOOT_IMAGE=/vmlinuz intel_iommu=on\n", "cmdline"));
+  CHECK(ids(f) == std::vector<std::string>{"iommu-not-pt", "ats-disabled", "acs-redirect", "acs-redirect"});
+  const auto ok = host_from({{"ok.txt", socket(0x10, 0, {"gpu", "nic"})}});
+  CHECK(check_host(ok, parse_kernel_cmdline("intel_iommu=on iommu=pt\n", "c")).empty());
+  // SR-IOV: VFs not created; more VFs than Total VFs.
+  const auto sriov = host_from({{"s.txt",
+                                 "0000:00:00.0 Host bridge [0600]: Intel Corporation Device [8086:09a2]\n\n"
+                                 "0000:00:03.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]\n"
+                                 "\tCapabilities: [180 v1] Single Root I/O Virtualization (SR-IOV)\n"
+                                 "\t\tInitial VFs: 16, Total VFs: 16, Number of VFs: 0, Function Dependency Link: 00\n\n"
+                                 "0000:00:04.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]\n"
+                                 "\tCapabilities: [180 v1] Single Root I/O Virtualization (SR-IOV)\n"
+                                 "\t\tInitial VFs: 16, Total VFs: 16, Number of VFs: 32, Function Dependency Link: 00\n"}});
+  f = check_host(sriov, std::nullopt);
+  CHECK(ids(f) == std::vector<std::string>{"sriov-no-vfs", "sriov-too-many-vfs"});
+  CHECK(f[0].fix.rfind("echo 8 > /sys/bus/pci/devices/0000:00:03.0/sriov_numvfs", 0) == 0);
+  CHECK_THROWS_WITH(parse_kernel_cmdline("\n", "empty"), Catch::StartsWith("empty: no kernel command line"));
+}
+
+TEST_CASE("a 4,096-device tree loads and classifies in well under a second", "[pci][scale]") {
+  const std::string text = vmxkit::test::scale_host_text(4096);
+  const auto start = std::chrono::steady_clock::now();
+  const auto host = host_from({{"scale.txt", text}});
+  const auto topo = vmxkit::pci::analyze(host, {});
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+  CHECK(host.devices().size() == 4096);
+  CHECK(host.warnings().empty());
+  CHECK(topo.gpus.size() == 64);
+  CHECK(topo.nics.size() == 64);
+  CHECK(topo.matrix[0][1] == PathClass::pix);
+  CHECK(ms.count() < 5000);
+}
