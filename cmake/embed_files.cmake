@@ -13,5 +13,9 @@ function(vmxkit_embed_files target name)
             -P "${PROJECT_SOURCE_DIR}/cmake/embed_files_run.cmake"
     DEPENDS ${inputs} "${PROJECT_SOURCE_DIR}/cmake/embed_files_run.cmake"
     COMMENT "Embedding ${name}" VERBATIM)
+  # The custom command belongs to the calling directory; a target there builds it, so targets
+  # defined in other directories (vmxkit_core is defined at the top) can use the output.
+  add_custom_target(${name}_generate DEPENDS "${out}")
+  add_dependencies(${target} ${name}_generate)
   target_sources(${target} PRIVATE "${out}")
 endfunction()

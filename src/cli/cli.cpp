@@ -34,10 +34,14 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   app.set_version_flag("--version", kVersion);
   app.require_subcommand(1);
   app.fallthrough(false);
+  setup_lint(app, ctx);
+  setup_fix(app, ctx);
   setup_get(app, ctx);
   setup_set(app, ctx);
   setup_unset(app, ctx);
   setup_fmt(app, ctx);
+  setup_rules(app, ctx);
+  setup_rule(app, ctx);
   setup_topo(app, ctx);
   setup_mmio(app, ctx);
   setup_host_check(app, ctx);

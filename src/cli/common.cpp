@@ -28,6 +28,24 @@ void warn_malformed(const vmx::Document& doc, Context& ctx) {
   }
 }
 
+void add_host_options(CLI::App& sub, HostOptions& options) {
+  sub.add_option("--host", options.hosts,
+                 "Host capture: lspci -vvv / -tv, esxcli hardware pci list, a sysfs directory, "
+                 "or live (repeat to merge several)");
+  sub.add_option("--catalog", options.catalogs, "Device catalogue file adding or overriding entries");
+}
+
+LoadedHost load_host_options(const HostOptions& options) {
+  LoadedHost loaded{pci::Catalog::builtin(), nullptr};
+  for (const std::string& path : options.catalogs) {
+    loaded.catalog.merge(pci::Catalog::parse(read_file(path), path));
+  }
+  if (!options.hosts.empty()) {
+    loaded.host = std::make_unique<pci::Host>(pci::load_host(options.hosts, loaded.catalog));
+  }
+  return loaded;
+}
+
 void add_write_options(CLI::App& sub, WriteOptions& options) {
   sub.add_flag("-i,--in-place", options.in_place, "Write the result over FILE (atomically)");
   sub.add_flag("--force", options.force, "Write even when the VM holds its lock (FILE.lck)");

@@ -5,7 +5,10 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "vmxkit/pci/catalog.h"
+#include "vmxkit/pci/host.h"
 #include "vmxkit/vmx/document.h"
 
 namespace CLI {
@@ -32,6 +35,20 @@ vmx::Document load_vmx(const std::string& path, Context& ctx);
 /// Prints the document's malformed-line diagnostics as warnings: editing keeps those lines as
 /// they are, but VMware will still reject the file.
 void warn_malformed(const vmx::Document& doc, Context& ctx);
+
+/// `--host HOST` (repeatable) and `--catalog FILE`, shared by lint, fix and generate.
+struct HostOptions {
+  std::vector<std::string> hosts;
+  std::vector<std::string> catalogs;
+};
+void add_host_options(CLI::App& sub, HostOptions& options);
+
+/// The catalogue (built-in plus --catalog files) and the host, when --host was given.
+struct LoadedHost {
+  pci::Catalog catalog;
+  std::unique_ptr<pci::Host> host;
+};
+LoadedHost load_host_options(const HostOptions& options);
 
 /// Options shared by the subcommands that write a document.
 struct WriteOptions {

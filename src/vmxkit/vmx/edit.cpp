@@ -109,29 +109,31 @@ std::vector<TextEdit> set(const Document& doc, std::string_view key, std::string
     edits.push_back(insert_line_after(doc, insertion_point(doc, key), format_entry(key, value)));
     return edits;
   }
+  edits = remove_lines(doc, std::vector<const Line*>(found.begin() + 1, found.end()));
   edits.push_back(replace_value(doc, *found.front(), value));
-  for (std::size_t i = 1; i < found.size(); ++i) edits.push_back(remove_line(doc, *found[i]));
   return edits;
 }
 
-std::vector<TextEdit> unset(const Document& doc, std::string_view key) {
+std::vector<TextEdit> remove_lines(const Document& doc, const std::vector<const Line*>& lines) {
   std::vector<TextEdit> edits;
-  for (const Line* line : doc.find_all(key)) edits.push_back(remove_line(doc, *line));
-  // Two removals that both reach back over one line ending cannot happen: only the last line
-  // lacks an ending. But removing the last line and the one before it both touch the ending
-  // between them, so merge touching edits into one.
+  for (const Line* line : lines) edits.push_back(remove_line(doc, *line));
+  // Only the last line lacks an ending, so its removal reaches back over the ending of the line
+  // before; when that line goes too, the two edits touch: merge them.
   std::sort(edits.begin(), edits.end(),
             [](const TextEdit& a, const TextEdit& b) { return a.begin < b.begin; });
   std::vector<TextEdit> merged;
   for (TextEdit& e : edits) {
     if (!merged.empty() && e.begin < merged.back().end) {
       merged.back().end = std::max(merged.back().end, e.end);
-      merged.back().begin = std::min(merged.back().begin, e.begin);
     } else {
       merged.push_back(std::move(e));
     }
   }
   return merged;
+}
+
+std::vector<TextEdit> unset(const Document& doc, std::string_view key) {
+  return remove_lines(doc, doc.find_all(key));
 }
 
 Document with_edits(const Document& doc, const std::vector<TextEdit>& edits) {

@@ -25,6 +25,9 @@ TextEdit replace_value(const Document& doc, const Line& line, std::string_view v
 /// gives back the original bytes.
 TextEdit remove_line(const Document& doc, const Line& line);
 
+/// Edits that remove several lines (each with remove_line()), merged where they touch.
+std::vector<TextEdit> remove_lines(const Document& doc, const std::vector<const Line*>& lines);
+
 /// The edit that inserts a new line (text without line ending) after `after`, or at the start of
 /// the document when `after` is nullptr. Uses the document's dominant line ending.
 TextEdit insert_line_after(const Document& doc, const Line* after, std::string_view text);

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vmxkit/rules/context.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "vmxkit/pci/catalog.h"
+
+namespace vmxkit::rules {
+namespace {
+
+std::optional<std::uint16_t> parse_id(const std::optional<std::string>& text) {
+  if (!text) return std::nullopt;
+  const auto v = parse_int(*text);
+  if (!v || *v <= 0 || *v > 0xFFFF) return std::nullopt;
+  return static_cast<std::uint16_t>(*v);
+}
+
+constexpr std::uint16_t kNvidia = 0x10de;
+constexpr std::uint16_t kMellanox = 0x15b3;
+
+DeviceClass classify(const PassthroughDevice& d, const pci::CatalogEntry* model,
+                     std::optional<std::uint16_t> vendor) {
+  if (d.kind() == PassthroughKind::vgpu) return DeviceClass::gpu;
+  if (d.kind() == PassthroughKind::sriov_vf) return DeviceClass::nic;
+  if (model != nullptr) {
+    switch (model->role) {
+      case pci::Role::gpu: return DeviceClass::gpu;
+      case pci::Role::rdma_nic:
+      case pci::Role::nic_vf:
+      case pci::Role::nic: return DeviceClass::nic;
+      default: return DeviceClass::other;
+    }
+  }
+  // Not in the catalogue: NVIDIA display/3D functions and Mellanox functions by vendor. An
+  // NVIDIA audio function is in the catalogue as `other`, so it does not land here.
+  if (vendor == kNvidia) return DeviceClass::gpu;
+  if (vendor == kMellanox) return DeviceClass::nic;
+  return DeviceClass::other;
+}
+
+}  // namespace
+
+Context::Context(const std::string& path, std::string_view bytes, const vmx::Document* doc,
+                 const VmConfig& config, const pci::Catalog& catalog, const pci::Host* host)
+    : path_(path),
+      bytes_(bytes),
+      doc_(doc),
+      config_(config),
+      catalog_(catalog),
+      host_(host),
+      passthrough_(config.passthrough_devices()) {
+  for (const PassthroughDevice& d : passthrough_) {
+    if (!d.present) continue;
+    VmDevice v;
+    v.entry = &d;
+    v.vendor_id = parse_id(d.vendor_id);
+    v.device_id = parse_id(d.device_id);
+    if (v.vendor_id && v.device_id) v.model = catalog.find(*v.vendor_id, *v.device_id);
+    v.cls = classify(d, v.model, v.vendor_id);
+    v.label = fmt::format("pciPassthru{}", d.index);
+    if (v.model != nullptr) {
+      v.label += fmt::format(" ({})", v.model->model);
+    } else if (d.vgpu) {
+      v.label += fmt::format(" (vGPU {})", *d.vgpu);
+    }
+    devices_.push_back(std::move(v));
+  }
+}
+
+std::size_t Context::count(DeviceClass cls) const {
+  return static_cast<std::size_t>(std::count_if(
+      devices_.begin(), devices_.end(), [cls](const VmDevice& d) { return d.cls == cls; }));
+}
+
+bool Context::wants_p2p() const {
+  const std::size_t gpus = count(DeviceClass::gpu);
+  return gpus >= 1 && gpus + count(DeviceClass::nic) >= 2;
+}
+
+const Setting* Context::device_setting(const PassthroughDevice& d, std::string_view field) const {
+  const std::string key = fmt::format("pciPassthru{}.{}", d.index, field);
+  for (const std::size_t i : d.settings) {
+    if (vmx::key_equal(config_.settings[i].key, key)) return &config_.settings[i];
+  }
+  return nullptr;
+}
+
+SourceSpan Context::device_span(const PassthroughDevice& d) const {
+  if (const Setting* present = device_setting(d, "present")) return present->whole;
+  return d.settings.empty() ? SourceSpan{} : config_.settings[d.settings.front()].whole;
+}
+
+Diagnostic& Sink::report(const Rule& rule, std::size_t begin, std::size_t end,
+                         std::string message) {
+  Diagnostic& d = diagnostics_.emplace_back();
+  d.rule_id = rule.id;
+  d.severity = rule.severity;
+  d.begin = begin;
+  d.end = std::max(begin, end);
+  d.message = std::move(message);
+  return d;
+}
+
+}  // namespace vmxkit::rules

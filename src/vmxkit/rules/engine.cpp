@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vmxkit/rules/engine.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "vmxkit/core/text_edit.h"
+#include "vmxkit/pci/catalog.h"
+#include "vmxkit/rules/context.h"
+#include "vmxkit/rules/rules.h"
+#include "vmxkit/vmx/document.h"
+#include "vmxkit/vmx/edit.h"
+
+namespace vmxkit::rules {
+namespace {
+
+struct Suppression {
+  std::size_t begin = 0;  ///< the id in the comment
+  std::size_t end = 0;
+  std::uint32_t line = 0;  ///< the line it applies to; 0 for the whole file
+  std::string id;
+  const vmx::Line* comment_line = nullptr;  ///< set when the comment is a line of its own
+  std::size_t ids_on_line = 0;
+  bool used = false;
+};
+
+bool is_id_char(char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
+// Parses `vmxkit: disable=ID,ID` / `vmxkit: disable-file=ID` in a comment that starts at
+// `comment_begin` and applies (for `disable=`) to `target_line`.
+void parse_suppressions(const vmx::Document& doc, std::size_t comment_begin, std::size_t end,
+                        std::uint32_t target_line, const vmx::Line* own_line,
+                        std::vector<Suppression>& out) {
+  const std::string_view text = doc.bytes().substr(comment_begin, end - comment_begin);
+  const std::size_t tag = text.find(kSuppressionTag);
+  if (tag == std::string_view::npos) return;
+  std::size_t i = tag + kSuppressionTag.size();
+  while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+  std::uint32_t line = target_line;
+  if (text.substr(i).starts_with("disable-file=")) {
+    i += 13;
+    line = 0;
+  } else if (text.substr(i).starts_with("disable=")) {
+    i += 8;
+  } else {
+    return;
+  }
+  const std::size_t first = out.size();
+  while (i < text.size()) {
+    while (i < text.size() && (text[i] == ',' || text[i] == ' ')) ++i;
+    const std::size_t start = i;
+    while (i < text.size() && is_id_char(text[i])) ++i;
+    if (i == start) break;
+    Suppression s;
+    s.begin = comment_begin + start;
+    s.end = comment_begin + i;
+    s.line = line;
+    s.id = std::string(text.substr(start, i - start));
+    s.comment_line = own_line;
+    out.push_back(std::move(s));
+  }
+  for (std::size_t k = first; k < out.size(); ++k) out[k].ids_on_line = out.size() - first;
+}
+
+std::vector<Suppression> find_suppressions(const vmx::Document& doc) {
+  std::vector<Suppression> out;
+  const auto lines = doc.lines();
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const vmx::Line& line = lines[i];
+    if (line.kind == vmx::LineKind::entry && line.comment_begin < line.end) {
+      parse_suppressions(doc, line.comment_begin, line.end, doc.location(line.begin).line,
+                         nullptr, out);
+    } else if (line.kind == vmx::LineKind::comment) {
+      // Applies to the next line that is not blank or a comment.
+      std::size_t next = i + 1;
+      while (next < lines.size() && (lines[next].kind == vmx::LineKind::blank ||
+                                     lines[next].kind == vmx::LineKind::comment)) {
+        ++next;
+      }
+      const std::uint32_t target =
+          next < lines.size() ? doc.location(lines[next].begin).line : 0xFFFFFFFFu;
+      parse_suppressions(doc, line.comment_begin, line.end, target, &line, out);
+    }
+  }
+  return out;
+}
+
+void apply_suppressions(const vmx::Document& doc, std::vector<Diagnostic>& diagnostics) {
+  std::vector<Suppression> sups = find_suppressions(doc);
+  if (sups.empty()) return;
+  std::erase_if(diagnostics, [&](const Diagnostic& d) {
+    const std::uint32_t line = doc.location(d.begin).line;
+    bool suppressed = false;
+    for (Suppression& s : sups) {
+      if (s.id == d.rule_id && (s.line == 0 || s.line == line)) {
+        s.used = true;
+        suppressed = true;
+      }
+    }
+    return suppressed;
+  });
+  const bool unused_suppressed = std::any_of(sups.begin(), sups.end(), [](const Suppression& s) {
+    return s.line == 0 && s.id == kVMX009.id;
+  });
+  if (unused_suppressed) return;
+  for (const Suppression& s : sups) {
+    if (s.used) continue;
+    Diagnostic& d = diagnostics.emplace_back();
+    d.rule_id = kVMX009.id;
+    d.severity = kVMX009.severity;
+    d.begin = s.begin;
+    d.end = s.end;
+    d.message = find_rule(s.id) == nullptr
+                    ? fmt::format("suppression of unknown rule '{}'", s.id)
+                    : fmt::format("suppression of {} suppresses nothing", s.id);
+    if (s.comment_line != nullptr && s.ids_on_line == 1) {
+      d.fix = Fix{"Remove the suppression comment", FixSafety::safe,
+                  {vmx::remove_line(doc, *s.comment_line)}};
+    }
+  }
+}
+
+void sort_diagnostics(std::vector<Diagnostic>& diagnostics) {
+  std::stable_sort(diagnostics.begin(), diagnostics.end(),
+                   [](const Diagnostic& a, const Diagnostic& b) {
+                     if (a.begin != b.begin) return a.begin < b.begin;
+                     return a.rule_id < b.rule_id;
+                   });
+}
+
+}  // namespace
+
+LintResult lint(std::string path, std::string bytes, const LintOptions& options) {
+  const pci::Catalog& catalog =
+      options.catalog != nullptr ? *options.catalog : pci::Catalog::builtin();
+  LintResult result;
+  result.path = std::move(path);
+  result.lines = LineIndex(bytes);
+  result.format = InputFormat::vmx;
+  const vmx::Document doc = vmx::Document::parse(std::move(bytes), result.path);
+  const VmConfig config = view(doc);
+  const Context ctx(result.path, doc.bytes(), &doc, config, catalog, options.host);
+  Sink sink;
+  for (const Rule* rule : all_rules()) {
+    if (rule->status == RuleStatus::removed || rule->check == nullptr) continue;
+    if (rule->needs_host && options.host == nullptr) continue;
+    rule->check(ctx, sink);
+  }
+  result.diagnostics = std::move(sink.diagnostics());
+  apply_suppressions(doc, result.diagnostics);
+  sort_diagnostics(result.diagnostics);
+  result.bytes = std::string(doc.bytes());
+  return result;
+}
+
+FixResult fix(std::string path, std::string bytes, const LintOptions& options, bool unsafe) {
+  constexpr int kMaxPasses = 10;
+  FixResult out;
+  for (int pass = 0; pass < kMaxPasses; ++pass) {
+    LintResult r = lint(path, bytes, options);
+    std::vector<TextEdit> accepted;
+    std::vector<std::string_view> ids;
+    for (const Diagnostic& d : r.diagnostics) {
+      if (!d.fix || d.fix->edits.empty()) continue;
+      if (d.fix->safety == FixSafety::display_only) continue;
+      if (d.fix->safety == FixSafety::unsafe && !unsafe) continue;
+      std::vector<TextEdit> trial = accepted;
+      trial.insert(trial.end(), d.fix->edits.begin(), d.fix->edits.end());
+      if (!edits_are_disjoint(trial)) continue;  // taken up in a later pass
+      accepted = std::move(trial);
+      ids.push_back(d.rule_id);
+    }
+    if (accepted.empty()) {
+      out.remaining = std::move(r);
+      break;
+    }
+    std::string next = apply_edits(bytes, accepted);
+    if (next == bytes) {
+      out.remaining = std::move(r);
+      break;
+    }
+    bytes = std::move(next);
+    out.fixes_applied += ids.size();
+    out.fixed_rules.insert(out.fixed_rules.end(), ids.begin(), ids.end());
+    if (pass + 1 == kMaxPasses) out.remaining = lint(path, bytes, options);
+  }
+  out.bytes = bytes;
+  if (out.remaining.path.empty()) out.remaining = lint(path, out.bytes, options);
+  return out;
+}
+
+}  // namespace vmxkit::rules

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vmxkit/core/diagnostic.h"
+#include "vmxkit/core/source_file.h"
+
+namespace vmxkit::pci {
+class Catalog;
+class Host;
+}  // namespace vmxkit::pci
+
+/// The rule engine: runs the catalogue over one file, applies in-file suppressions, and fixes.
+namespace vmxkit::rules {
+
+/// The kinds of input lint reads, told apart by content.
+enum class InputFormat : unsigned char { vmx, configspec };
+
+struct LintOptions {
+  const pci::Host* host = nullptr;        ///< enables the TOPO rules
+  const pci::Catalog* catalog = nullptr;  ///< nullptr: the built-in catalogue
+};
+
+struct LintResult {
+  std::string path;
+  std::string bytes;
+  InputFormat format = InputFormat::vmx;
+  std::vector<Diagnostic> diagnostics;  ///< sorted by position, then rule id
+  LineIndex lines;
+
+  Location location(std::size_t offset) const { return lines.location(offset); }
+};
+
+/// Lints one file's bytes. Never throws for bad content (that is what diagnostics are for);
+/// throws vmxkit::Error only when the input cannot be read as any known format at all.
+LintResult lint(std::string path, std::string bytes, const LintOptions& options);
+
+/// The suppression comment forms: `# vmxkit: disable=ID[,ID...]` on the line before (or at the
+/// end of the line) and `# vmxkit: disable-file=ID[,ID...]` anywhere.
+inline constexpr std::string_view kSuppressionTag = "vmxkit:";
+
+struct FixResult {
+  std::string bytes;           ///< the fixed file
+  std::size_t fixes_applied = 0;
+  std::vector<std::string_view> fixed_rules;  ///< ids of the fixes applied, in order
+  LintResult remaining;        ///< lint of the fixed file
+};
+
+/// Applies safe fixes (and unsafe ones when `unsafe`), never display-only ones. Picks fixes whose
+/// edits do not overlap, applies them, lints again, and repeats until nothing changes (at most
+/// 10 passes). Bytes outside the edits never change.
+FixResult fix(std::string path, std::string bytes, const LintOptions& options, bool unsafe);
+
+}  // namespace vmxkit::rules

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vmxkit/rules/mmio_requirement.h"
+
+#include <charconv>
+
+#include "vmxkit/pci/bdf.h"
+
+namespace vmxkit::rules {
+
+std::optional<unsigned> vgpu_profile_framebuffer_gb(std::string_view profile) {
+  // The last `-<digits><letters>` group holds the framebuffer.
+  const auto dash = profile.rfind('-');
+  if (dash == std::string_view::npos) return std::nullopt;
+  unsigned gb = 0;
+  const char* first = profile.data() + dash + 1;
+  const char* last = profile.data() + profile.size();
+  const auto [ptr, ec] = std::from_chars(first, last, gb);
+  if (ec != std::errc() || ptr == first || gb == 0) return std::nullopt;
+  return gb;
+}
+
+std::optional<MmioRequirement> mmio_requirement(const Context& ctx) {
+  if (ctx.count(DeviceClass::gpu) == 0) return std::nullopt;
+  MmioRequirement req;
+  std::vector<pci::MmioDevice> devices;
+  for (const VmDevice& v : ctx.devices()) {
+    pci::MmioDevice m;
+    m.label = v.label;
+    m.model = v.model;
+    if (ctx.host() != nullptr && v.entry->kind() == PassthroughKind::directpath && v.entry->id) {
+      if (const auto bdf = pci::parse_vmx_bdf(*v.entry->id)) m.device = ctx.host()->find(*bdf);
+    }
+    if (v.entry->kind() == PassthroughKind::vgpu && v.entry->vgpu) {
+      auto entry = std::make_unique<pci::CatalogEntry>();
+      entry->role = pci::Role::gpu;
+      entry->model = "vGPU " + *v.entry->vgpu;
+      entry->framebuffer_gb = vgpu_profile_framebuffer_gb(*v.entry->vgpu);
+      entry->source = "vGPU profile name";
+      m.model = entry.get();
+      req.vgpu_models.push_back(std::move(entry));
+    }
+    if (m.device == nullptr && m.model == nullptr) continue;  // nothing known: not counted
+    devices.push_back(std::move(m));
+  }
+  req.result = pci::size_64bit_mmio(devices);
+  req.estimated = req.result.estimated;
+  if (req.result.size_gb == 0) return std::nullopt;
+  return req;
+}
+
+void add_mmio_notes(const Context& ctx, const MmioRequirement& req, Diagnostic& d) {
+  if (ctx.devices().empty()) return;
+  const SourceSpan at = ctx.device_span(*ctx.devices().front().entry);
+  for (const std::string& line : req.result.lines) d.notes.push_back({at.begin, at.end, line});
+}
+
+}  // namespace vmxkit::rules

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+// Every rule of the catalogue, one definition per file (`<id>_<name>.cpp`), registered in the
+// sorted table of registry.cpp.
+#pragma once
+
+#include "vmxkit/rules/context.h"
+#include "vmxkit/rules/rule.h"
+
+namespace vmxkit::rules {
+
+extern const Rule kMMIO001;
+extern const Rule kMMIO002;
+extern const Rule kMMIO003;
+extern const Rule kMMIO004;
+extern const Rule kMMIO005;
+extern const Rule kP2P001;
+extern const Rule kP2P002;
+extern const Rule kP2P003;
+extern const Rule kPT001;
+extern const Rule kPT002;
+extern const Rule kPT003;
+extern const Rule kPT004;
+extern const Rule kPT005;
+extern const Rule kPT006;
+extern const Rule kPT007;
+extern const Rule kPT008;
+extern const Rule kVMX001;
+extern const Rule kVMX002;
+extern const Rule kVMX003;
+extern const Rule kVMX004;
+extern const Rule kVMX005;
+extern const Rule kVMX006;
+extern const Rule kVMX007;
+extern const Rule kVMX008;
+extern const Rule kVMX009;
+extern const Rule kVMX010;
+extern const Rule kVMX011;
+extern const Rule kVMX012;
+
+}  // namespace vmxkit::rules

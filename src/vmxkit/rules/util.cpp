@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vmxkit/rules/util.h"
+
+#include <algorithm>
+#include <cctype>
+#include <vector>
+
+#include "vmxkit/vmx/edit.h"
+
+namespace vmxkit::rules {
+
+std::optional<Fix> set_key_fix(const Context& ctx, std::string_view key, std::string_view value,
+                               std::string title, FixSafety safety) {
+  if (ctx.document() == nullptr) return std::nullopt;
+  return Fix{std::move(title), safety, vmx::set(*ctx.document(), key, value)};
+}
+
+SourceSpan anchor_for_missing_key(const Context& ctx) {
+  if (!ctx.devices().empty()) return ctx.device_span(*ctx.devices().front().entry);
+  return {0, 0};
+}
+
+std::size_t edit_distance_folded(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
+                        std::tolower(static_cast<unsigned char>(b[j - 1]));
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (same ? 0 : 1)});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+}  // namespace vmxkit::rules

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: Apache-2.0
+// lint / fix / rules / rule through the command line, in-process.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+
+#include "support/support.h"
+
+using vmxkit::test::read_bytes;
+using vmxkit::test::run_cli;
+using vmxkit::test::source_path;
+using vmxkit::test::write_bytes;
+
+namespace {
+
+const std::string kBadVm =
+    "firmware = \"efi\"\n"
+    "memsize = \"4096\"\n"
+    "sched.mem.pin = \"TRUE\"\n"
+    "pciPassthru0.present = \"TRUE\"\n"
+    "pciPassthru0.id = \"0000:3b:00.0\"\n"
+    "pciPassthru0.deviceId = \"0x2331\"\n"
+    "pciPassthru0.vendorId = \"0x10de\"\n"
+    "pciPassthru0.systemId = \"x\"\n"
+    "pciPassthru1.present = \"TRUE\"\n"
+    "pciPassthru1.id = \"00000:060:00.0\"\n"
+    "pciPassthru1.deviceId = \"0x1021\"\n"
+    "pciPassthru1.vendorId = \"0x15b3\"\n"
+    "pciPassthru1.systemId = \"x\"\n"
+    "pciPassthru.use64bitMMIO = \"TRUE\"\n"
+    "pciPassthru.64bitMMIOSizeGB = \"256\"\n";
+
+}  // namespace
+
+TEST_CASE("lint prints gcc-style findings with the source line and exits 1", "[cli][lint]") {
+  const auto r = run_cli({"lint", "-"}, kBadVm);
+  CHECK(r.code == 1);
+  CHECK(r.out.find("<stdin>:5:20: error: pciPassthru0.id '0000:3b:00.0' is the hex form") !=
+        std::string::npos);
+  CHECK(r.out.find("pciPassthru0.id = \"0000:3b:00.0\"\n                   ^\n") !=
+        std::string::npos);
+  CHECK(r.out.find("[P2P001]") != std::string::npos);
+  CHECK(r.out.find("Found ") != std::string::npos);
+}
+
+TEST_CASE("lint --fail-on error ignores warnings for the exit code", "[cli][lint]") {
+  const std::string only_warning = "a = TRUE\n";
+  CHECK(run_cli({"lint", "-"}, only_warning).code == 1);
+  CHECK(run_cli({"lint", "--fail-on", "error", "-"}, only_warning).code == 0);
+  CHECK(run_cli({"lint", "-"}, "a = \"TRUE\"\n").code == 0);
+}
+
+TEST_CASE("lint walks directories for .vmx files and reports unreadable input with exit 2",
+          "[cli][lint]") {
+  vmxkit::test::TempDir dir;
+  std::filesystem::create_directories(dir / "a" / "b");
+  write_bytes(dir / "a" / "b" / "one.vmx", "x = TRUE\n");
+  write_bytes(dir / "a" / "two.vmx", "y = \"1\"\n");
+  write_bytes(dir / "a" / "notes.txt", "not a vmx\n");
+  auto r = run_cli({"lint", "--format", "json", (dir / "a").string()});
+  CHECK(r.code == 1);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["summary"]["files"] == 2);
+  CHECK(j["summary"]["warnings"] == 1);
+  r = run_cli({"lint", (dir / "missing.vmx").string()});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("missing.vmx: cannot open") != std::string::npos);
+}
+
+TEST_CASE("lint --format json carries positions, notes and fixes", "[cli][lint][json]") {
+  const auto r = run_cli({"lint", "--format", "json", "-"}, kBadVm);
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& diags = j["files"][0]["diagnostics"];
+  bool saw_pt002 = false;
+  for (const auto& d : diags) {
+    if (d["rule"] != "PT002") continue;
+    saw_pt002 = true;
+    CHECK(d["severity"] == "error");
+    CHECK(d["start"]["line"] == 5);
+    CHECK(d["start"]["column"] == 20);
+    CHECK(d["fix"]["safety"] == "safe");
+    CHECK(d["fix"]["edits"][0]["replacement"] == "00000:059:00.0");
+  }
+  CHECK(saw_pt002);
+}
+
+TEST_CASE("lint --format sarif validates against the SARIF 2.1.0 schema", "[cli][lint][sarif]") {
+  vmxkit::test::TempDir dir;
+  write_bytes(dir / "gpu vm.vmx", kBadVm);
+  write_bytes(dir / "dups.vmx", "a = \"1\"\nA = \"2\"\n\xEF\xBB\xBF\n");
+  const auto r = run_cli({"lint", "--format", "sarif", dir.path().string()});
+  REQUIRE(r.code == 1);
+  write_bytes(dir / "out.sarif", r.out);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["version"] == "2.1.0");
+  CHECK(j["runs"][0]["results"].size() >= 4);
+  const std::string cmd =
+      "python3 -c 'import json,sys,jsonschema; "
+      "jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))' '" +
+      source_path("tests/data/sarif/sarif-2.1.0-rtm.5.json").string() + "' '" +
+      (dir / "out.sarif").string() + "'";
+  CHECK(std::system(cmd.c_str()) == 0);
+}
+
+TEST_CASE("fix writes the fixed file, a diff, or in place", "[cli][fix]") {
+  vmxkit::test::TempDir dir;
+  const auto path = dir / "vm.vmx";
+  write_bytes(path, kBadVm);
+  auto r = run_cli({"fix", "--diff", path.string()});
+  CHECK(r.out.find("-pciPassthru0.id = \"0000:3b:00.0\"\n+pciPassthru0.id = \"00000:059:00.0\"") !=
+        std::string::npos);
+  CHECK(read_bytes(path) == kBadVm);
+  r = run_cli({"fix", "-i", "--unsafe-fixes", path.string()});
+  const std::string fixed = read_bytes(path);
+  CHECK(fixed.find("00000:059:00.0") != std::string::npos);
+  CHECK(fixed.find("pciPassthru.allowP2P = \"TRUE\"") != std::string::npos);
+  CHECK(r.err.find("Fixed ") != std::string::npos);
+  CHECK(run_cli({"lint", path.string()}).code == 0);
+}
+
+TEST_CASE("rules lists the catalogue and rule prints a doc", "[cli][rules]") {
+  auto r = run_cli({"rules"});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("P2P001   missing-allow-p2p") != std::string::npos);
+  r = run_cli({"rule", "P2P001"});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("## Why is this bad?") != std::string::npos);
+  CHECK(run_cli({"rule", "missing-allow-p2p"}).code == 0);
+  CHECK(run_cli({"rule", "NOPE000"}).code == 2);
+}

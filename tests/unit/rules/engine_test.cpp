@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vmxkit/rules/engine.h"
+
+#include <catch2/catch.hpp>
+
+#include "support/support.h"
+
+using namespace vmxkit;
+
+namespace {
+
+std::vector<std::string> ids(const rules::LintResult& r) {
+  std::vector<std::string> out;
+  for (const Diagnostic& d : r.diagnostics) out.emplace_back(d.rule_id);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a suppression on the line before hides only that line's finding", "[rules][engine]") {
+  const auto r = rules::lint("vm.vmx",
+                             "# vmxkit: disable=VMX008\n"
+                             "a = TRUE\n"
+                             "b = TRUE\n",
+                             {});
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].rule_id == "VMX008");
+  CHECK(r.location(r.diagnostics[0].begin).line == 3);
+}
+
+TEST_CASE("a file suppression hides a rule everywhere and counts as used", "[rules][engine]") {
+  const auto r = rules::lint("vm.vmx", "a = TRUE\n# vmxkit: disable-file=VMX008\nb = TRUE\n", {});
+  CHECK(r.diagnostics.empty());
+}
+
+TEST_CASE("a trailing suppression applies to its own line", "[rules][engine]") {
+  const auto r = rules::lint("vm.vmx", "a = TRUE # vmxkit: disable=VMX008\nb = \"1\"\n", {});
+  CHECK(r.diagnostics.empty());
+}
+
+TEST_CASE("an unused suppression is reported and its fix removes the comment",
+          "[rules][engine][fix]") {
+  const std::string text = "a = \"1\"\n# vmxkit: disable=VMX008\nb = \"2\"\n";
+  const auto r = rules::lint("vm.vmx", text, {});
+  REQUIRE(ids(r) == std::vector<std::string>{"VMX009"});
+  const auto fixed = rules::fix("vm.vmx", text, {}, false);
+  CHECK(fixed.bytes == "a = \"1\"\nb = \"2\"\n");
+  CHECK(fixed.remaining.diagnostics.empty());
+}
+
+TEST_CASE("fix applies only safe fixes unless unsafe ones are asked for", "[rules][engine][fix]") {
+  const std::string text =
+      "firmware = \"efi\"\nmemsize = \"1024\"\nsched.mem.pin = \"TRUE\"\n"
+      "pciPassthru0.present = \"TRUE\"\npciPassthru0.id = \"0000:3b:00.0\"\n"
+      "pciPassthru0.deviceId = \"0x1021\"\npciPassthru0.vendorId = \"0x15b3\"\n"
+      "pciPassthru0.systemId = \"x\"\n"
+      "pciPassthru1.present = \"TRUE\"\npciPassthru1.vgpu = \"grid_a100-40c\"\n"
+      "pciPassthru.use64bitMMIO = TRUE\n";
+  const auto safe = rules::fix("vm.vmx", text, {}, false);
+  CHECK(safe.bytes.find("00000:059:00.0") != std::string::npos);     // PT002, safe
+  CHECK(safe.bytes.find("use64bitMMIO = \"TRUE\"") != std::string::npos);  // VMX008, safe
+  CHECK(safe.bytes.find("allowP2P") == std::string::npos);          // P2P001, unsafe
+  const auto all = rules::fix("vm.vmx", text, {}, true);
+  CHECK(all.bytes.find("pciPassthru.allowP2P = \"TRUE\"") != std::string::npos);
+  CHECK(all.bytes.find("pciPassthru.RelaxACSforP2P = \"TRUE\"") != std::string::npos);
+}
+
+TEST_CASE("fix never changes a byte outside its edits", "[rules][engine][fix]") {
+  const std::string text =
+      "# keep   this comment\r\n"
+      "displayName = \"a|0Ab\"   # and this one\r\n"
+      "sata0.present = TRUE\r\n"
+      "\r\n"
+      "weird.key =   \"x\"\t\r\n";
+  const auto fixed = rules::fix("vm.vmx", text, {}, true);
+  CHECK(fixed.bytes ==
+        "# keep   this comment\r\n"
+        "displayName = \"a|0Ab\"   # and this one\r\n"
+        "sata0.present = \"TRUE\"\r\n"
+        "\r\n"
+        "weird.key =   \"x\"\t\r\n");
+}
+
+TEST_CASE("every corpus file lints without a crash", "[rules][engine][corpus]") {
+  for (const auto& path : test::corpus_files("vmx", ".vmx")) {
+    INFO(path.filename().string());
+    const auto r = rules::lint(path.string(), test::read_bytes(path), {});
+    for (const Diagnostic& d : r.diagnostics) {
+      CHECK(d.begin <= r.bytes.size());
+      CHECK(d.end <= r.bytes.size() + 1);
+    }
+    // Fixing is idempotent: fixing the fixed file changes nothing.
+    const auto once = rules::fix(path.string(), test::read_bytes(path), {}, true);
+    const auto twice = rules::fix(path.string(), once.bytes, {}, true);
+    CHECK(twice.bytes == once.bytes);
+  }
+}
