@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+// topo / mmio / host-check through the command line, in-process.
+#include <catch2/catch.hpp>
+
+#include "support/support.h"
+
+using vmxkit::test::run_cli;
+using vmxkit::test::write_bytes;
+
+namespace {
+
+std::string example() {
+  return vmxkit::test::source_path("examples/hosts/synthetic-2s-4sw-8gpu-8nic.lspci-vvv.txt").string();
+}
+
+}  // namespace
+
+TEST_CASE("topo prints the matrix, legends, verdicts and the best NIC", "[cli][topo]") {
+  const auto r = run_cli({"topo", example()});
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out.rfind("\tGPU0\tGPU1\t", 0) == 0);
+  CHECK(r.out.find("\nGPU0\t X \tPIX\tNODE\tNODE\tSYS") != std::string::npos);
+  CHECK(r.out.find("NIC Legend:\n\n  NIC0: 0000:19:00.0 ConnectX-7\n") != std::string::npos);
+  CHECK(r.out.find("  GPU0 <-> NIC4  SYS  unsupported\n") != std::string::npos);
+  CHECK(r.out.find("  GPU7: NIC6 (0000:c0:00.0, PIX, ok)\n") != std::string::npos);
+}
+
+TEST_CASE("topo --format json gives the same as data", "[cli][topo]") {
+  const auto r = run_cli({"topo", "--format", "json", example()});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("\"label\": \"GPU0\", \"bdf\": \"0000:18:00.0\", \"role\": \"gpu\", \"model\": \"H100 PCIe\"") !=
+        std::string::npos);
+  CHECK(r.out.find("[\"X\", \"PIX\", \"NODE\", \"NODE\", \"SYS\"") != std::string::npos);
+  CHECK(r.out.find("\"best_nic\": {\"GPU0\": \"NIC0\"") != std::string::npos);
+  CHECK(r.out.find("\"warnings\": []") != std::string::npos);
+}
+
+TEST_CASE("topo reads stdin, warns about devices it cannot place, and exits 2 on bad input", "[cli][topo]") {
+  auto r = run_cli({"topo", "-"}, "c1:00.0 3D controller: NVIDIA Corporation GH100 [H100 PCIe]\n");
+  CHECK(r.code == 0);
+  CHECK(r.err.find("vmxkit: warning: <stdin>:1: cannot place 0000:c1:00.0") != std::string::npos);
+  vmxkit::test::TempDir dir;
+  write_bytes(dir / "bad.txt", "3b:00.0 Ethernet controller: X\n\tRegion 0: Memory at zz (64-bit)\n");
+  r = run_cli({"topo", (dir / "bad.txt").string()});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("bad.txt:2:22: expected a hex address") != std::string::npos);
+  r = run_cli({"topo"});
+  CHECK(r.code == 2);
+}
+
+TEST_CASE("mmio sizes host BDFs and catalogue aliases, exit 1 for unknown BARs", "[cli][mmio]") {
+  auto r = run_cli({"mmio", example(), "--device", "0000:18:00.0", "--device", "0000:19:00.0"});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("  128G at +0        BAR1  0000:18:00.0 (H100 PCIe)") != std::string::npos);
+  CHECK(r.out.find("pciPassthru.64bitMMIOSizeGB = \"256\"\n") != std::string::npos);
+  r = run_cli({"mmio", "--device", "h100-sxm", "--format", "json"});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("\"size_gb\": 256") != std::string::npos);
+  CHECK(r.out.find("\"kb323402_gb\": 256") != std::string::npos);
+  r = run_cli({"mmio", "--device", "1234:5678"});
+  CHECK(r.code == 2);
+  r = run_cli({"mmio", "--device", "0000:18:00.0"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("give the HOST") != std::string::npos);
+}
+
+TEST_CASE("host-check prints findings with fixes and exits 1", "[cli][host-check]") {
+  vmxkit::test::TempDir dir;
+  write_bytes(dir / "grub", "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet\"\n");
+  auto r = run_cli({"host-check", example(), "--cmdline", (dir / "grub").string()});
+  CHECK(r.code == 1);
+  CHECK(r.out.find("error: the kernel command line does not turn the IOMMU on (intel_iommu=on) [iommu-off]") !=
+        std::string::npos);
+  CHECK(r.out.find("  fix: add intel_iommu=on iommu=pt to GRUB_CMDLINE_LINUX_DEFAULT") != std::string::npos);
+  CHECK(r.out.find("0000:19:00.0: warning: SR-IOV: no VFs created") != std::string::npos);
+  write_bytes(dir / "cmdline", "BOOT_IMAGE=/vmlinuz intel_iommu=on iommu=pt\n");
+  r = run_cli({"host-check", example(), "--cmdline", (dir / "cmdline").string(), "--format", "json"});
+  CHECK(r.code == 1);  // the VFs are still not created
+  CHECK(r.out.find("\"id\": \"sriov-no-vfs\"") != std::string::npos);
+  CHECK(r.out.find("iommu") == std::string::npos);
+}
