@@ -1,0 +1,104 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Shared helpers of the integration tests: the vmxkit binary, the vCenter simulator, plans."""
+
+import os
+import re
+import signal
+import subprocess
+import time
+
+VMXKIT = os.environ.get("VMXKIT_BINARY", "vmxkit")
+VCSIM = os.environ.get("VMXKIT_VCSIM", "")
+SOURCE_DIR = os.environ.get(
+    "VMXKIT_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+PLANS_DIR = os.path.join(SOURCE_DIR, "tests", "data", "spec", "plans")
+TIMEOUT = 60
+
+
+def vmxkit(*args, stdin=None):
+    """Runs vmxkit and returns stdout (bytes); raises with stderr when it fails."""
+    r = subprocess.run([VMXKIT, *args], input=stdin, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=TIMEOUT, check=False)
+    if r.returncode != 0:
+        raise AssertionError("vmxkit %s failed (%d): %s" % (" ".join(args), r.returncode,
+                                                            r.stderr.decode(errors="replace")))
+    return r.stdout
+
+
+def plans():
+    return sorted(os.path.join(PLANS_DIR, f) for f in os.listdir(PLANS_DIR) if f.endswith(".vmx"))
+
+
+def read_vmx(path):
+    """The plan's settings, parsed independently of vmxkit (`key = "value"` lines)."""
+    settings = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r'\s*([^=\s]+)\s*=\s*"(.*)"\s*$', line)
+            if m:
+                value = re.sub(r"\|([0-9A-Fa-f]{2})", lambda x: chr(int(x.group(1), 16)), m.group(2))
+                settings.append((m.group(1), value))
+    return settings
+
+
+def api_id(vmx_id):
+    """`00000:059:00.0` -> `0000:3b:00.0`."""
+    seg, bus, rest = vmx_id.split(":")
+    dev, fn = rest.split(".")
+    return "%04x:%02x:%02x.%d" % (int(seg), int(bus), int(dev), int(fn))
+
+
+def signed_short(value):
+    v = int(value, 0)
+    return v - 0x10000 if v >= 0x8000 else v
+
+
+def expected_spec(path):
+    """What the ConfigSpec of a plan must hold, computed here from the vmx text."""
+    settings = read_vmx(path)
+    devices = {}
+    extra = []
+    spec = {"extraConfig": extra, "devices": devices}
+    for key, value in settings:
+        m = re.match(r"pciPassthru(\d+)\.(.+)$", key)
+        if key == "memsize":
+            spec["memoryMB"] = int(value)
+        elif key == "firmware":
+            spec["firmware"] = value
+        elif key == "sched.mem.pin":
+            spec["memoryReservationLockedToMax"] = value.upper() == "TRUE"
+        elif m and m.group(2) in ("present", "id", "deviceId", "vendorId", "systemId", "pfId",
+                                  "vgpu", "allowedDevices", "customLabel", "networkName"):
+            devices.setdefault(int(m.group(1)), {})[m.group(2)] = value
+        else:
+            extra.append((key, value))
+    return spec
+
+
+class Simulator:
+    """govmomi's vCenter simulator on 127.0.0.1, started and stopped by the tests."""
+
+    def __init__(self):
+        if not VCSIM:
+            raise RuntimeError("VMXKIT_VCSIM is not set")
+        self.proc = subprocess.Popen([VCSIM, "-timeout", "300s"], stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, start_new_session=True)
+        deadline = time.monotonic() + 30
+        line = b""
+        while time.monotonic() < deadline and not line:
+            if self.proc.poll() is not None:
+                raise RuntimeError("vcsim exited: " + self.proc.stderr.read().decode())
+            line = self.proc.stdout.readline()
+        if not line:
+            self.stop()
+            raise RuntimeError("vcsim printed no URL in 30s")
+        self.url, self.vm_moref, self.vm_name = line.decode().split()
+
+    def stop(self):
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout=10)
