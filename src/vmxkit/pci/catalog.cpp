@@ -202,10 +202,17 @@ const CatalogEntry* Catalog::find_name(std::string_view lspci_name) const {
     if (e.lspci_name.empty()) continue;
     const std::string_view vendor = vendor_name(e.vendor_id);
     if (vendor.empty()) continue;
-    if (lspci_name.size() == vendor.size() + 1 + e.lspci_name.size() &&
-        lspci_name.substr(0, vendor.size()) == vendor && lspci_name[vendor.size()] == ' ' &&
-        lspci_name.substr(vendor.size() + 1) == e.lspci_name) {
-      return &e;
+    if (lspci_name.size() <= vendor.size() + 1 || lspci_name.substr(0, vendor.size()) != vendor ||
+        lspci_name[vendor.size()] != ' ') {
+      continue;
+    }
+    const std::string_view device = lspci_name.substr(vendor.size() + 1);
+    std::string_view names = e.lspci_name;
+    for (;;) {
+      const auto bar = names.find(" | ");
+      if (names.substr(0, bar) == device) return &e;
+      if (bar == std::string_view::npos) break;
+      names.remove_prefix(bar + 3);
     }
   }
   return nullptr;

@@ -22,7 +22,9 @@ struct CatalogEntry {
   std::string alias;       ///< short name for the command line ("h100-pcie"); may be empty
   std::string model;       ///< "H100 PCIe"
   Role role = Role::other;  ///< gpu, rdma_nic, nic_vf or bridge
-  std::string lspci_name;  ///< device name as pci.ids/lspci prints it ("GH100 [H100 PCIe]")
+  /// Device name as pci.ids/lspci prints it ("GH100 [H100 PCIe]"); " | " separates the names
+  /// different pci.ids versions give.
+  std::string lspci_name;
   std::optional<unsigned> framebuffer_gb;
   std::optional<std::uint64_t> bar1_bytes;
   std::vector<Bar> other_bars;  ///< the other 64-bit memory BARs (index, size)

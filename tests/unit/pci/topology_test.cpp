@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cstdlib>
 #include <fmt/format.h>
 
 #include "support/support.h"
@@ -268,6 +269,8 @@ TEST_CASE("host-check reports IOMMU, SR-IOV, ACS and ATS with the fixing command
 
 TEST_CASE("a 4,096-device tree loads and classifies in well under a second", "[pci][scale]") {
   const std::string text = vmxkit::test::scale_host_text(4096);
+  // For measuring the command line on the same input: VMXKIT_SCALE_OUT=FILE writes it out.
+  if (const char* out = std::getenv("VMXKIT_SCALE_OUT")) vmxkit::test::write_bytes(out, text);
   const auto start = std::chrono::steady_clock::now();
   const auto host = host_from({{"scale.txt", text}});
   const auto topo = vmxkit::pci::analyze(host, {});
