@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <fmt/format.h>
+
+#include "vmxkit/rules/rules.h"
+#include "vmxkit/rules/topology_pairs.h"
+
+namespace vmxkit::rules {
+namespace {
+
+constexpr std::string_view kDoc = R"md(
+## What it does
+With `--host`, flags a GPU and its peer whose path has a bridge with ACS P2P redirect enabled
+(`ReqRedir+`, `CmpltRedir+` or `EgressCtrl+` in `ACSCtl`).
+
+## Why is this bad?
+ACS redirect sends peer requests up to the root complex instead of across the switch both
+devices share: GPUDirect traffic is slow, and on some platforms hangs. `RelaxACSforP2P` in the
+VM does not change the host's bridges.
+
+## Example
+`ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+` on the switch port above the NIC.
+
+## Fix safety
+No automatic fix. On bare metal, clear ACS on the path (`setpci -s BDF ECAP_ACS+0x6.w=0000`, or
+firmware settings); in a VM keep ACS and enable ATS on the NIC.
+
+## References
+- NCCL troubleshooting, "PCI Access Control Services (ACS)"
+- Linux `drivers/pci/p2pdma.c` (ACS redirect makes P2P go through the root complex)
+)md";
+
+void check(const Context& ctx, Sink& sink) {
+  for (const PeerPair& p : peer_pairs(ctx)) {
+    for (const pci::Reason* r : reasons_of(p, pci::ReasonKind::acs_redirect)) {
+      report_pair(ctx, sink, kTOPO006, p,
+                  fmt::format("{} <-> {}: {}", p.gpu->label, p.peer->label, r->text), r->fix);
+    }
+  }
+}
+
+}  // namespace
+
+extern const Rule kTOPO006{
+    .id = "TOPO006",
+    .name = "acs-redirect-on-path",
+    .severity = Severity::warning,
+    .fix = FixAvailability::always,
+    .fix_safety = FixSafety::display_only,
+    .summary = "ACS P2P redirect on a bridge between a GPU and its peer",
+    .doc = kDoc,
+    .check = &check,
+    .needs_host = true,
+};
+
+}  // namespace vmxkit::rules
