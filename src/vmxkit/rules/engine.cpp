@@ -9,6 +9,7 @@
 #include "vmxkit/pci/catalog.h"
 #include "vmxkit/rules/context.h"
 #include "vmxkit/rules/rules.h"
+#include "vmxkit/spec/load.h"
 #include "vmxkit/vmx/document.h"
 #include "vmxkit/vmx/edit.h"
 
@@ -131,22 +132,55 @@ void sort_diagnostics(std::vector<Diagnostic>& diagnostics) {
 
 }  // namespace
 
+namespace {
+
+void run_rules(const Context& ctx, const LintOptions& options, Sink& sink) {
+  for (const Rule* rule : all_rules()) {
+    if (rule->status == RuleStatus::removed || rule->check == nullptr) continue;
+    if (rule->needs_host && options.host == nullptr) continue;
+    rule->check(ctx, sink);
+  }
+}
+
+// ConfigSpec XML, SOAP, VI/JSON and OVF: the same rules over the neutral model, with positions
+// pointing at the elements; no syntax rules and no fixes (those edit .vmx text).
+void lint_spec(LintResult& result, std::string bytes, const LintOptions& options,
+               const pci::Catalog& catalog) {
+  spec::Loaded loaded = spec::load(result.path, std::move(bytes));
+  result.format = InputFormat::configspec;
+  result.diagnostics = std::move(loaded.diagnostics);
+  for (const spec::LoadedVm& vm : loaded.vms) {
+    const Context ctx(result.path, loaded.source.bytes(), nullptr, vm.config, catalog,
+                      options.host);
+    Sink sink;
+    run_rules(ctx, options, sink);
+    for (Diagnostic& d : sink.diagnostics()) {
+      if (loaded.vms.size() > 1) d.message = fmt::format("{}: {}", vm.name, d.message);
+      result.diagnostics.push_back(std::move(d));
+    }
+  }
+  result.bytes = std::string(loaded.source.bytes());
+}
+
+}  // namespace
+
 LintResult lint(std::string path, std::string bytes, const LintOptions& options) {
   const pci::Catalog& catalog =
       options.catalog != nullptr ? *options.catalog : pci::Catalog::builtin();
   LintResult result;
   result.path = std::move(path);
   result.lines = LineIndex(bytes);
+  if (spec::detect_format(bytes) != spec::Format::vmx) {
+    lint_spec(result, std::move(bytes), options, catalog);
+    sort_diagnostics(result.diagnostics);
+    return result;
+  }
   result.format = InputFormat::vmx;
   const vmx::Document doc = vmx::Document::parse(std::move(bytes), result.path);
   const VmConfig config = view(doc);
   const Context ctx(result.path, doc.bytes(), &doc, config, catalog, options.host);
   Sink sink;
-  for (const Rule* rule : all_rules()) {
-    if (rule->status == RuleStatus::removed || rule->check == nullptr) continue;
-    if (rule->needs_host && options.host == nullptr) continue;
-    rule->check(ctx, sink);
-  }
+  run_rules(ctx, options, sink);
   result.diagnostics = std::move(sink.diagnostics());
   apply_suppressions(doc, result.diagnostics);
   sort_diagnostics(result.diagnostics);

@@ -17,7 +17,8 @@ class Host;
 /// The rule engine: runs the catalogue over one file, applies in-file suppressions, and fixes.
 namespace vmxkit::rules {
 
-/// The kinds of input lint reads, told apart by content.
+/// The kinds of input lint reads, told apart by content: a `.vmx`, or a vSphere document
+/// (ConfigSpec XML, SOAP ReconfigVM_Task, VI/JSON, OVF).
 enum class InputFormat : unsigned char { vmx, configspec };
 
 struct LintOptions {
@@ -35,8 +36,9 @@ struct LintResult {
   Location location(std::size_t offset) const { return lines.location(offset); }
 };
 
-/// Lints one file's bytes. Never throws for bad content (that is what diagnostics are for);
-/// throws vmxkit::Error only when the input cannot be read as any known format at all.
+/// Lints one file's bytes. A `.vmx` never fails (malformed lines are diagnostics); a vSphere
+/// document that cannot be read as its format (malformed or unsafe XML, bad JSON) throws
+/// vmxkit::Error with file:line:col.
 LintResult lint(std::string path, std::string bytes, const LintOptions& options);
 
 /// The suppression comment forms: `# vmxkit: disable=ID[,ID...]` on the line before (or at the

@@ -23,6 +23,7 @@ const std::vector<const Rule*>& all_rules() {
       &kTOPO001, &kTOPO002, &kTOPO003, &kTOPO004, &kTOPO005, &kTOPO006, &kTOPO007, &kTOPO008,
       &kVMX001, &kVMX002, &kVMX003, &kVMX004, &kVMX005, &kVMX006, &kVMX007, &kVMX008,
       &kVMX009, &kVMX010, &kVMX011, &kVMX012,
+      &kXML001,
   };
   return kRules;
 }

@@ -44,5 +44,6 @@ extern const Rule kVMX009;
 extern const Rule kVMX010;
 extern const Rule kVMX011;
 extern const Rule kVMX012;
+extern const Rule kXML001;
 
 }  // namespace vmxkit::rules

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Data-driven rule tests: every `tests/rules/<ID>/*.vmx` is linted and the findings compared,
-// exactly, with its `# expect: ID` marks (on the line before, or at the end of the line itself);
+// Data-driven rule tests: every `tests/rules/<ID>/*.vmx` (and `*.xml` ConfigSpec) is linted and
+// the findings compared, exactly, with its `# expect: ID` marks (`<!-- expect: ID -->` in XML) on
+// the line before, or at the end of the line itself;
 // `<name>.fixed.vmx` beside it is the expected output of `fix --unsafe-fixes`. A first-line
 // `# fixture: host=FILE` lints with that host capture (path relative to the fixture).
 #include <catch2/catch.hpp>
@@ -46,9 +47,11 @@ std::set<Finding> expected_findings(const std::string& text) {
     const std::string_view line = index.line_text(text, index.line_start(n));
     std::size_t i = 0;
     while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-    const bool own_line = line.substr(i).starts_with("# expect:");
-    for (const std::string& id : ids_after(line, "# expect:")) {
-      out.emplace(static_cast<std::uint32_t>(own_line ? n + 1 : n), id);
+    for (const std::string_view tag : {"# expect:", "<!-- expect:"}) {
+      const bool own_line = line.substr(i).starts_with(tag);
+      for (const std::string& id : ids_after(line, tag)) {
+        out.emplace(static_cast<std::uint32_t>(own_line ? n + 1 : n), id);
+      }
     }
   }
   return out;
@@ -75,7 +78,8 @@ std::vector<fs::path> fixture_files() {
   std::vector<fs::path> files;
   for (const auto& e : fs::recursive_directory_iterator(test::source_path("tests/rules"))) {
     const std::string name = e.path().filename().string();
-    if (e.is_regular_file() && e.path().extension() == ".vmx" &&
+    const auto ext = e.path().extension();
+    if (e.is_regular_file() && (ext == ".vmx" || ext == ".xml") &&
         name.find(".fixed.") == std::string::npos) {
       files.push_back(e.path());
     }
