@@ -51,6 +51,7 @@ Format detect_format(std::string_view b) {
   if (b[i] == '{' || b[i] == '[') return Format::vi_json;
   if (b[i] != '<') return Format::vmx;
   i = skip_prolog(b, i);
+  if (b.size() - i < 2 || b[i] != '<') return Format::configspec_xml;  // the XML reader says why
   // The root start tag: its name and the namespaces it declares.
   const std::size_t end = b.find('>', i);
   const std::string_view tag = b.substr(i, end == std::string_view::npos ? b.size() - i : end - i);

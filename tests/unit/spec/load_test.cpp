@@ -77,3 +77,29 @@ TEST_CASE("ConfigSpec input that breaks the schema loads with XML001 findings", 
   CHECK(l.source.location(l.diagnostics[0].begin).line == 2);
   CHECK(l.vms[0].config.firmware() == "uefi");
 }
+
+TEST_CASE("truncated and corrupted documents fail with an Error, never a crash",
+          "[spec][load][safety]") {
+  const ConfigSpec spec = from_vm_config(test::plan_config());
+  const auto ovf_path =
+      test::corpus_dir("configspec") / "ovf_govmomi_pci_passthrough_legacy_directpath.ovf";
+  for (const std::string& doc : {write_configspec_xml(spec), write_soap_envelope(spec, "vm-1"),
+                                 write_vi_json(spec), test::read_bytes(ovf_path)}) {
+    for (std::size_t cut = 0; cut < doc.size(); cut += 7) {
+      std::string bytes = doc.substr(0, cut);
+      try {
+        (void)load("cut", bytes);
+      } catch (const Error&) {
+      }
+      if (cut < doc.size()) {
+        bytes = doc;
+        bytes[cut] = static_cast<char>(bytes[cut] ^ 0x5a);
+        try {
+          (void)load("flip", bytes);
+        } catch (const Error&) {
+        }
+      }
+    }
+  }
+  SUCCEED("no crash and no exception other than vmxkit::Error");
+}
