@@ -3,6 +3,7 @@
 
 import os
 import re
+import select
 import signal
 import subprocess
 import time
@@ -88,7 +89,10 @@ class Simulator:
         while time.monotonic() < deadline and not line:
             if self.proc.poll() is not None:
                 raise RuntimeError("vcsim exited: " + self.proc.stderr.read().decode())
-            line = self.proc.stdout.readline()
+            # Wait for output without blocking past the deadline.
+            ready, _, _ = select.select([self.proc.stdout], [], [], 0.5)
+            if ready:
+                line = self.proc.stdout.readline()
         if not line:
             self.stop()
             raise RuntimeError("vcsim printed no URL in 30s")
