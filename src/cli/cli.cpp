@@ -34,6 +34,7 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   app.set_version_flag("--version", kVersion);
   app.require_subcommand(1);
   app.fallthrough(false);
+  setup_generate(app, ctx);
   setup_lint(app, ctx);
   setup_fix(app, ctx);
   setup_get(app, ctx);

@@ -15,6 +15,7 @@ void setup_get(CLI::App& app, Context& ctx);
 void setup_set(CLI::App& app, Context& ctx);
 void setup_unset(CLI::App& app, Context& ctx);
 void setup_fmt(CLI::App& app, Context& ctx);
+void setup_generate(CLI::App& app, Context& ctx);
 void setup_lint(CLI::App& app, Context& ctx);
 void setup_fix(CLI::App& app, Context& ctx);
 void setup_rules(CLI::App& app, Context& ctx);

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 
 #include "vmxkit/core/error.h"
 
@@ -26,6 +27,17 @@ std::string origin_text(const Device& d) {
 }
 
 }  // namespace
+
+std::optional<unsigned> vgpu_framebuffer_gb(std::string_view profile) {
+  // The last `-<digits><series>` group holds the framebuffer.
+  const auto dash = profile.rfind('-');
+  if (dash == std::string_view::npos) return std::nullopt;
+  unsigned gb = 0;
+  const char* first = profile.data() + dash + 1;
+  const auto [ptr, ec] = std::from_chars(first, profile.data() + profile.size(), gb);
+  if (ec != std::errc() || ptr == first || gb == 0) return std::nullopt;
+  return gb;
+}
 
 std::uint64_t next_pow2(std::uint64_t n) {
   std::uint64_t p = 1;

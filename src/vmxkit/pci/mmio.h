@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vmxkit/pci/catalog.h"
@@ -54,6 +55,10 @@ MmioResult size_64bit_mmio(const Host& host, const std::vector<Bdf>& devices);
 /// catalogue are reported as unknown.
 MmioResult size_64bit_mmio(const Catalog& catalog,
                            const std::vector<std::pair<std::uint16_t, std::uint16_t>>& ids);
+
+/// The framebuffer in GB an NVIDIA vGPU profile name gives (`grid_a100-40c` -> 40,
+/// `grid_a100-3-20c` -> 20), or nullopt.
+std::optional<unsigned> vgpu_framebuffer_gb(std::string_view profile);
 
 /// The smallest power of two >= n (n >= 1).
 std::uint64_t next_pow2(std::uint64_t n);

@@ -1,23 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vmxkit/rules/mmio_requirement.h"
 
-#include <charconv>
-
 #include "vmxkit/pci/bdf.h"
 
 namespace vmxkit::rules {
-
-std::optional<unsigned> vgpu_profile_framebuffer_gb(std::string_view profile) {
-  // The last `-<digits><letters>` group holds the framebuffer.
-  const auto dash = profile.rfind('-');
-  if (dash == std::string_view::npos) return std::nullopt;
-  unsigned gb = 0;
-  const char* first = profile.data() + dash + 1;
-  const char* last = profile.data() + profile.size();
-  const auto [ptr, ec] = std::from_chars(first, last, gb);
-  if (ec != std::errc() || ptr == first || gb == 0) return std::nullopt;
-  return gb;
-}
 
 std::optional<MmioRequirement> mmio_requirement(const Context& ctx) {
   if (ctx.count(DeviceClass::gpu) == 0) return std::nullopt;
@@ -34,7 +20,7 @@ std::optional<MmioRequirement> mmio_requirement(const Context& ctx) {
       auto entry = std::make_unique<pci::CatalogEntry>();
       entry->role = pci::Role::gpu;
       entry->model = "vGPU " + *v.entry->vgpu;
-      entry->framebuffer_gb = vgpu_profile_framebuffer_gb(*v.entry->vgpu);
+      entry->framebuffer_gb = pci::vgpu_framebuffer_gb(*v.entry->vgpu);
       entry->source = "vGPU profile name";
       m.model = entry.get();
       req.vgpu_models.push_back(std::move(entry));

@@ -22,10 +22,6 @@ struct MmioRequirement {
 /// --host capture, else the catalogue, else KB 323402), or nullopt when no GPU is passed.
 std::optional<MmioRequirement> mmio_requirement(const Context& ctx);
 
-/// The framebuffer in GB a vGPU profile name gives (`grid_a100-40c` -> 40,
-/// `grid_a100-3-20c` -> 20), or nullopt.
-std::optional<unsigned> vgpu_profile_framebuffer_gb(std::string_view profile);
-
 /// Notes for a diagnostic: the arithmetic, anchored at the first device.
 void add_mmio_notes(const Context& ctx, const MmioRequirement& req, Diagnostic& d);
 

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: Apache-2.0
+// vmxkit generate: VM settings for GPU/NIC passthrough with P2P from a host capture.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <memory>
+#include <ostream>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "vmxkit/core/error.h"
+#include "vmxkit/core/io.h"
+#include "vmxkit/gen/plan.h"
+#include "vmxkit/gen/render.h"
+#include "vmxkit/spec/render.h"
+#include "vmxkit/vmx/vm_config.h"
+
+namespace vmxkit::cli {
+namespace {
+
+struct GenerateOptions {
+  HostOptions host;
+  gen::Request request;
+  std::optional<unsigned> gpus;
+  std::optional<std::uint64_t> memory_mb;
+  std::optional<std::string> vgpu;
+  std::string base;
+  std::string template_name;
+  std::string format = "vmx";
+  std::string vm;
+  std::string output;
+  bool force = false;
+  bool list_templates = false;
+  bool list_models = false;
+};
+
+int list_templates(Context& ctx) {
+  for (const gen::Template& t : gen::builtin_templates()) {
+    ctx.out << fmt::format("{:<16} {}\n", t.name, t.description());
+  }
+  ctx.out << "A template file of your own can be given with --template FILE.\n";
+  return kExitClean;
+}
+
+int list_models(const pci::Catalog& catalog, Context& ctx) {
+  ctx.out << fmt::format("{:<14} {:<10} {:<9} {}\n", "ALIAS", "ID", "ROLE", "MODEL");
+  for (const pci::CatalogEntry& e : catalog.entries()) {
+    if (e.alias.empty() || (e.role != pci::Role::gpu && e.role != pci::Role::rdma_nic)) continue;
+    ctx.out << fmt::format("{:<14} {:<10} {:<9} {}\n", e.alias, e.id_string(), to_string(e.role),
+                           e.model);
+  }
+  return kExitClean;
+}
+
+int run_generate(GenerateOptions& o, Context& ctx) {
+  const LoadedHost host = load_host_options(o.host);
+  if (o.list_templates) return list_templates(ctx);
+  if (o.list_models) return list_models(host.catalog, ctx);
+  const auto format = spec::parse_output_format(o.format);
+  if (!format) throw Error(fmt::format("--format {}: unknown format", o.format));
+  if (!o.output.empty() && !o.force) check_in_place(o.output, {true, false});
+
+  gen::Request& r = o.request;
+  r.gpu_count = o.gpus;
+  r.memory_mb = o.memory_mb;
+  r.vgpu = o.vgpu;
+  if (r.sriov && r.nics.empty()) r.nics = {"auto"};
+  r.host_label = fmt::format("{}", fmt::join(o.host.hosts, " + "));
+
+  std::optional<vmx::Document> base;
+  if (!o.base.empty()) {
+    base = load_vmx(o.base, ctx);
+    // The base's memory size is what gets reserved unless --memory-mb says otherwise.
+    if (!r.memory_mb) {
+      if (const auto mem = view(*base).memory_mb(); mem && *mem > 0) {
+        r.memory_mb = static_cast<std::uint64_t>(*mem);
+      }
+    }
+  }
+  const gen::Plan plan = gen::make_plan(r, host.host.get(), host.catalog);
+  const gen::Template tpl =
+      gen::load_template(o.template_name.empty() ? gen::default_template(plan) : o.template_name);
+  const std::string vmx_text = base ? gen::merge_into(*base, tpl, plan)
+                                    : gen::render_template(tpl, plan);
+
+  std::string output;
+  if (*format == spec::OutputFormat::vmx) {
+    output = vmx_text;
+  } else {
+    const vmx::Document doc = vmx::Document::parse(vmx_text, o.base.empty() ? "plan" : o.base);
+    output = spec::render(view(doc), *format, spec::RenderOptions{o.vm});
+  }
+  // The comment block goes into a new .vmx; everywhere else it goes to stderr.
+  if (*format != spec::OutputFormat::vmx || base) {
+    for (const std::string& line : plan.explanation) ctx.err << "vmxkit: " << line << '\n';
+  }
+  if (o.output.empty() || o.output == "-") {
+    ctx.out << output;
+  } else {
+    write_file_atomic(o.output, output);
+  }
+  return kExitClean;
+}
+
+}  // namespace
+
+void setup_generate(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<GenerateOptions>();
+  auto* sub = app.add_subcommand(
+      "generate",
+      "Write the VM settings for GPUDirect RDMA / GPU P2P: picks GPU/NIC pairs from a host "
+      "capture, sizes 64bitMMIOSizeGB from the BARs, writes every prerequisite");
+  add_host_options(*sub, o->host);
+  sub->add_option("--gpu", o->request.gpus,
+                  "GPU address (0000:3b:00.0), auto (every GPU), or a model without --host "
+                  "(h100-pcie; see --list-models)");
+  sub->add_option("--gpus", o->gpus, "With --gpu auto: the N best-connected GPUs");
+  sub->add_option("--nic", o->request.nics,
+                  "NIC address, auto (the closest NIC for each GPU), or a model without --host");
+  sub->add_option("--vgpu", o->vgpu, "vGPU profile (grid_a100-40c) instead of full passthrough");
+  sub->add_flag("--sriov", o->request.sriov, "Pass SR-IOV VFs of the NICs instead of the PFs");
+  sub->add_option("--network", o->request.network, "Port group of SR-IOV VF entries")
+      ->capture_default_str();
+  sub->add_option("--memory-mb", o->memory_mb, "Guest memory, all reserved (default 65536, or "
+                                               "the --base file's memsize)");
+  sub->add_option("--system-id", o->request.system_id,
+                  "Host hardware UUID for the entries' systemId");
+  sub->add_flag("--allow-degraded", o->request.allow_degraded,
+                "Accept GPU/NIC pairs that meet only at the CPU (PHB/NODE)");
+  sub->add_option("--base", o->base, "Merge into this .vmx, keeping everything else byte for byte");
+  sub->add_option("--template", o->template_name, "Template name (--list-templates) or file");
+  sub->add_option("--format", o->format, "vmx, configspec-xml, soap, vi-json, govc or powercli")
+      ->capture_default_str();
+  sub->add_option("--vm", o->vm, "VM moref for --format soap (vm-123)");
+  sub->add_option("-o,--output", o->output, "Write here (atomically) instead of stdout");
+  sub->add_flag("--force", o->force, "Write -o even when the VM holds its lock");
+  sub->add_flag("--list-templates", o->list_templates, "List the built-in templates");
+  sub->add_flag("--list-models", o->list_models, "List the GPU and NIC models of the catalogue");
+  sub->callback([o, &ctx] { ctx.exit_code = run_generate(*o, ctx); });
+}
+
+}  // namespace vmxkit::cli
