@@ -268,8 +268,11 @@ Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog
                                            pci::to_string(v.verdict)));
     for (const pci::Reason& r : v.reasons) {
       plan.explanation.push_back("  - " + r.text);
-      const bool blocking_path = r.kind == pci::ReasonKind::path ||
-                                 r.kind == pci::ReasonKind::path_unknown;
+      // GPU<->NIC paths decide; a GPU<->GPU path only limits GPU P2P (NCCL then goes through
+      // host memory), so it is explained, not refused.
+      const bool blocking_path =
+          !p.peer_is_gpu &&
+          (r.kind == pci::ReasonKind::path || r.kind == pci::ReasonKind::path_unknown);
       if (r.kind == pci::ReasonKind::gpu_no_gdr || r.kind == pci::ReasonKind::nic_no_gdr ||
           (blocking_path && r.effect == pci::Verdict::unsupported)) {
         refused.push_back(fmt::format("{}: {}", name, r.text));

@@ -57,6 +57,7 @@ void check_field(const Context& ctx, Sink& sink, const PassthroughDevice& d,
   const Setting* s = ctx.device_setting(d, field);
   if (s == nullptr || is_vmx_form(s->value)) return;
   if (s->value.starts_with("Automatic")) return;  // SR-IOV PF pool choice
+  if (s->value.starts_with("<fill in:")) return;   // PT009 reports placeholders
   const auto hex = pci::parse_bdf(s->value);
   const bool api_form = hex && s->value.size() == 12 && s->value[4] == ':';
   if (api_form) {

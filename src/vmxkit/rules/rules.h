@@ -24,6 +24,7 @@ extern const Rule kPT005;
 extern const Rule kPT006;
 extern const Rule kPT007;
 extern const Rule kPT008;
+extern const Rule kPT009;
 extern const Rule kTOPO001;
 extern const Rule kTOPO002;
 extern const Rule kTOPO003;

@@ -9,7 +9,7 @@ namespace {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
-With `--host`, flags a GPU and a NIC (or another GPU) of the VM whose path crosses the SMP
+With `--host`, flags a GPU and a NIC of the VM whose path crosses the SMP
 interconnect between CPU sockets: `SYS` in `nvidia-smi topo -m`.
 
 ## Why is this bad?
@@ -31,6 +31,7 @@ No automatic fix: choose a NIC on the GPU's socket, best under the same PCIe swi
 
 void check(const Context& ctx, Sink& sink) {
   for (const PeerPair& p : peer_pairs(ctx)) {
+    if (p.peer->cls != DeviceClass::nic) continue;  // GPU<->NIC: GPUDirect RDMA
     if (p.verdict.path.cls != pci::PathClass::sys) continue;
     report_pair(ctx, sink, kTOPO004, p,
                 fmt::format("{} and {} are on different CPU sockets (SYS): {}", p.gpu->label,

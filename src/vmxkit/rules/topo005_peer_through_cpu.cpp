@@ -9,7 +9,7 @@ namespace {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
-With `--host`, flags a GPU and a NIC (or another GPU) of the VM that share no PCIe switch and
+With `--host`, flags a GPU and a NIC of the VM that share no PCIe switch and
 meet only at a host bridge of one socket (`PHB` or `NODE` in `nvidia-smi topo -m`), or whose
 path cannot be told for lack of NUMA facts.
 
@@ -30,6 +30,7 @@ No automatic fix: pick a NIC under the GPU's switch (`vmxkit topo HOST`).
 
 void check(const Context& ctx, Sink& sink) {
   for (const PeerPair& p : peer_pairs(ctx)) {
+    if (p.peer->cls != DeviceClass::nic) continue;  // GPU<->NIC: GPUDirect RDMA
     const pci::PathClass cls = p.verdict.path.cls;
     if (cls != pci::PathClass::phb && cls != pci::PathClass::node &&
         cls != pci::PathClass::unknown) {

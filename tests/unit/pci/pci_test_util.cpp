@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "unit/pci/pci_test_util.h"
 
+#include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <sstream>
 
+#include "support/support.h"
 #include "vmxkit/pci/text.h"
 
 namespace vmxkit::test {
@@ -77,6 +80,75 @@ std::string scale_host_text(unsigned devices) {
                              dom, bus, dev, numa, 0x9c000000U + (k << 16) + (dev << 12));
         }
       }
+    }
+  }
+  return out;
+}
+
+}  // namespace vmxkit::test
+
+namespace vmxkit::test {
+namespace {
+
+struct LineRangeSpec {
+  std::size_t first = 0;
+  std::size_t last = 0;
+};
+
+LineRangeSpec parse_range(const std::string& value) {
+  const auto dash = value.find('-');
+  const auto space = value.find(' ');
+  LineRangeSpec r;
+  r.first = std::stoul(value.substr(0, dash));
+  r.last = std::stoul(value.substr(dash + 1, space == std::string::npos ? space : space - dash - 1));
+  return r;
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  for (const std::string_view l : pci::LineRange(text)) lines.emplace_back(l);
+  return lines;
+}
+
+std::string lines_of(const std::vector<std::string>& lines, LineRangeSpec r) {
+  REQUIRE(r.first >= 1);
+  REQUIRE(r.last <= lines.size());
+  std::string out;
+  for (std::size_t i = r.first; i <= r.last; ++i) out += lines[i - 1] + "\n";
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::filesystem::path> corpus_captures() {
+  std::vector<std::filesystem::path> captures;
+  for (const auto& e : std::filesystem::directory_iterator(corpus_dir("topology"))) {
+    const std::string name = e.path().filename().string();
+    if (name.ends_with(".source.txt") || name == "README.md") continue;
+    captures.push_back(e.path());
+  }
+  std::sort(captures.begin(), captures.end());
+  return captures;
+}
+
+CorpusCapture load_corpus_capture(const std::filesystem::path& capture) {
+  const std::string name = capture.filename().string();
+  const auto expected_path = source_path("tests/data/pci/corpus/" + name + ".expected");
+  INFO("expected matrix file " << expected_path.string());
+  REQUIRE(std::filesystem::exists(expected_path));
+  const auto capture_lines = split_lines(read_bytes(capture));
+  CorpusCapture out;
+  bool in_expected = false;
+  for (const std::string& line : split_lines(read_bytes(expected_path))) {
+    if (in_expected) {
+      out.expected += line + "\n";
+    } else if (line.rfind("input: ", 0) == 0) {
+      const LineRangeSpec r = parse_range(line.substr(7));
+      out.inputs.emplace_back(name + ":" + std::to_string(r.first), lines_of(capture_lines, r));
+    } else if (line.rfind("matrix: ", 0) == 0) {
+      out.matrix_lines = lines_of(capture_lines, parse_range(line.substr(8)));
+    } else if (line == "expected:") {
+      in_expected = true;
     }
   }
   return out;

@@ -2,6 +2,7 @@
 // Helpers for the pci tests: hosts from text, matrices as cells.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,6 +21,19 @@ struct Cells {
   std::vector<std::vector<std::string>> rows;
 };
 Cells matrix_cells(const std::string& text);
+
+/// A capture of the shared topology corpus with its expected `nvidia-smi topo -m` matrix, as
+/// described by `tests/data/pci/corpus/<capture>.expected` (which lines are which input).
+struct CorpusCapture {
+  std::vector<std::pair<std::string, std::string>> inputs;  ///< (name:line, text) per input
+  std::string expected;      ///< the expected matrix as written in the .expected file
+  std::string matrix_lines;  ///< the capture's own matrix lines the .expected file names
+};
+/// The captures of the corpus topology folder, sorted (not their .source.txt files).
+std::vector<std::filesystem::path> corpus_captures();
+/// Reads a capture's .expected file and cuts the inputs out of the capture. Fails the test
+/// (REQUIRE) when the .expected file is missing or names lines the capture does not have.
+CorpusCapture load_corpus_capture(const std::filesystem::path& capture);
 
 /// A constructed `lspci -vvv -nn -D` capture with `devices` devices (a multiple of 256): one
 /// domain per 256 devices (NUMA node = domain / 8), each a root port, one switch with 32

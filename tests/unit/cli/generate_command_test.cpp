@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+// vmxkit generate through the command line, in-process.
+#include <catch2/catch.hpp>
+
+#include "support/support.h"
+
+using vmxkit::test::read_bytes;
+using vmxkit::test::run_cli;
+using vmxkit::test::source_path;
+using vmxkit::test::write_bytes;
+
+namespace {
+
+std::string example_host() {
+  return source_path("examples/hosts/synthetic-2s-4sw-8gpu-8nic.lspci-vvv.txt").string();
+}
+
+}  // namespace
+
+TEST_CASE("generate writes a .vmx that lint accepts with the same host", "[cli][generate]") {
+  vmxkit::test::TempDir dir;
+  const auto out = (dir / "vm.vmx").string();
+  auto r = run_cli({"generate", "--host", example_host(), "--gpu", "auto", "--gpus", "2", "--nic",
+                    "auto", "--system-id", "65a1b2c3-d4e5-f607-1829-3a4b5c6d7e8f", "-o", out});
+  REQUIRE(r.code == 0);
+  const std::string vmx = read_bytes(out);
+  CHECK(vmx.find("pciPassthru.64bitMMIOSizeGB = \"512\"") != std::string::npos);
+  CHECK(vmx.find("pciPassthru0.id = \"00000:024:00.0\"") != std::string::npos);
+  r = run_cli({"lint", "--host", example_host(), out});
+  CHECK(r.code == 0);
+}
+
+TEST_CASE("generate renders the same plan as ConfigSpec XML, VI/JSON, govc and PowerCLI",
+          "[cli][generate]") {
+  const std::vector<std::string> base = {"generate", "--host", example_host(), "--gpu",
+                                         "0000:18:00.0", "--nic", "auto", "--system-id",
+                                         "65a1b2c3-d4e5-f607-1829-3a4b5c6d7e8f", "--format"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_cli(args);
+  };
+  auto r = with({"configspec-xml"});
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("<id>0000:18:00.0</id>") != std::string::npos);
+  CHECK(r.out.find("<key>pciPassthru.64bitMMIOSizeGB</key>") != std::string::npos);
+  CHECK(r.err.find("GPU0 <-> NIC0: PIX") != std::string::npos);
+  r = with({"vi-json"});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("\"_typeName\"") != std::string::npos);
+  r = with({"govc"});
+  CHECK(r.out.find("device.pci.add") != std::string::npos);
+  r = with({"powercli"});
+  CHECK(r.out.find("New-AdvancedSetting") != std::string::npos);
+  r = with({"soap", "--vm", "vm-42"});
+  CHECK(r.out.find("vm-42") != std::string::npos);
+}
+
+TEST_CASE("generate --base merges into an existing .vmx and keeps the rest", "[cli][generate]") {
+  vmxkit::test::TempDir dir;
+  const std::string original =
+      ".encoding = \"UTF-8\"\r\n# my comment\r\ndisplayName = \"train-01\"\r\nmemSize = \"131072\"\r\n"
+      "firmware = \"efi\"\r\n";
+  write_bytes(dir / "vm.vmx", original);
+  const auto r = run_cli({"generate", "--host", example_host(), "--gpu", "0000:18:00.0", "--nic",
+                          "auto", "--system-id", "65a1b2c3-d4e5-f607-1829-3a4b5c6d7e8f", "--base",
+                          (dir / "vm.vmx").string()});
+  REQUIRE(r.code == 0);
+  CHECK(r.out.rfind(".encoding = \"UTF-8\"\r\n# my comment\r\ndisplayName = \"train-01\"\r\n"
+                    "memSize = \"131072\"\r\n",
+                    0) == 0);
+  CHECK(r.out.find("sched.mem.min = \"131072\"\r\n") != std::string::npos);
+  CHECK(r.out.find("pciPassthru0.id = \"00000:024:00.0\"\r\n") != std::string::npos);
+  CHECK(read_bytes(dir / "vm.vmx") == original);
+}
+
+TEST_CASE("generate refuses what cannot work with exit 2 and a reason", "[cli][generate]") {
+  auto r = run_cli({"generate", "--host", example_host(), "--gpu", "0000:18:00.0", "--nic",
+                    "0000:9e:00.0"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("SYS") != std::string::npos);
+  r = run_cli({"generate", "--gpu", "auto"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("needs --host") != std::string::npos);
+  r = run_cli({"generate", "--gpu", "h100-pcie", "--template", "no-such-template"});
+  CHECK(r.code == 2);
+}
+
+TEST_CASE("generate lists templates and models", "[cli][generate]") {
+  auto r = run_cli({"generate", "--list-templates"});
+  CHECK(r.code == 0);
+  for (const char* name : {"gpudirect-rdma", "multi-gpu-p2p", "single-gpu", "vgpu-sriov"}) {
+    CHECK(r.out.find(name) != std::string::npos);
+  }
+  r = run_cli({"generate", "--list-models"});
+  CHECK(r.out.find("h100-pcie") != std::string::npos);
+  CHECK(r.out.find("cx7") != std::string::npos);
+}
