@@ -65,10 +65,12 @@ void print_diagnostic(std::ostream& os, std::string_view path, std::string_view 
   print_location_line(os, path, at, d.severity, to_string(d.severity), d.message, d.rule_id,
                       color);
   print_source(os, text, index, d.begin, at, color);
+  std::uint32_t shown_line = at.line;  // a source line is shown once in a row
   for (const Note& note : d.notes) {
     const Location nat = index.location(note.begin);
     print_location_line(os, path, nat, Severity::info, "note", note.message, {}, color);
-    print_source(os, text, index, note.begin, nat, color);
+    if (nat.line != shown_line) print_source(os, text, index, note.begin, nat, color);
+    shown_line = nat.line;
   }
   if (d.fix) {
     os << "help: " << d.fix->title;

@@ -186,6 +186,30 @@ VmConfig to_vm_config(const ConfigSpec& spec) {
   return cfg;
 }
 
+bool owned_by_vsphere(std::string_view key) {
+  static constexpr std::string_view kExact[] = {
+      "displayName", "guestOS", "numvcpus", "cpuid.coresPerSocket", "virtualHW.version",
+      "config.version", "nvram", "extendedConfigFile", "sched.mem.min",
+      "sched.mem.minSize", "sched.mem.shares", "vc.uuid", "uuid.bios", "uuid.location",
+      "uuid.action", "memoryHotAdd", "mem.hotadd", "vcpu.hotadd", "vmci0.id", "vm.genid",
+      "vm.genidX", "migrate.hostLog", "checkpoint.vmState", "tools.syncTime", "instanceUuid"};
+  for (const std::string_view k : kExact) {
+    if (vmx::key_equal(key, k)) return true;
+  }
+  // Virtual devices: a family name, then a unit number, then ':' or '.'.
+  static constexpr std::string_view kDevices[] = {
+      "scsi", "sata", "ide", "nvme", "ethernet", "pciBridge", "usb", "usb_xhci", "ehci",
+      "sound", "serial", "parallel", "floppy", "svga", "vmci", "hpet"};
+  for (const std::string_view family : kDevices) {
+    if (key.size() <= family.size() || !vmx::key_equal(key.substr(0, family.size()), family)) {
+      continue;
+    }
+    const char next = key[family.size()];
+    if (next == '.' || (next >= '0' && next <= '9')) return true;
+  }
+  return false;
+}
+
 ConfigSpec from_vm_config(const VmConfig& config, const std::string& path) {
   ConfigSpec spec;
   std::set<std::size_t> consumed;
@@ -264,6 +288,8 @@ ConfigSpec from_vm_config(const VmConfig& config, const std::string& path) {
       const auto v = parse_bool(s.value);
       if (!v) bad_setting(path, s, "expected TRUE or FALSE");
       spec.memory_reservation_locked_to_max = *v;
+    } else if (owned_by_vsphere(s.key)) {
+      spec.not_sent.push_back(s.key);
     } else if (!vmx::key_equal(s.key, ".encoding")) {
       OptionValue o;
       o.key = s.key;

@@ -82,7 +82,16 @@ struct ConfigSpec {
   std::optional<std::string> firmware;
   std::optional<bool> memory_reservation_locked_to_max;
   SourceSpan whole, memory_span, firmware_span, locked_span;
+  /// from_vm_config: keys left out because vSphere owns them (see owned_by_vsphere()).
+  std::vector<std::string> not_sent;
 };
+
+/// Keys that vSphere sets through ConfigSpec fields or virtual devices and ignores (or
+/// rejects) as extraConfig: identity and hardware (`displayName`, `guestOS`, `numvcpus`,
+/// `virtualHW.version`, `uuid.*`...), the memory reservation (`sched.mem.min`: the reservation
+/// is `memoryReservationLockedToMax`), and device keys (`scsi0:0.fileName`, `ethernet0.*`,
+/// `pciBridge4.*`, `sata0.*`, ...).
+bool owned_by_vsphere(std::string_view key);
 
 /// The settings the equivalent `.vmx` would hold, in the spec's element order: `memsize`, one
 /// `pciPassthruN.*` group per added or edited passthrough device (N counts from 0 in document
@@ -93,7 +102,8 @@ VmConfig to_vm_config(const ConfigSpec& spec);
 
 /// The reverse mapping, for the writers: `memsize` -> memoryMB, `firmware`, `sched.mem.pin` ->
 /// memoryReservationLockedToMax, each present `pciPassthruN` group -> a device being added
-/// (key -(100 + N)) and every other key -> extraConfig, in the order of the settings.
+/// (key -(100 + N)) and every other key -> extraConfig, in the order of the settings, except
+/// the keys vSphere owns (owned_by_vsphere(), listed in `not_sent`).
 /// `.encoding` is a property of the file and is dropped. A `pciPassthruN` group that names no
 /// device vmxkit can build (no id, vgpu, allowedDevices or pfId) goes to extraConfig as it is.
 /// Throws vmxkit::Error naming the setting when a device's id, deviceId or vendorId cannot be
