@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // vmxkit convert IN --to FORMAT [-o OUT]: the same VM configuration in another format.
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <memory>
 #include <ostream>
@@ -12,6 +14,7 @@
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/spec/load.h"
+#include "vmxkit/spec/configspec.h"
 #include "vmxkit/spec/render.h"
 
 namespace vmxkit::cli {
@@ -61,6 +64,13 @@ int run_convert(const ConvertOptions& o, Context& ctx) {
   spec::RenderOptions options;
   options.vm = o.vm.empty() ? loaded.vm : o.vm;
   const std::string text = spec::render(vm->config, *format, options);
+  if (*format != spec::OutputFormat::vmx) {
+    const auto not_sent = spec::from_vm_config(vm->config, name).not_sent;
+    if (!not_sent.empty()) {
+      ctx.err << "vmxkit: note: not sent as extraConfig (vSphere sets these itself): "
+              << fmt::format("{}", fmt::join(not_sent, ", ")) << '\n';
+    }
+  }
   if (o.output.empty() || o.output == "-") {
     ctx.out << text;
   } else {
