@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "vmxkit/pci/bdf.h"
 #include "vmxkit/pci/catalog.h"
 
 namespace vmxkit::rules {
@@ -33,9 +34,12 @@ DeviceClass classify(const PassthroughDevice& d, const pci::CatalogEntry* model,
       default: return DeviceClass::other;
     }
   }
-  // Not in the catalogue: NVIDIA display/3D functions and Mellanox functions by vendor. An
-  // NVIDIA audio function is in the catalogue as `other`, so it does not land here.
-  if (vendor == kNvidia) return DeviceClass::gpu;
+  // Not in the catalogue: NVIDIA GPUs and Mellanox functions by vendor. An NVIDIA GPU is always
+  // function 0 of its slot; functions 1-3 are its HD audio, USB and UCSI companions.
+  if (vendor == kNvidia) {
+    const auto bdf = d.id ? pci::parse_vmx_bdf(*d.id) : std::nullopt;
+    return bdf && bdf->function != 0 ? DeviceClass::other : DeviceClass::gpu;
+  }
   if (vendor == kMellanox) return DeviceClass::nic;
   return DeviceClass::other;
 }

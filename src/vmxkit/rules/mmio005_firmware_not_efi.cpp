@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
+#include "vmxkit/rules/mmio_requirement.h"
 #include "vmxkit/rules/rules.h"
 #include "vmxkit/rules/util.h"
 
@@ -9,8 +10,8 @@ namespace {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
-Flags a VM that passes a GPU (DirectPath or vGPU) with `firmware` other than `efi` (or no
-`firmware`, which means BIOS).
+Flags a VM that passes a GPU (DirectPath or vGPU) with large BARs (64-bit MMIO enabled, or BARs
+beyond 16 GB) with `firmware` other than `efi` (or no `firmware`, which means BIOS).
 
 ## Why is this bad?
 GPU BARs of 16 GB and more are mapped above 4 GB, which a BIOS guest cannot do: the VM fails to
@@ -37,6 +38,12 @@ then change the setting.
 
 void check(const Context& ctx, Sink& sink) {
   if (ctx.count(DeviceClass::gpu) == 0) return;
+  // Only large BARs need EFI: 64-bit MMIO asked for, or needed by the devices.
+  const bool large = ctx.config().get_bool(kUse64bitMmio).value_or(false) || [&] {
+    const auto req = mmio_requirement(ctx);
+    return req && req->result.size_gb > 16;
+  }();
+  if (!large) return;
   const auto firmware = ctx.config().firmware();
   if (firmware && vmx::key_equal(*firmware, "efi")) return;
   const Setting* s = ctx.config().find("firmware");

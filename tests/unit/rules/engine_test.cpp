@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include "support/support.h"
 
 using namespace vmxkit;
@@ -93,5 +95,44 @@ TEST_CASE("every corpus file lints without a crash", "[rules][engine][corpus]") 
     const auto once = rules::fix(path.string(), test::read_bytes(path), {}, true);
     const auto twice = rules::fix(path.string(), once.bytes, {}, true);
     CHECK(twice.bytes == once.bytes);
+  }
+}
+
+TEST_CASE("the rules fire on the corpus exactly where a reader agrees", "[rules][corpus]") {
+  // Reviewed by hand; each line says why the findings are right.
+  const std::map<std::string, std::map<std::string, int>> expected = {
+      // RST prose and `key VALUE` lines (VMX001); ``-wrapped keys (VMX010) and values (VMX008).
+      {"FRAGMENT_doc_nvidia_nvaie_ocp_ui_style_key_space_value_rst.vmx",
+       {{"VMX001", 5}, {"VMX008", 2}, {"VMX010", 2}}},
+      // U+201C/U+201D around FALSE: the value is not a boolean.
+      {"FRAGMENT_doc_tf2kit_Hypervisor_CPUID_capitalized_smart_quotes.vmx", {{"VMX004", 1}}},
+      // U+201D around TRUE (VMX004) and an unquoted size (VMX008).
+      {"FRAGMENT_issue_gpu-operator492_curly_quotes_64bitMMIO.vmx", {{"VMX004", 1}, {"VMX008", 1}}},
+      {"FRAGMENT_issue_gpu-operator492_maintainer_advice_curly_quotes.vmx",
+       {{"VMX004", 1}, {"VMX008", 1}}},
+      // Passthrough and SR-IOV VFs need all memory reserved; the fragment sets no reservation.
+      {"FRAGMENT_log_esxi_sriov_vf_BYPASS_pfId_plus_directpath_VF.vmx", {{"PT008", 1}}},
+      {"FRAGMENT_note_esxi_nvidia_gpu_plus_audio_function_pciSlotNumber.vmx", {{"PT008", 1}}},
+      // Jinja lines (VMX001) and `sata0.present = TRUE`, which ESXi rejects (OC4VM #104).
+      {"oc4vm_handwritten_hw21_macos_inline_comments_unquoted_TRUE.vmx",
+       {{"VMX001", 3}, {"VMX008", 1}}},
+      {"vmconfig_fixture_NEGATIVE_missing_equals.vmx", {{"VMX001", 1}}},
+      {"vmconfig_fixture_NEGATIVE_no_value.vmx", {{"VMX001", 1}}},
+      {"vmconfig_fixture_NEGATIVE_space_in_key.vmx", {{"VMX001", 1}}},
+      {"vmconfig_fixture_NEGATIVE_unterminated_quote.vmx", {{"VMX002", 1}}},
+      // `"value\"hello"`: .vmx has no backslash escape, so text follows the closing quote.
+      {"vmconfig_fixture_chaotic_whitespace_tabs_dupkeys_backslash_quotes.vmx", {{"VMX001", 3}}},
+      // A cut multi-byte character ate the closing quotes, under a UTF-8 declaration.
+      {"ws_hw19_win10_crlf_utf8decl_invalid_utf8_sharedfolder.vmx",
+       {{"VMX002", 2}, {"VMX007", 1}}},
+  };
+  for (const auto& path : test::corpus_files("vmx", ".vmx")) {
+    const std::string name = path.filename().string();
+    INFO(name);
+    const auto r = rules::lint(name, test::read_bytes(path), {});
+    std::map<std::string, int> got;
+    for (const Diagnostic& d : r.diagnostics) ++got[std::string(d.rule_id)];
+    const auto it = expected.find(name);
+    CHECK(got == (it == expected.end() ? std::map<std::string, int>{} : it->second));
   }
 }
