@@ -71,11 +71,7 @@ int run_convert(const ConvertOptions& o, Context& ctx) {
               << fmt::format("{}", fmt::join(not_sent, ", ")) << '\n';
     }
   }
-  if (o.output.empty() || o.output == "-") {
-    ctx.out << text;
-  } else {
-    write_file_atomic(o.output, text);
-  }
+  write_output(o.output, text, ctx);
   return kExitClean;
 }
 

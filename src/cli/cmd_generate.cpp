@@ -95,11 +95,7 @@ int run_generate(GenerateOptions& o, Context& ctx) {
   if (*format != spec::OutputFormat::vmx || base) {
     for (const std::string& line : plan.explanation) ctx.err << "vmxkit: " << line << '\n';
   }
-  if (o.output.empty() || o.output == "-") {
-    ctx.out << output;
-  } else {
-    write_file_atomic(o.output, output);
-  }
+  write_output(o.output, output, ctx);
   return kExitClean;
 }
 

@@ -64,6 +64,14 @@ void check_in_place(const std::string& path, const WriteOptions& options) {
   }
 }
 
+void write_output(const std::string& path, std::string_view text, Context& ctx) {
+  if (path.empty() || path == "-") {
+    ctx.out << text;
+  } else {
+    write_file_atomic(path, text);
+  }
+}
+
 void output_document(const vmx::Document& original, const std::string& result,
                      const WriteOptions& options, Context& ctx) {
   if (!options.in_place) {

@@ -62,6 +62,9 @@ void add_write_options(CLI::App& sub, WriteOptions& options);
 void output_document(const vmx::Document& original, const std::string& result,
                      const WriteOptions& options, Context& ctx);
 
+/// Writes a command's result to `-o PATH` atomically, or to stdout for an empty path or `-`.
+void write_output(const std::string& path, std::string_view text, Context& ctx);
+
 /// Checks before any work that `-i` can be honoured, so nothing is half-done.
 void check_in_place(const std::string& path, const WriteOptions& options);
 

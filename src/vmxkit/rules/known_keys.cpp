@@ -2,11 +2,10 @@
 #include "vmxkit/rules/known_keys.h"
 
 #include <array>
-#include <cctype>
-#include <charconv>
 
 #include "vmxkit/rules/util.h"
 #include "vmxkit/vmx/document.h"
+#include "vmxkit/vmx/vm_config.h"
 
 namespace vmxkit::rules {
 namespace {
@@ -53,22 +52,10 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kTypos = 
 
 constexpr std::string_view kPrefix = "pciPassthru";
 
-// Splits `pciPassthru<digits>.<field>` into the digits and the field.
-std::optional<std::pair<std::string_view, std::string_view>> split_device_key(
-    std::string_view key) {
-  if (key.size() <= kPrefix.size() || !vmx::key_equal(key.substr(0, kPrefix.size()), kPrefix)) {
-    return std::nullopt;
-  }
-  std::size_t i = kPrefix.size();
-  while (i < key.size() && std::isdigit(static_cast<unsigned char>(key[i]))) ++i;
-  if (i == kPrefix.size() || i >= key.size() || key[i] != '.') return std::nullopt;
-  return std::pair{key.substr(kPrefix.size(), i - kPrefix.size()), key.substr(i + 1)};
-}
-
 const KnownKey* find_known(std::string_view key) {
-  if (const auto dev = split_device_key(key)) {
+  if (const auto dev = split_passthrough_key(key)) {
     for (const KnownKey& k : kKeys) {
-      if (k.name.starts_with("pciPassthruN.") && vmx::key_equal(k.name.substr(13), dev->second)) {
+      if (k.name.starts_with("pciPassthruN.") && vmx::key_equal(k.name.substr(13), dev->field)) {
         return &k;
       }
     }
@@ -87,8 +74,8 @@ std::span<const KnownKey> known_keys() { return kKeys; }
 std::optional<std::string> canonical_key(std::string_view key) {
   const KnownKey* k = find_known(key);
   if (k == nullptr) return std::nullopt;
-  if (const auto dev = split_device_key(key)) {
-    return std::string(kPrefix) + std::string(dev->first) + "." + std::string(k->name.substr(13));
+  if (const auto dev = split_passthrough_key(key)) {
+    return std::string(kPrefix) + std::string(dev->digits) + "." + std::string(k->name.substr(13));
   }
   return std::string(k->name);
 }
@@ -104,10 +91,10 @@ std::optional<std::string> likely_meant(std::string_view key) {
     if (vmx::key_equal(key, typo)) return std::string(meant);
   }
   // A VM-wide key written with a device index: `pciPassthru0.use64bitMMIO`.
-  if (const auto dev = split_device_key(key)) {
+  if (const auto dev = split_passthrough_key(key)) {
     for (const std::string_view global :
          {kAllowP2P, kRelaxAcs, kUse64bitMmio, kMmioSizeGb}) {
-      if (vmx::key_equal(dev->second, global.substr(kPrefix.size() + 1))) {
+      if (vmx::key_equal(dev->field, global.substr(kPrefix.size() + 1))) {
         return std::string(global);
       }
     }

@@ -36,28 +36,14 @@ std::string vmx_device_id(const std::string& api_device_id) {
   return api_device_id;
 }
 
-// `pciPassthruN.field` -> (N, field); nullopt for other keys.
-std::optional<std::pair<unsigned, std::string_view>> passthru_field(std::string_view key) {
-  if (key.size() <= kPassthru.size() || !vmx::key_equal(key.substr(0, kPassthru.size()), kPassthru)) {
-    return std::nullopt;
-  }
-  std::string_view rest = key.substr(kPassthru.size());
-  unsigned n = 0;
-  const auto [ptr, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), n);
-  if (ec != std::errc() || ptr == rest.data()) return std::nullopt;
-  rest.remove_prefix(static_cast<std::size_t>(ptr - rest.data()));
-  if (rest.size() < 2 || rest.front() != '.') return std::nullopt;
-  return std::pair{n, rest.substr(1)};
-}
-
 [[noreturn]] void bad_setting(const std::string& path, const Setting& s, const std::string& what) {
   throw Error(path, s.key + " = \"" + s.value + "\": " + what);
 }
 
 const Setting* field(const VmConfig& cfg, const PassthroughDevice& d, std::string_view name) {
   for (const std::size_t i : d.settings) {
-    const auto f = passthru_field(cfg.settings[i].key);
-    if (f && vmx::key_equal(f->second, name)) return &cfg.settings[i];
+    const auto f = split_passthrough_key(cfg.settings[i].key);
+    if (f && vmx::key_equal(f->field, name)) return &cfg.settings[i];
   }
   return nullptr;
 }
@@ -268,9 +254,9 @@ ConfigSpec from_vm_config(const VmConfig& config, const std::string& path) {
       case PassthroughKind::unknown: break;
     }
     for (const std::size_t i : d.settings) {
-      const auto f = passthru_field(config.settings[i].key);
+      const auto f = split_passthrough_key(config.settings[i].key);
       for (const std::string_view name : fields) {
-        if (f && vmx::key_equal(f->second, name)) consumed.insert(i);
+        if (f && vmx::key_equal(f->field, name)) consumed.insert(i);
       }
     }
     spec.device_change.push_back(std::move(dc));

@@ -17,18 +17,6 @@ bool starts_with_folded(std::string_view s, std::string_view lower_prefix) {
          vmx::key_equal(s.substr(0, lower_prefix.size()), lower_prefix);
 }
 
-// `pciPassthruN.field` -> N and field; nullopt for other keys (including `pciPassthru.x`).
-std::optional<std::pair<unsigned, std::string_view>> split_passthru_key(std::string_view key) {
-  if (!starts_with_folded(key, kPassthruPrefix)) return std::nullopt;
-  std::string_view rest = key.substr(kPassthruPrefix.size());
-  unsigned n = 0;
-  const auto [ptr, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), n);
-  if (ec != std::errc() || ptr == rest.data()) return std::nullopt;
-  rest.remove_prefix(static_cast<std::size_t>(ptr - rest.data()));
-  if (rest.size() < 2 || rest.front() != '.') return std::nullopt;
-  return std::pair{n, rest.substr(1)};
-}
-
 }  // namespace
 
 std::string_view to_string(PassthroughKind kind) {
@@ -48,6 +36,19 @@ PassthroughKind PassthroughDevice::kind() const {
   if (allowed_devices) return PassthroughKind::dynamic;
   if (id) return PassthroughKind::directpath;
   return PassthroughKind::unknown;
+}
+
+std::optional<PassthroughKey> split_passthrough_key(std::string_view key) {
+  if (!starts_with_folded(key, kPassthruPrefix)) return std::nullopt;
+  std::string_view rest = key.substr(kPassthruPrefix.size());
+  PassthroughKey out;
+  const auto [ptr, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), out.index);
+  if (ec != std::errc() || ptr == rest.data()) return std::nullopt;
+  out.digits = rest.substr(0, static_cast<std::size_t>(ptr - rest.data()));
+  rest.remove_prefix(out.digits.size());
+  if (rest.size() < 2 || rest.front() != '.') return std::nullopt;
+  out.field = rest.substr(1);
+  return out;
 }
 
 std::optional<bool> parse_bool(std::string_view value) {
@@ -118,9 +119,10 @@ bool VmConfig::memory_fully_reserved() const {
 std::vector<PassthroughDevice> VmConfig::passthrough_devices() const {
   std::map<unsigned, PassthroughDevice> by_index;
   for (std::size_t i = 0; i < settings.size(); ++i) {
-    const auto split = split_passthru_key(settings[i].key);
+    const auto split = split_passthrough_key(settings[i].key);
     if (!split) continue;
-    const auto [n, field] = *split;
+    const unsigned n = split->index;
+    const std::string_view field = split->field;
     PassthroughDevice& d = by_index[n];
     d.index = n;
     d.settings.push_back(i);

@@ -60,6 +60,15 @@ struct PassthroughDevice {
   PassthroughKind kind() const;
 };
 
+/// The parts of a per-device key `pciPassthru<N>.<field>` (prefix in any case).
+struct PassthroughKey {
+  unsigned index = 0;          ///< N
+  std::string_view digits;     ///< N as written
+  std::string_view field;      ///< after the dot: `id`, `deviceId`, `cfg.enable_uvm`...
+};
+/// Splits a per-device key; nullopt for other keys, including VM-wide `pciPassthru.x` keys.
+std::optional<PassthroughKey> split_passthrough_key(std::string_view key);
+
 /// Parses a boolean as VMware accepts it: TRUE/FALSE, YES/NO, 1/0, any case.
 std::optional<bool> parse_bool(std::string_view value);
 /// Parses a decimal integer, or hexadecimal with `0x`.
