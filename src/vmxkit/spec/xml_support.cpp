@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vmxkit/spec/xml_support.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -191,12 +192,25 @@ void check_text(std::string_view text) {
     }
     std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
     bool ok = len != 0 && i + len <= text.size();
+    std::uint32_t cp = len == 1 ? c : len == 2 ? c & 0x1Fu : len == 3 ? c & 0x0Fu : c & 0x07u;
     for (std::size_t k = 1; ok && k < len; ++k) {
-      ok = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+      const auto cc = static_cast<unsigned char>(text[i + k]);
+      ok = (cc & 0xC0) == 0x80;
+      cp = (cp << 6) | (cc & 0x3Fu);
     }
+    // Well-formed means the shortest form of a scalar value (no overlong forms, surrogates or
+    // values past U+10FFFF): libxml2 refuses anything else, so our own output would not load.
+    static constexpr std::uint32_t kMinForLength[] = {0, 0, 0x80, 0x800, 0x10000};
+    ok = ok && cp >= kMinForLength[len] && cp <= 0x10FFFF && (cp < 0xD800 || cp > 0xDFFF);
     if (!ok) {
       throw Error("value '" + std::string(text) +
                   "' is not valid UTF-8; convert the file to UTF-8 first");
+    }
+    if (cp == 0xFFFE || cp == 0xFFFF) {
+      char hex[12];
+      std::snprintf(hex, sizeof hex, "U+%04X", static_cast<unsigned>(cp));
+      throw Error("value '" + std::string(text) + "' holds the noncharacter " + hex +
+                  ", which XML 1.0 cannot carry");
     }
     i += len;
   }

@@ -58,7 +58,8 @@ class Positions {
 };
 
 /// Throws vmxkit::Error when `text` cannot be written to a UTF-8 XML 1.0 document: invalid
-/// UTF-8, or a control byte other than TAB, LF and CR.
+/// UTF-8 (including overlong forms, surrogates and values past U+10FFFF), a control byte other
+/// than TAB, LF and CR, or U+FFFE/U+FFFF.
 void check_text(std::string_view text);
 /// Escapes text for element content and attribute values (after check_text()).
 void escape_append(std::string_view text, std::string& out);

@@ -8,6 +8,8 @@
 #include "support/support.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/spec/configspec.h"
+#include "vmxkit/spec/load.h"
+#include "vmxkit/spec/render.h"
 
 using namespace vmxkit;
 using namespace vmxkit::spec;
@@ -195,6 +197,38 @@ TEST_CASE("values XML cannot carry are refused when writing", "[spec][xml]") {
   CHECK_THROWS_WITH(write_configspec_xml(s), Catch::Contains("not valid UTF-8"));
   s.extra_config[0].value = "a<b & \"c\"";
   CHECK(write_configspec_xml(s).find("a&lt;b &amp; &quot;c&quot;") != std::string::npos);
+}
+
+TEST_CASE("written XML always loads back: ill-formed UTF-8 is refused when writing",
+          "[spec][xml][fuzz]") {
+  // fuzz_spec_load: VI/JSON with an overlong UTF-8 form loaded, rendered as ConfigSpec XML, and
+  // the output was then refused by libxml2 when loaded back.
+  const Loaded json = load("fuzz.json", std::string("{\"firmware\":\"\xc0\x8c\"}"));
+  REQUIRE(json.vms.size() == 1);
+  CHECK_THROWS_WITH(render(json.vms.front().config, OutputFormat::configspec_xml),
+                    Catch::Contains("not valid UTF-8"));
+
+  ConfigSpec s;
+  s.extra_config.push_back({"k", "", "string", {}, {}, {}});
+  for (const char* bad :
+       {"\xc0\x8c", "\xc1\xbf", "\xe0\x80\x80", "\xe0\x9f\xbf", "\xed\xa0\x80", "\xed\xbf\xbf",
+        "\xf0\x80\x80\x80", "\xf4\x90\x80\x80", "\xf7\xbf\xbf\xbf"}) {
+    s.extra_config[0].value = bad;
+    CHECK_THROWS_WITH(write_configspec_xml(s), Catch::Contains("not valid UTF-8"));
+  }
+  for (const char* nonchar : {"\xef\xbf\xbe", "\xef\xbf\xbf"}) {
+    s.extra_config[0].value = nonchar;
+    CHECK_THROWS_WITH(write_configspec_xml(s), Catch::Contains("XML 1.0 cannot carry"));
+  }
+  // The shortest forms at each boundary are written and load back unchanged.
+  for (const char* good :
+       {"\x7f", "\xc2\x80", "\xdf\xbf", "\xe0\xa0\x80", "\xed\x9f\xbf", "\xee\x80\x80",
+        "\xef\xbf\xbd", "\xf0\x90\x80\x80", "\xf4\x8f\xbf\xbf"}) {
+    s.extra_config[0].value = good;
+    const Loaded back = load("good.xml", write_configspec_xml(s));
+    REQUIRE(back.vms.size() == 1);
+    CHECK(back.vms.front().config.get("k") == std::string_view(good));
+  }
 }
 
 TEST_CASE("CRLF documents keep exact element positions", "[spec][xml]") {
