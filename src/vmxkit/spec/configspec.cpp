@@ -15,17 +15,6 @@ namespace {
 
 constexpr std::string_view kPassthru = "pciPassthru";
 
-void add(VmConfig& cfg, std::string key, std::string value, SourceSpan whole,
-         SourceSpan value_span) {
-  Setting s;
-  s.key = std::move(key);
-  s.value = std::move(value);
-  s.whole = whole;
-  s.key_span = whole;
-  s.value_span = value_span;
-  cfg.settings.push_back(std::move(s));
-}
-
 std::string vmx_id_or_raw(const std::string& api_id) {
   // An id that is not a hex BDF is kept as written so the rules can point at it.
   return vmx_id_from_api(api_id).value_or(api_id);
@@ -110,46 +99,46 @@ std::string format_allowed(const std::vector<AllowedDevice>& devices) {
 VmConfig to_vm_config(const ConfigSpec& spec) {
   VmConfig cfg;
   if (spec.memory_mb) {
-    add(cfg, "memsize", std::to_string(*spec.memory_mb), spec.memory_span, spec.memory_span);
+    cfg.add("memsize", std::to_string(*spec.memory_mb), spec.memory_span, spec.memory_span);
   }
   unsigned n = 0;
   for (const DeviceChange& dc : spec.device_change) {
     if (dc.operation == "remove") continue;
     const std::string p = std::string(kPassthru) + std::to_string(n++) + ".";
-    add(cfg, p + "present", "TRUE", dc.device_span, dc.device_span);
+    cfg.add(p + "present", "TRUE", dc.device_span, dc.device_span);
     if (dc.type == DeviceType::sriov_ethernet) {
       const std::string pf = dc.physical_function ? vmx_id_or_raw(dc.physical_function->id) : "";
       const SourceSpan pf_span = dc.physical_function ? dc.physical_function->id_span : dc.device_span;
-      add(cfg, p + "id", pf, pf_span, pf_span);
-      add(cfg, p + "pfId", pf, pf_span, pf_span);
-      add(cfg, p + "deviceId", "0", dc.device_span, dc.device_span);
-      add(cfg, p + "vendorId", "0", dc.device_span, dc.device_span);
-      add(cfg, p + "systemId", "BYPASS", dc.device_span, dc.device_span);
+      cfg.add(p + "id", pf, pf_span, pf_span);
+      cfg.add(p + "pfId", pf, pf_span, pf_span);
+      cfg.add(p + "deviceId", "0", dc.device_span, dc.device_span);
+      cfg.add(p + "vendorId", "0", dc.device_span, dc.device_span);
+      cfg.add(p + "systemId", "BYPASS", dc.device_span, dc.device_span);
     }
     switch (dc.backing_type) {
       case BackingType::device: {
         const DeviceBacking& b = dc.device;
-        add(cfg, p + "id", vmx_id_or_raw(b.id), b.id_span, b.id_span);
-        add(cfg, p + "deviceId", vmx_device_id(b.device_id), b.device_id_span, b.device_id_span);
-        add(cfg, p + "vendorId", format_vmx_pci_id(static_cast<std::uint16_t>(b.vendor_id & 0xffff)),
+        cfg.add(p + "id", vmx_id_or_raw(b.id), b.id_span, b.id_span);
+        cfg.add(p + "deviceId", vmx_device_id(b.device_id), b.device_id_span, b.device_id_span);
+        cfg.add(p + "vendorId", format_vmx_pci_id(static_cast<std::uint16_t>(b.vendor_id & 0xffff)),
             b.vendor_id_span, b.vendor_id_span);
-        add(cfg, p + "systemId", b.system_id, b.system_id_span, b.system_id_span);
+        cfg.add(p + "systemId", b.system_id, b.system_id_span, b.system_id_span);
         break;
       }
-      case BackingType::vmiop: add(cfg, p + "vgpu", dc.vgpu, dc.vgpu_span, dc.vgpu_span); break;
+      case BackingType::vmiop: cfg.add(p + "vgpu", dc.vgpu, dc.vgpu_span, dc.vgpu_span); break;
       case BackingType::dynamic:
-        add(cfg, p + "allowedDevices", format_allowed(dc.allowed_devices), dc.allowed_span,
+        cfg.add(p + "allowedDevices", format_allowed(dc.allowed_devices), dc.allowed_span,
             dc.allowed_span);
         if (!dc.custom_label.empty()) {
-          add(cfg, p + "customLabel", dc.custom_label, dc.backing_span, dc.backing_span);
+          cfg.add(p + "customLabel", dc.custom_label, dc.backing_span, dc.backing_span);
         }
         break;
       case BackingType::network:
-        add(cfg, p + "networkName", dc.network_name, dc.backing_span, dc.backing_span);
+        cfg.add(p + "networkName", dc.network_name, dc.backing_span, dc.backing_span);
         break;
       case BackingType::dvport:
-        add(cfg, p + "dvs.switchId", dc.switch_uuid, dc.backing_span, dc.backing_span);
-        add(cfg, p + "dvs.portgroupId", dc.portgroup_key, dc.backing_span, dc.backing_span);
+        cfg.add(p + "dvs.switchId", dc.switch_uuid, dc.backing_span, dc.backing_span);
+        cfg.add(p + "dvs.portgroupId", dc.portgroup_key, dc.backing_span, dc.backing_span);
         break;
       case BackingType::none: break;
     }
@@ -164,9 +153,9 @@ VmConfig to_vm_config(const ConfigSpec& spec) {
     s.value_span = o.value_span;
     cfg.settings.push_back(std::move(s));
   }
-  if (spec.firmware) add(cfg, "firmware", *spec.firmware, spec.firmware_span, spec.firmware_span);
+  if (spec.firmware) cfg.add("firmware", *spec.firmware, spec.firmware_span, spec.firmware_span);
   if (spec.memory_reservation_locked_to_max) {
-    add(cfg, "sched.mem.pin", *spec.memory_reservation_locked_to_max ? "TRUE" : "FALSE",
+    cfg.add("sched.mem.pin", *spec.memory_reservation_locked_to_max ? "TRUE" : "FALSE",
         spec.locked_span, spec.locked_span);
   }
   return cfg;

@@ -51,15 +51,6 @@ class Reader {
     }
   }
 
-  void add(VmConfig& cfg, std::string key, std::string value, SourceSpan whole, SourceSpan v) {
-    Setting s;
-    s.key = std::move(key);
-    s.value = std::move(value);
-    s.whole = whole;
-    s.key_span = whole;
-    s.value_span = v;
-    cfg.settings.push_back(std::move(s));
-  }
 
   // A `vmw:Config` or `vmw:ExtraConfig` element's key and value.
   struct KeyValue {
@@ -120,9 +111,9 @@ class Reader {
         } else if (name == "Config") {
           const KeyValue kv = key_value(c);
           if (kv.key == "firmware") {
-            add(cfg, "firmware", kv.value, kv.whole, kv.value_span);
+            cfg.add("firmware", kv.value, kv.whole, kv.value_span);
           } else if (kv.key == "memoryReservationLockedToMax") {
-            add(cfg, "sched.mem.pin", kv.value == "true" ? "TRUE" : "FALSE", kv.whole,
+            cfg.add("sched.mem.pin", kv.value == "true" ? "TRUE" : "FALSE", kv.whole,
                 kv.value_span);
           }
         }
@@ -141,33 +132,33 @@ class Reader {
     if (sub.rfind("vmware.pci.passthrough", 0) != 0) return;
     const std::string p = "pciPassthru" + std::to_string(n++) + ".";
     const SourceSpan whole = pos_.element(node);
-    add(cfg, p + "present", "TRUE", whole, whole);
-    if (sub == "vmware.pci.passthrough-dvx") add(cfg, p + "virtualDev", "dvx", whole, whole);
+    cfg.add(p + "present", "TRUE", whole, whole);
+    if (sub == "vmware.pci.passthrough-dvx") cfg.add(p + "virtualDev", "dvx", whole, whole);
     for (pugi::xml_node c = node.first_child(); c; c = c.next_sibling()) {
       if (c.type() != pugi::node_element || local_name(c.name()) != "Config") continue;
       const KeyValue kv = key_value(c);
       if (kv.key == "backing.id") {
-        add(cfg, p + "id", vmx_id_from_api(kv.value).value_or(kv.value), kv.whole, kv.value_span);
+        cfg.add(p + "id", vmx_id_from_api(kv.value).value_or(kv.value), kv.whole, kv.value_span);
       } else if (kv.key == "backing.deviceId") {
         const auto id = parse_api_hex_id(kv.value);
-        add(cfg, p + "deviceId", id ? format_vmx_pci_id(*id) : kv.value, kv.whole, kv.value_span);
+        cfg.add(p + "deviceId", id ? format_vmx_pci_id(*id) : kv.value, kv.whole, kv.value_span);
       } else if (kv.key == "backing.vendorId") {
         const auto v = parse_long(kv.value);
         const bool ok = v && *v >= -32768 && *v <= 65535;
-        add(cfg, p + "vendorId",
+        cfg.add(p + "vendorId",
             ok ? format_vmx_pci_id(static_cast<std::uint16_t>(*v & 0xffff)) : kv.value, kv.whole,
             kv.value_span);
       } else if (kv.key == "backing.systemId") {
-        add(cfg, p + "systemId", kv.value, kv.whole, kv.value_span);
+        cfg.add(p + "systemId", kv.value, kv.whole, kv.value_span);
       } else if (kv.key == "backing.vgpu") {
-        add(cfg, p + "vgpu", kv.value, kv.whole, kv.value_span);
+        cfg.add(p + "vgpu", kv.value, kv.whole, kv.value_span);
       } else if (kv.key == "backing.allowedDevice") {
         // `0x8086:0x10d3:s=0x15ad:t=0x7d0:r=0x0`: vendor:device, then sub-ids and revision.
         const std::size_t c1 = kv.value.find(':');
         const std::size_t c2 = c1 == std::string::npos ? c1 : kv.value.find(':', c1 + 1);
-        add(cfg, p + "allowedDevices", kv.value.substr(0, c2), kv.whole, kv.value_span);
+        cfg.add(p + "allowedDevices", kv.value.substr(0, c2), kv.whole, kv.value_span);
       } else if (kv.key == "backing.customLabel") {
-        add(cfg, p + "customLabel", kv.value, kv.whole, kv.value_span);
+        cfg.add(p + "customLabel", kv.value, kv.whole, kv.value_span);
       }
     }
   }
@@ -180,12 +171,12 @@ class Reader {
     // AllocationUnits: "byte * 2^20" (MB, the default VMware writes) or "byte * 2^30" (GB).
     const std::string units = child(node, "AllocationUnits").text().get();
     const std::int64_t scale = units.find("2^30") != std::string::npos ? 1024 : 1;
-    add(cfg, "memsize", std::to_string(*mb * scale), pos_.element(qty), pos_.text(qty));
+    cfg.add("memsize", std::to_string(*mb * scale), pos_.element(qty), pos_.text(qty));
     if (const pugi::xml_node res = child(node, "Reservation")) {
       const auto r = parse_long(res.text().get());
       if (!r) pos_.fail(res, "Reservation must be an integer");
       if (*r > 0) {
-        add(cfg, "sched.mem.min", std::to_string(*r * scale), pos_.element(res), pos_.text(res));
+        cfg.add("sched.mem.min", std::to_string(*r * scale), pos_.element(res), pos_.text(res));
       }
     }
   }

@@ -73,6 +73,16 @@ std::optional<std::int64_t> parse_int(std::string_view value) {
   return out;
 }
 
+void VmConfig::add(std::string key, std::string value, SourceSpan whole, SourceSpan value_span) {
+  Setting s;
+  s.key = std::move(key);
+  s.value = std::move(value);
+  s.whole = whole;
+  s.key_span = whole;
+  s.value_span = value_span;
+  settings.push_back(std::move(s));
+}
+
 const Setting* VmConfig::find(std::string_view key) const {
   for (const Setting& s : settings) {
     if (vmx::key_equal(s.key, key)) return &s;

@@ -78,6 +78,10 @@ class VmConfig {
  public:
   std::vector<Setting> settings;
 
+  /// Appends a setting that came from an element spanning `whole` (key and element share it),
+  /// its value at `value_span`: how the ConfigSpec, VI/JSON and OVF readers build the model.
+  void add(std::string key, std::string value, SourceSpan whole, SourceSpan value_span);
+
   /// The first setting with this key (ASCII case-insensitive), or nullptr.
   const Setting* find(std::string_view key) const;
   std::vector<const Setting*> find_all(std::string_view key) const;
