@@ -145,13 +145,7 @@ VmConfig to_vm_config(const ConfigSpec& spec) {
   }
   for (const OptionValue& o : spec.extra_config) {
     if (o.value.empty()) continue;  // "Keys with empty values will be removed"
-    Setting s;
-    s.key = o.key;
-    s.value = o.value;
-    s.whole = o.whole;
-    s.key_span = o.key_span;
-    s.value_span = o.value_span;
-    cfg.settings.push_back(std::move(s));
+    cfg.settings.push_back({o.key, o.value, o.whole, o.key_span, o.value_span});
   }
   if (spec.firmware) cfg.add("firmware", *spec.firmware, spec.firmware_span, spec.firmware_span);
   if (spec.memory_reservation_locked_to_max) {

@@ -101,13 +101,7 @@ class Reader {
           item(c, cfg, n);
         } else if (name == "ExtraConfig") {
           const KeyValue kv = key_value(c);
-          Setting s;
-          s.key = kv.key;
-          s.value = kv.value;
-          s.whole = kv.whole;
-          s.key_span = kv.key_span;
-          s.value_span = kv.value_span;
-          cfg.settings.push_back(std::move(s));
+          cfg.settings.push_back({kv.key, kv.value, kv.whole, kv.key_span, kv.value_span});
         } else if (name == "Config") {
           const KeyValue kv = key_value(c);
           if (kv.key == "firmware") {
