@@ -12,6 +12,8 @@ std::string_view trim_right(std::string_view s) {
   return s;
 }
 
+constexpr std::string_view kBom = "\xEF\xBB\xBF";
+
 }  // namespace
 
 std::string canonical_form(const Document& doc) {
@@ -45,6 +47,10 @@ std::string canonical_form(const Document& doc) {
     }
     out.append(eol);
   }
+  // A dropped BOM must not turn bytes of the first key into a new one: if the text now starts
+  // with EF BB BF (a key that began with those bytes after the BOM, or after leading blanks),
+  // a reader would skip them as a BOM and see a different key. Keep one BOM in front instead.
+  if (out.starts_with(kBom)) out.insert(0, kBom);
   return out;
 }
 

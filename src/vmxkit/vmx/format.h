@@ -11,7 +11,8 @@ namespace vmxkit::vmx {
 /// every entry is `key = "value"` with the value re-encoded in VMware's escape set (uppercase
 /// hex), so what VMware reads is unchanged; keys keep their spelling and order; comment lines
 /// and blank lines stay, without leading or trailing whitespace; a trailing comment stays after
-/// the value; every line ends with the document's dominant line ending; a BOM is dropped.
+/// the value; every line ends with the document's dominant line ending; a BOM is dropped
+/// (unless the text would then start with the bytes of one, which a reader would skip).
 /// The canonical form of a canonical document is itself.
 ///
 /// Throws vmxkit::Error (file:line:col) when the document has a malformed line: there is no

@@ -22,6 +22,20 @@ TEST_CASE("canonical form keeps the dominant line ending and ends every line", "
         "a = \"1\"\r\nb = \"2\"\r\nc = \"3\"\r\n");
 }
 
+TEST_CASE("canonical form keeps a BOM when the first key begins with BOM bytes", "[vmx][fmt]") {
+  // Found by fuzz_vmx_document: dropping the BOM made the second one read as a BOM, so the key
+  // changed from "\xEF\xBB\xBF.encoding" to ".encoding" and the form was not a fixed point.
+  for (const std::string input : {"\xEF\xBB\xBF\xEF\xBB\xBF.encoding = \"UTF-8\"\n",
+                                  "\xEF\xBB\xBF  \xEF\xBB\xBF.encoding = \"UTF-8\"\n"}) {
+    const auto doc = Document::parse(input);
+    const std::string once = canonical_form(doc);
+    CHECK(once == "\xEF\xBB\xBF\xEF\xBB\xBF.encoding = \"UTF-8\"\n");
+    const auto again = Document::parse(once);
+    CHECK(again.key(again.lines().front()) == doc.key(doc.lines().front()));
+    CHECK(canonical_form(again) == once);
+  }
+}
+
 TEST_CASE("canonical form refuses a malformed line with its position", "[vmx][fmt]") {
   const auto doc = Document::parse("a = \"1\"\nkey1 = \"value1\n", "vm.vmx");
   REQUIRE_THROWS_AS(canonical_form(doc), Error);
