@@ -92,7 +92,14 @@ class Host {
 };
 
 /// The input formats a HOST argument may hold.
-enum class InputFormat : unsigned char { lspci_verbose, lspci_tree, esxcli, numactl, sysfs };
+enum class InputFormat : unsigned char {
+  lspci_verbose,
+  lspci_tree,
+  esxcli,
+  esxcli_memory,
+  numactl,
+  sysfs
+};
 std::string_view to_string(InputFormat format);
 
 /// Detects the format of an input text from its first meaningful line. Throws vmxkit::Error
@@ -118,5 +125,7 @@ void load_lspci_verbose(Host& host, std::string_view text, const std::string& pa
 void load_lspci_tree(Host& host, std::string_view text, const std::string& path);
 void load_esxcli(Host& host, std::string_view text, const std::string& path);
 void load_numactl(Host& host, std::string_view text, const std::string& path);
+/// `esxcli hardware memory get` (ESXi has no numactl): its `NUMA Node Count` line.
+void load_esxcli_memory(Host& host, std::string_view text, const std::string& path);
 
 }  // namespace vmxkit::pci

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Format detection, `esxcli hardware pci list` and `numactl --hardware`.
+// Format detection, `esxcli hardware pci list`, `esxcli hardware memory get` and
+// `numactl --hardware`.
 #include <fmt/format.h>
 
 #include "vmxkit/core/error.h"
@@ -50,13 +51,17 @@ InputFormat detect_format(std::string_view text, const std::string& path) {
     if (starts_with(t, "available:") && t.find("nodes") != std::string_view::npos) {
       return InputFormat::numactl;
     }
+    if (starts_with(t, "Physical Memory:") || starts_with(t, "Reliable Memory:") ||
+        starts_with(t, "NUMA Node Count:")) {
+      return InputFormat::esxcli_memory;
+    }
     if (parse_bdf(t)) return InputFormat::esxcli;
     const auto sp = t.find(' ');
     if (sp != std::string_view::npos && parse_bdf(t.substr(0, sp))) return InputFormat::lspci_verbose;
     const auto col = static_cast<std::uint32_t>(line.size() - trim(line).size() + 1);
     throw Error(path, line_no, line[0] == ' ' || line[0] == '\t' ? col : 1,
                 "unknown host input: expected `lspci -vvv`, `lspci -tv`, `esxcli hardware pci "
-                "list` or `numactl --hardware` output");
+                "list`, `esxcli hardware memory get` or `numactl --hardware` output");
   }
   throw Error(path, "empty host input");
 }
@@ -159,6 +164,25 @@ void load_numactl(Host& host, std::string_view text, const std::string& path) {
     }
   }
   if (!host.numa().node_count) throw Error(path, "no 'available: N nodes' line in numactl output");
+}
+
+void load_esxcli_memory(Host& host, std::string_view text, const std::string& path) {
+  std::uint32_t line_no = 0;
+  for (const std::string_view raw : LineRange(text)) {
+    ++line_no;
+    const std::string_view t = trim(raw);
+    constexpr std::string_view kKey = "NUMA Node Count:";
+    if (!starts_with(t, kKey)) continue;
+    const auto n = parse_decimal(trim(t.substr(kKey.size())));
+    if (!n || *n == 0 || *n > 1024) {
+      const auto col = static_cast<std::uint32_t>(raw.size() - t.size() + kKey.size() + 1);
+      throw Error(path, line_no, col, "expected 'NUMA Node Count: N' with N from 1 to 1024");
+    }
+    host.numa().node_count = static_cast<unsigned>(*n);
+  }
+  if (!host.numa().node_count) {
+    throw Error(path, "no 'NUMA Node Count: N' line in esxcli hardware memory get output");
+  }
 }
 
 }  // namespace vmxkit::pci

@@ -185,7 +185,8 @@ PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b, const Ana
     case PathClass::unknown:
       add(v, ReasonKind::path_unknown, Verdict::degraded,
           fmt::format("path class unknown: {}", v.path.detail),
-          "add `numactl --hardware` output or lspci -vvv with NUMA node lines");
+          "add `numactl --hardware` output (on ESXi: `esxcli hardware memory get`) or lspci -vvv "
+          "with NUMA node lines");
       break;
   }
   if (!v.path.acs_redirect.empty()) {

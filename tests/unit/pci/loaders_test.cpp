@@ -280,6 +280,31 @@ TEST_CASE("esxcli hardware pci list loader uses Parent Device for the tree", "[p
                     Catch::StartsWith("e2.txt:2:4: expected a number for 'Vendor ID'"));
 }
 
+TEST_CASE("esxcli hardware memory get gives ESXi hosts their NUMA node count", "[pci][esxcli]") {
+  // Two host bridges without NUMA lines: NODE or SYS is unknown until the node count is known.
+  const std::string pci =
+      "0000:00:01.0\n   Device Class: 0x0604\n   Spawned Bus: 0x01\n   Parent Device: \n\n"
+      "0000:01:00.0\n   Vendor ID: 0x10de\n   Device ID: 0x2331\n   Device Class: 0x0302\n"
+      "   Parent Device: PCI 0:0:1:0\n\n"
+      "0000:80:01.0\n   Device Class: 0x0604\n   Spawned Bus: 0x81\n   Parent Device: \n\n"
+      "0000:81:00.0\n   Vendor ID: 0x15b3\n   Device ID: 0x1021\n   Device Class: 0x0207\n"
+      "   Parent Device: PCI 0:128:1:0\n";
+  const std::string one = "   Physical Memory: 549621362688 Bytes\n   Reliable Memory: 0 Bytes\n"
+                          "   NUMA Node Count: 1\n";
+  CHECK(vmxkit::pci::detect_format(one, "m.txt") == vmxkit::pci::InputFormat::esxcli_memory);
+  CHECK(!host_from({{"pci.txt", pci}}).find(Bdf{0, 0x81, 0, 0})->numa_node);
+  const auto host = host_from({{"pci.txt", pci}, {"mem.txt", one}});
+  CHECK(host.find(Bdf{0, 1, 0, 0})->numa_node == 0);
+  CHECK(host.find(Bdf{0, 0x81, 0, 0})->numa_node == 0);
+  // Two nodes say nothing about which bridge is on which: still unknown, never guessed.
+  const auto two = host_from({{"pci.txt", pci}, {"mem.txt", "NUMA Node Count: 2\n"}});
+  CHECK(!two.find(Bdf{0, 0x81, 0, 0})->numa_node);
+  CHECK_THROWS_WITH(host_from({{"m.txt", "   Physical Memory: 1 Bytes\n   NUMA Node Count: x\n"}}),
+                    Catch::StartsWith("m.txt:2:20: expected 'NUMA Node Count: N'"));
+  CHECK_THROWS_WITH(host_from({{"m.txt", "   Physical Memory: 1 Bytes\n"}}),
+                    Catch::StartsWith("m.txt: no 'NUMA Node Count: N' line"));
+}
+
 TEST_CASE("numactl --hardware with one node puts every device on it", "[pci][numactl]") {
   const std::string tree =
       "-+-[0000:00]---01.0-[01]----00.0  NVIDIA Corporation GH100 [H100 PCIe]\n"
