@@ -17,15 +17,11 @@
 
 namespace vmxkit::cli {
 
-pci::Host load_host_args(const std::vector<std::string>& sources,
-                         const std::vector<std::string>& catalogs, Context& ctx);
-
 namespace {
 
 struct HostCheckOptions {
-  std::vector<std::string> hosts;
+  HostInputs hosts;
   std::string cmdline;
-  std::vector<std::string> catalogs;
   std::string format = "text";
 };
 
@@ -35,7 +31,7 @@ int run_host_check(const HostCheckOptions& o, Context& ctx) {
   if (!o.cmdline.empty()) cmdline = pci::parse_kernel_cmdline(read_file(o.cmdline), o.cmdline);
   std::ostringstream ignored;
   Context quiet{ctx.in, ctx.out, ignored};  // input warnings are findings here
-  const pci::Host host = load_host_args(o.hosts, o.catalogs, quiet);
+  const pci::Host host = load_host_inputs(o.hosts, quiet);
   const std::vector<pci::HostFinding> findings = pci::check_host(host, cmdline);
   int code = kExitClean;
   for (const pci::HostFinding& f : findings) {
@@ -70,10 +66,8 @@ void setup_host_check(CLI::App& app, Context& ctx) {
       "host-check", "Check a host for GPUDirect RDMA and SR-IOV: IOMMU on the kernel command "
                     "line, SR-IOV VFs, ACS and ATS on the GPU/NIC paths; each finding says the "
                     "command that fixes it; exit 1 on warnings or errors");
-  sub->add_option("HOST", o->hosts, "Host inputs as for topo");
-  sub->add_option("--host", o->hosts, "Another HOST input (repeatable)");
+  add_host_inputs(*sub, o->hosts, "Host inputs as for topo");
   sub->add_option("--cmdline", o->cmdline, "/proc/cmdline or /etc/default/grub of the host");
-  sub->add_option("--catalog", o->catalogs, "A device catalogue file that adds or overrides entries");
   sub->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   sub->callback([o, &ctx] { ctx.exit_code = run_host_check(*o, ctx); });
 }

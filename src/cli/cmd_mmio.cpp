@@ -15,22 +15,18 @@
 
 namespace vmxkit::cli {
 
-pci::Host load_host_args(const std::vector<std::string>& sources,
-                         const std::vector<std::string>& catalogs, Context& ctx);
-
 namespace {
 
 struct MmioOptions {
-  std::vector<std::string> hosts;
+  HostInputs hosts;
   std::vector<std::string> devices;
-  std::vector<std::string> catalogs;
   std::string format = "text";
 };
 
 int run_mmio(const MmioOptions& o, Context& ctx) {
   std::optional<pci::Host> host;
-  if (!o.hosts.empty()) host = load_host_args(o.hosts, o.catalogs, ctx);
-  const pci::Catalog catalog = host ? host->catalog() : pci::catalog_with(o.catalogs);
+  if (!o.hosts.empty()) host = load_host_inputs(o.hosts, ctx);
+  const pci::Catalog catalog = host ? host->catalog() : pci::catalog_with(o.hosts.catalogs);
   std::vector<pci::MmioDevice> list;
   for (const std::string& spec : o.devices) {
     if (const auto bdf = pci::parse_bdf(spec)) {
@@ -80,13 +76,11 @@ void setup_mmio(CLI::App& app, Context& ctx) {
   auto* sub = app.add_subcommand(
       "mmio", "Compute pciPassthru.64bitMMIOSizeGB for passthrough devices from their BARs, with "
               "the arithmetic and Broadcom KB 323402's figure; exit 1 when a device's BARs are unknown");
-  sub->add_option("HOST", o->hosts, "Host inputs as for topo (needed for --device BDF)");
-  sub->add_option("--host", o->hosts, "Another HOST input (repeatable)");
+  add_host_inputs(*sub, o->hosts, "Host inputs as for topo (needed for --device BDF)");
   sub->add_option("--device", o->devices,
                   "A host BDF (0000:3b:00.0), a vendor:device id (10de:2331) or a model alias "
                   "(h100-pcie); repeatable")
       ->required();
-  sub->add_option("--catalog", o->catalogs, "A device catalogue file that adds or overrides entries");
   sub->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   sub->callback([o, &ctx] { ctx.exit_code = run_mmio(*o, ctx); });
 }

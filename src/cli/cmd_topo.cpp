@@ -15,39 +15,18 @@
 
 namespace vmxkit::cli {
 
-/// Loads HOST arguments (`-` = stdin) with the catalogue and user overrides; prints the input
-/// warnings to stderr. Shared by topo, mmio and host-check.
-pci::Host load_host_args(const std::vector<std::string>& sources,
-                         const std::vector<std::string>& catalogs, Context& ctx) {
-  pci::Host host(pci::catalog_with(catalogs));
-  for (const std::string& source : sources) {
-    if (source == "-") {
-      const std::string text = read_stream(ctx.in, "<stdin>");
-      pci::load_text(host, text, "<stdin>");
-    } else {
-      pci::load_source(host, source);
-    }
-  }
-  host.finalize();
-  for (const pci::HostWarning& w : host.warnings()) {
-    ctx.err << "vmxkit: warning: " << w.to_string() << '\n';
-  }
-  return host;
-}
-
 namespace {
 
 struct TopoOptions {
-  std::vector<std::string> hosts;
+  HostInputs hosts;
   std::string format = "text";
   bool all_nics = false;
-  std::vector<std::string> catalogs;
   std::string cmdline;
 };
 
 int run_topo(const TopoOptions& o, Context& ctx) {
   if (o.hosts.empty()) throw vmxkit::Error("topo: give at least one HOST (file, sysfs directory or live)");
-  const pci::Host host = load_host_args(o.hosts, o.catalogs, ctx);
+  const pci::Host host = load_host_inputs(o.hosts, ctx);
   pci::AnalysisOptions options;
   options.all_nics = o.all_nics;
   if (!o.cmdline.empty()) {
@@ -71,13 +50,11 @@ void setup_topo(CLI::App& app, Context& ctx) {
   auto* sub = app.add_subcommand(
       "topo", "Print the GPU/NIC matrix like `nvidia-smi topo -m` (PIX/PXB/PHB/NODE/SYS) with a "
               "P2P verdict and its reasons for every pair, and the best NIC for each GPU");
-  sub->add_option("HOST", o->hosts,
-                  "lspci -vvv, lspci -tv, esxcli hardware pci list or numactl --hardware output, a "
-                  "sysfs directory, or live; several are merged");
-  sub->add_option("--host", o->hosts, "Another HOST input (repeatable)");
+  add_host_inputs(*sub, o->hosts,
+                  "lspci -vvv, lspci -tv, esxcli hardware pci list, numactl --hardware or esxcli "
+                  "hardware memory get output, a sysfs directory, or live; several are merged");
   sub->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   sub->add_flag("--all-nics", o->all_nics, "List every NIC, not only RDMA-capable ones");
-  sub->add_option("--catalog", o->catalogs, "A device catalogue file that adds or overrides entries");
   sub->add_option("--cmdline", o->cmdline, "/proc/cmdline or /etc/default/grub (IOMMU mode)");
   sub->callback([o, &ctx] { ctx.exit_code = run_topo(*o, ctx); });
 }

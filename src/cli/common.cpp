@@ -30,9 +30,34 @@ void warn_malformed(const vmx::Document& doc, Context& ctx) {
 
 void add_host_options(CLI::App& sub, HostOptions& options) {
   sub.add_option("--host", options.hosts,
-                 "Host capture: lspci -vvv / -tv, esxcli hardware pci list, a sysfs directory, "
-                 "or live (repeat to merge several)");
+                 "Host capture: lspci -vvv / -tv, esxcli hardware pci list, numactl --hardware, "
+                 "esxcli hardware memory get, a sysfs directory, or live (repeat to merge several)");
   sub.add_option("--catalog", options.catalogs, "Device catalogue file adding or overriding entries");
+}
+
+void add_host_inputs(CLI::App& sub, HostInputs& inputs, const std::string& positional_help) {
+  sub.add_option("HOST", inputs.positional, positional_help);
+  sub.add_option("--host", inputs.flagged, "Another HOST input (repeatable)");
+  sub.add_option("--catalog", inputs.catalogs, "A device catalogue file that adds or overrides entries");
+}
+
+pci::Host load_host_inputs(const HostInputs& inputs, Context& ctx) {
+  pci::Host host(pci::catalog_with(inputs.catalogs));
+  for (const auto* list : {&inputs.positional, &inputs.flagged}) {
+    for (const std::string& source : *list) {
+      if (source == "-") {
+        const std::string text = read_stream(ctx.in, "<stdin>");
+        pci::load_text(host, text, "<stdin>");
+      } else {
+        pci::load_source(host, source);
+      }
+    }
+  }
+  host.finalize();
+  for (const pci::HostWarning& w : host.warnings()) {
+    ctx.err << "vmxkit: warning: " << w.to_string() << '\n';
+  }
+  return host;
 }
 
 LoadedHost load_host_options(const HostOptions& options) {

@@ -43,6 +43,21 @@ struct HostOptions {
 };
 void add_host_options(CLI::App& sub, HostOptions& options);
 
+/// HOST inputs of topo, mmio and host-check: positional arguments and `--host` (repeatable), plus
+/// `--catalog FILE`. Positional and `--host` values are kept apart because two CLI11 options
+/// bound to one vector replace each other's values instead of adding to them.
+struct HostInputs {
+  std::vector<std::string> positional;
+  std::vector<std::string> flagged;
+  std::vector<std::string> catalogs;
+  bool empty() const { return positional.empty() && flagged.empty(); }
+};
+void add_host_inputs(CLI::App& sub, HostInputs& inputs, const std::string& positional_help);
+
+/// Loads HOST inputs (positional first, then --host; `-` = stdin) with the catalogue and user
+/// overrides, and prints the input warnings to stderr.
+pci::Host load_host_inputs(const HostInputs& inputs, Context& ctx);
+
 /// The catalogue (built-in plus --catalog files) and the host, when --host was given.
 struct LoadedHost {
   pci::Catalog catalog;

@@ -26,6 +26,23 @@ TEST_CASE("topo prints the matrix, legends, verdicts and the best NIC", "[cli][t
   CHECK(r.out.find("  GPU7: NIC6 (0000:c0:00.0, PIX, ok)\n") != std::string::npos);
 }
 
+TEST_CASE("topo reads an ESXi host from esxcli captures, NUMA from esxcli memory", "[cli][topo]") {
+  const auto pci = vmxkit::test::source_path(
+      "examples/hosts/synthetic-esxi-1s-2sw-4gpu-2nic.esxcli-pci.txt").string();
+  const auto memory = vmxkit::test::source_path(
+      "examples/hosts/synthetic-esxi-1s-2sw-4gpu-2nic.esxcli-memory.txt").string();
+  auto r = run_cli({"topo", pci, "--host", memory});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("\nGPU0\t X \tPIX\tNODE\tNODE\tPIX\tNODE\t") != std::string::npos);
+  CHECK(r.out.find("  NIC1: vmnic6 0000:45:00.0 ConnectX-7\n") != std::string::npos);
+  CHECK(r.out.find("  GPU3: NIC1 (0000:45:00.0, PIX, ok)\n") != std::string::npos);
+  // Without the node count, a path between the two root complexes is NODE or SYS: unknown.
+  r = run_cli({"topo", pci});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("\nGPU0\t X \tPIX\t?\t?\tPIX\t?\t") != std::string::npos);
+  CHECK(r.out.find("(on ESXi: `esxcli hardware memory get`)") != std::string::npos);
+}
+
 TEST_CASE("topo --format json gives the same as data", "[cli][topo]") {
   const auto r = run_cli({"topo", "--format", "json", example()});
   CHECK(r.code == 0);
