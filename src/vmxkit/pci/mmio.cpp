@@ -124,7 +124,8 @@ MmioResult size_64bit_mmio(const std::vector<MmioDevice>& devices) {
   }
   if (any_gpu && fb_known && fb_total > 0) {
     r.kb_gb = static_cast<unsigned>(next_pow2(2 * fb_total));
-    r.lines.push_back(fmt::format("KB 323402: 2 x {} GB framebuffer = {} -> {}", fb_total, 2 * fb_total, *r.kb_gb));
+    r.lines.push_back(fmt::format("KB 323402: 2 x {} GB total framebuffer = {} -> {}", fb_total,
+                                  2 * fb_total, *r.kb_gb));
   } else if (any_gpu) {
     r.lines.push_back("KB 323402: not computed (framebuffer of a GPU not known)");
   }
