@@ -121,7 +121,7 @@ void setup_generate(CLI::App& app, Context& ctx) {
   sub->add_option("--memory-mb", o->memory_mb, "Guest memory, all reserved (default 65536, or "
                                                "the --base file's memsize)");
   sub->add_option("--system-id", o->request.system_id,
-                  "Host hardware UUID for the entries' systemId");
+                  "The host's system UUID for the entries' systemId (esxcli system uuid get)");
   sub->add_flag("--allow-degraded", o->request.allow_degraded,
                 "Accept GPU/NIC pairs that meet only at the CPU (PHB/NODE)");
   sub->add_option("--base", o->base, "Merge into this .vmx, keeping everything else byte for byte");

@@ -315,8 +315,8 @@ Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog
                                          plan.memory_default ? " (default; set --memory-mb)" : ""));
   if (plan.system_id.empty()) {
     plan.explanation.push_back(
-        "systemId: not given (--system-id); fill in the host's hardware UUID, "
-        "HostSystem.hardware.systemInfo.uuid");
+        "systemId: not given (--system-id); fill in the host's system UUID: `esxcli system "
+        "uuid get` on the host, or the device's systemId in QueryConfigTarget().pciPassthrough");
   }
   return plan;
 }

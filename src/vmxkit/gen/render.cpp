@@ -59,7 +59,7 @@ std::string address_or_placeholder(const Choice& c) {
 
 std::string system_id_or_placeholder(const Plan& plan) {
   return plan.system_id.empty()
-             ? placeholder("host hardware UUID, HostSystem.hardware.systemInfo.uuid")
+             ? placeholder("the host's system UUID, esxcli system uuid get")
              : plan.system_id;
 }
 

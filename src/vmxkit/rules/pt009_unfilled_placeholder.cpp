@@ -10,7 +10,7 @@ constexpr std::string_view kDoc = R"md(
 ## What it does
 Flags a value that is still a placeholder written by `vmxkit generate` (`<fill in: ...>`): the
 host address of a device generated from a catalogue model without `--host`, or the host's
-hardware UUID without `--system-id`.
+system UUID (`esxcli system uuid get`) without `--system-id`.
 
 ## Why is this bad?
 The VM cannot power on with a placeholder for a device address or system id: ESXi finds no
