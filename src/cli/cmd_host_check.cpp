@@ -64,8 +64,8 @@ void setup_host_check(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<HostCheckOptions>();
   auto* sub = app.add_subcommand(
       "host-check", "Check a host for GPUDirect RDMA and SR-IOV: IOMMU on the kernel command "
-                    "line, SR-IOV VFs, ACS and ATS on the GPU/NIC paths; each finding says the "
-                    "command that fixes it; exit 1 on warnings or errors");
+                    "line, SR-IOV VFs, ACS and ATS on the GPU/NIC paths, ESXi passthrough state; "
+                    "each finding says the command that fixes it; exit 1 on warnings or errors");
   add_host_inputs(*sub, o->hosts, "Host inputs as for topo");
   sub->add_option("--cmdline", o->cmdline, "/proc/cmdline or /etc/default/grub of the host");
   sub->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "vmxkit/core/error.h"
+#include "vmxkit/pci/host_check.h"
 
 namespace vmxkit::gen {
 namespace {
@@ -281,6 +282,24 @@ Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog
       } else if (!r.fix.empty() && r.effect != pci::Verdict::ok) {
         plan.explanation.push_back("    fix: " + r.fix);
       }
+    }
+  }
+  // ESXi ownership of the chosen devices, when the capture says it (esxcli): the plan stands,
+  // the host needs a change first.
+  if (host != nullptr) {
+    auto note_owner = [&](std::optional<std::size_t> index, pci::PassthroughUse use) {
+      if (!index) return;
+      if (const auto f = pci::check_esxi_owner(host->at(*index), use)) {
+        plan.explanation.push_back("ESXi: " + f->message);
+        plan.explanation.push_back("    fix: " + f->fix);
+      }
+    };
+    for (const Choice& c : plan.gpus) {
+      note_owner(c.host_index, request.vgpu ? pci::PassthroughUse::vgpu : pci::PassthroughUse::full);
+    }
+    for (const Choice& c : plan.nics) {
+      note_owner(c.sriov_vf && c.address ? host->index_of(*c.address) : c.host_index,
+                 c.sriov_vf ? pci::PassthroughUse::sriov_pf : pci::PassthroughUse::full);
     }
   }
   if (!refused.empty()) {

@@ -121,6 +121,11 @@ struct Device {
   std::optional<Sriov> sriov;
   std::optional<int> iommu_group;
   std::string rdma_name;  ///< "mlx5_0" when the input says (sysfs)
+  /// ESXi only (esxcli hardware pci list): `Configured Owner` and `Current Owner` ("VMkernel",
+  /// "VM Passthru"; they differ until a reboot applies a change) and `Passthru Capable`.
+  std::string configured_owner;
+  std::string current_owner;
+  std::optional<bool> passthru_capable;
 
   // The tree, set by Host once all inputs are merged.
   std::optional<std::size_t> parent;  ///< index of the upstream bridge in Host::devices()

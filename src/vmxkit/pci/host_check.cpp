@@ -102,6 +102,51 @@ std::optional<bool> iommu_translating(const Host& host, const KernelCmdline& cmd
   return std::nullopt;
 }
 
+std::optional<HostFinding> check_esxi_owner(const Device& d, PassthroughUse use) {
+  constexpr std::string_view kPassthru = "VM Passthru";
+  const std::string bdf = d.bdf.to_string();
+  const std::string what = d.model ? fmt::format("{} ({})", bdf, d.model->model) : bdf;
+  if (use == PassthroughUse::full) {
+    if (d.passthru_capable == false) {
+      return HostFinding{"passthru-incapable", Severity::error, bdf,
+                         fmt::format("{} cannot be passed through on this host (Passthru Capable: "
+                                     "false)", what),
+                         "check the device's firmware and the host's BIOS (VT-d/AMD-Vi, SR-IOV) "
+                         "settings, or use another device"};
+    }
+    if (d.configured_owner.empty()) return std::nullopt;
+    if (d.configured_owner != kPassthru) {
+      return HostFinding{"passthru-off", Severity::warning, bdf,
+                         fmt::format("{} is not enabled for passthrough (Configured Owner: {}): "
+                                     "the VM will not power on with it",
+                                     what, d.configured_owner),
+                         fmt::format("esxcli hardware pci pcipassthru set -d {} -e true -a "
+                                     "(ESXi 7.0+; earlier: enable it under Configure > PCI "
+                                     "Devices and reboot)",
+                                     bdf)};
+    }
+    if (!d.current_owner.empty() && d.current_owner != kPassthru) {
+      return HostFinding{"passthru-pending", Severity::warning, bdf,
+                         fmt::format("{} is enabled for passthrough but still owned by the {} "
+                                     "until the change is applied",
+                                     what, d.current_owner),
+                         fmt::format("reboot the host, or esxcli hardware pci pcipassthru set -d "
+                                     "{} -e true -a (ESXi 7.0+)",
+                                     bdf)};
+    }
+    return std::nullopt;
+  }
+  if (d.configured_owner != kPassthru) return std::nullopt;
+  return HostFinding{
+      "passthru-on", Severity::warning, bdf,
+      fmt::format("{} is enabled for passthrough, but {} needs it owned by the VMkernel", what,
+                  use == PassthroughUse::vgpu ? "vGPU (the NVIDIA vGPU manager)"
+                                              : "SR-IOV (the driver that creates the VFs)"),
+      fmt::format("esxcli hardware pci pcipassthru set -d {} -e false -a (ESXi 7.0+; earlier: "
+                  "Configure > PCI Devices and reboot)",
+                  bdf)};
+}
+
 std::vector<HostFinding> check_host(const Host& host, const std::optional<KernelCmdline>& cmdline) {
   std::vector<HostFinding> out;
   const CpuVendor cpu = cpu_vendor(host);
@@ -133,6 +178,23 @@ std::vector<HostFinding> check_host(const Host& host, const std::optional<Kernel
                      "the IOMMU translates DMA (no iommu=pt): bare-metal GPUDirect RDMA needs 1:1 "
                      "(pass-through) translation",
                      "add iommu=pt to GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub, run update-grub and reboot"});
+    }
+  }
+  // ESXi ownership: which use a device is meant for is not known here, so a GPU or RDMA NIC
+  // left with the VMkernel is only noted (right for vGPU and SR-IOV PFs), while a device that
+  // cannot be passed through or waits for a reboot is a warning.
+  for (const Device& d : host.devices()) {
+    if (d.role != Role::gpu && d.role != Role::rdma_nic) continue;
+    if (auto f = check_esxi_owner(d, PassthroughUse::full)) {
+      if (f->id == "passthru-incapable") f->severity = Severity::warning;
+      if (f->id == "passthru-off") {
+        f->severity = Severity::info;
+        f->message = fmt::format("{} is not enabled for passthrough (Configured Owner: {}): right "
+                                 "for {}, needed for DirectPath I/O",
+                                 f->subject, d.configured_owner,
+                                 d.role == Role::gpu ? "vGPU" : "SR-IOV VFs");
+      }
+      out.push_back(std::move(*f));
     }
   }
   for (const Device& d : host.devices()) {

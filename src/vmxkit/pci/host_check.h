@@ -33,15 +33,29 @@ std::optional<bool> iommu_translating(const Host& host, const KernelCmdline& cmd
 /// One readiness finding with the command that fixes it.
 struct HostFinding {
   std::string id;  ///< "iommu-off", "iommu-not-pt", "sriov-no-vfs", "sriov-too-many-vfs",
-                   ///< "acs-redirect", "ats-disabled", "ats-absent", "input"
+                   ///< "acs-redirect", "ats-disabled", "ats-absent", "passthru-incapable",
+                   ///< "passthru-off", "passthru-pending", "passthru-on", "input"
   Severity severity = Severity::warning;
   std::string subject;  ///< the device (BDF) or file it is about
   std::string message;
   std::string fix;  ///< command or setting; empty when none
 };
 
+/// How a VM is to use a device, for the ESXi ownership check.
+enum class PassthroughUse : unsigned char {
+  full,      ///< DirectPath I/O: the device must be enabled for passthrough
+  vgpu,      ///< NVIDIA vGPU: the GPU stays with the VMkernel (vGPU manager)
+  sriov_pf,  ///< SR-IOV: the PF stays with the VMkernel driver that creates the VFs
+};
+
+/// The ESXi ownership problem of a device for that use, from esxcli's `Passthru Capable`,
+/// `Configured Owner` and `Current Owner` (ids "passthru-incapable", "passthru-off",
+/// "passthru-pending", "passthru-on"), or nullopt when it is fine or the capture does not say.
+std::optional<HostFinding> check_esxi_owner(const Device& d, PassthroughUse use);
+
 /// The host readiness checks for GPUDirect RDMA and SR-IOV: IOMMU on the kernel command line
-/// (when given), SR-IOV VFs created, ACS and ATS on the GPU/NIC paths, and input warnings.
+/// (when given), SR-IOV VFs created, ACS and ATS on the GPU/NIC paths, ESXi passthrough
+/// ownership of GPUs and RDMA NICs (esxcli captures), and input warnings.
 std::vector<HostFinding> check_host(const Host& host, const std::optional<KernelCmdline>& cmdline);
 
 }  // namespace vmxkit::pci

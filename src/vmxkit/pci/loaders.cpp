@@ -120,6 +120,13 @@ void load_esxcli(Host& host, std::string_view text, const std::string& path) {
       if (const auto n = parse_signed(value); n && *n >= 0) d.numa_node = static_cast<int>(*n);
     } else if (key == "Module Name") {
       if (value != "None") d.driver = std::string(value);
+    } else if (key == "Configured Owner") {
+      d.configured_owner = std::string(value);
+    } else if (key == "Current Owner") {
+      d.current_owner = std::string(value);
+    } else if (key == "Passthru Capable") {
+      if (value == "true") d.passthru_capable = true;
+      if (value == "false") d.passthru_capable = false;
     } else if (key == "VMkernel Name") {
       if (!value.empty()) d.rdma_name = std::string(value);
     } else if (key == "Parent Device") {

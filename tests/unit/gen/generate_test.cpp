@@ -85,6 +85,37 @@ TEST_CASE("generated output lints clean for every template and example host", "[
   }
 }
 
+TEST_CASE("generate says what an ESXi host must change for the devices it chose", "[gen][esxcli]") {
+  const std::string base = "examples/hosts/synthetic-esxi-1s-2sw-4gpu-2nic.esxcli-";
+  const pci::Host host = pci::load_host({test::source_path(base + "pci.txt").string(),
+                                         test::source_path(base + "memory.txt").string()});
+  auto explanation = [&](const gen::Request& r) {
+    std::string all;
+    for (const std::string& line : gen::make_plan(r, &host, host.catalog()).explanation) {
+      all += line + "\n";
+    }
+    return all;
+  };
+  gen::Request r;
+  r.gpus = {"auto"};
+  r.gpu_count = 1;
+  r.nics = {"auto"};
+  // The GPUs are enabled for passthrough; the ConnectX-7 PFs are not.
+  std::string text = explanation(r);
+  CHECK(text.find("ESXi: 0000:03:00.0") == std::string::npos);
+  CHECK(text.find("ESXi: 0000:05:00.0 (ConnectX-7) is not enabled for passthrough "
+                  "(Configured Owner: VMkernel)") != std::string::npos);
+  CHECK(text.find("fix: esxcli hardware pci pcipassthru set -d 0000:05:00.0 -e true -a") !=
+        std::string::npos);
+  // vGPU + SR-IOV wants the opposite: the GPU must leave passthrough, the PF is right as it is.
+  r.vgpu = "grid_l40s-48q";
+  r.sriov = true;
+  text = explanation(r);
+  CHECK(text.find("ESXi: 0000:03:00.0 (L40S) is enabled for passthrough, but vGPU") !=
+        std::string::npos);
+  CHECK(text.find("ESXi: 0000:05:00.0") == std::string::npos);
+}
+
 TEST_CASE("generate picks, for each GPU of a corpus capture, a NIC of the best class "
           "nvidia-smi shows",
           "[gen][corpus]") {

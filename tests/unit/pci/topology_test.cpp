@@ -267,6 +267,55 @@ TEST_CASE("host-check reports IOMMU, SR-IOV, ACS and ATS with the fixing command
   CHECK_THROWS_WITH(parse_kernel_cmdline("\n", "empty"), Catch::StartsWith("empty: no kernel command line"));
 }
 
+TEST_CASE("ESXi ownership: passthrough enabled, pending a reboot, or kept for vGPU/SR-IOV", "[pci][host-check][esxcli]") {
+  using vmxkit::pci::check_esxi_owner;
+  using vmxkit::pci::PassthroughUse;
+  auto block = [](const char* bdf, const char* ids, const char* configured, const char* current,
+                  const char* capable) {
+    return fmt::format("{}\n   Vendor ID: 0x{}\n   Device ID: 0x{}\n   Device Class: 0x{}\n"
+                       "   Configured Owner: {}\n   Current Owner: {}\n   Passthru Capable: {}\n"
+                       "   Parent Device: \n\n",
+                       bdf, std::string(ids).substr(0, 4), std::string(ids).substr(5, 4),
+                       std::string(ids).substr(10), configured, current, capable);
+  };
+  const auto host = host_from(
+      {{"esx.txt", block("0000:00:01.0", "10de:2331:0302", "VM Passthru", "VM Passthru", "true") +
+                       block("0000:00:02.0", "10de:2331:0302", "VM Passthru", "VMkernel", "true") +
+                       block("0000:00:03.0", "15b3:1021:0207", "VMkernel", "VMkernel", "true") +
+                       block("0000:00:04.0", "10de:2331:0302", "VMkernel", "VMkernel", "false")}});
+  const auto& ready = host.at(*host.index_of(Bdf{0, 0, 1, 0}));
+  const auto& pending = host.at(*host.index_of(Bdf{0, 0, 2, 0}));
+  const auto& vmkernel = host.at(*host.index_of(Bdf{0, 0, 3, 0}));
+  const auto& incapable = host.at(*host.index_of(Bdf{0, 0, 4, 0}));
+  CHECK(ready.configured_owner == "VM Passthru");
+  CHECK(incapable.passthru_capable == false);
+  CHECK(!check_esxi_owner(ready, PassthroughUse::full));
+  CHECK(check_esxi_owner(pending, PassthroughUse::full)->id == "passthru-pending");
+  const auto off = check_esxi_owner(vmkernel, PassthroughUse::full);
+  REQUIRE(off);
+  CHECK(off->id == "passthru-off");
+  CHECK(off->fix.rfind("esxcli hardware pci pcipassthru set -d 0000:00:03.0 -e true -a", 0) == 0);
+  CHECK(check_esxi_owner(incapable, PassthroughUse::full)->id == "passthru-incapable");
+  // vGPU and SR-IOV PFs want the opposite: the device with the VMkernel.
+  CHECK(!check_esxi_owner(vmkernel, PassthroughUse::sriov_pf));
+  const auto on = check_esxi_owner(ready, PassthroughUse::vgpu);
+  REQUIRE(on);
+  CHECK(on->id == "passthru-on");
+  CHECK(on->fix.rfind("esxcli hardware pci pcipassthru set -d 0000:00:01.0 -e false -a", 0) == 0);
+  // host-check cannot know the use: a device left with the VMkernel is only noted.
+  std::vector<std::pair<std::string, vmxkit::Severity>> got;
+  for (const auto& f : vmxkit::pci::check_host(host, std::nullopt)) {
+    if (f.id.rfind("passthru-", 0) == 0) got.emplace_back(f.id, f.severity);
+  }
+  CHECK(got == std::vector<std::pair<std::string, vmxkit::Severity>>{
+                   {"passthru-pending", vmxkit::Severity::warning},
+                   {"passthru-off", vmxkit::Severity::info},
+                   {"passthru-incapable", vmxkit::Severity::warning}});
+  // lspci captures say nothing about ESXi ownership: no finding, never a guess.
+  const auto linux_host = host_from({{"ok.txt", socket(0x10, 0, {"gpu", "nic"})}});
+  for (const auto& d : linux_host.devices()) CHECK(!check_esxi_owner(d, PassthroughUse::full));
+}
+
 TEST_CASE("a 4,096-device tree loads and classifies in well under a second", "[pci][scale]") {
   const std::string text = vmxkit::test::scale_host_text(4096);
   // For measuring the command line on the same input: VMXKIT_SCALE_OUT=FILE writes it out.
