@@ -111,9 +111,12 @@ void setup_generate(CLI::App& app, Context& ctx) {
   sub->add_option("--gpu", o->request.gpus,
                   "GPU address (0000:3b:00.0), auto (every GPU), or a model without --host "
                   "(h100-pcie; see --list-models)");
-  sub->add_option("--gpus", o->gpus, "With --gpu auto: the N best-connected GPUs");
+  sub->add_option("--gpus", o->gpus,
+                  "With --gpu auto: the N best-connected GPUs (on ESXi captures, among equals, "
+                  "those ready for passthrough or vGPU)");
   sub->add_option("--nic", o->request.nics,
-                  "NIC address, auto (the closest NIC for each GPU), or a model without --host");
+                  "NIC address, auto (the closest NIC for each GPU, distinct where possible), or "
+                  "a model without --host");
   sub->add_option("--vgpu", o->vgpu, "vGPU profile (grid_a100-40c) instead of full passthrough");
   sub->add_flag("--sriov", o->request.sriov, "Pass SR-IOV VFs of the NICs instead of the PFs");
   sub->add_option("--network", o->request.network, "Port group of SR-IOV VF entries")

@@ -77,8 +77,16 @@ pci::PathClass best_nic_class(const pci::Host& host, std::size_t gpu,
 }
 
 // `--gpus N`: start from the GPU closest to a NIC, then add the GPU closest to those chosen.
+// 1 when an ESXi capture says the device is not ready for this use (not enabled for
+// passthrough, or enabled when vGPU/SR-IOV need it with the VMkernel), else 0: among devices
+// connected alike, `auto` takes the ones the host is ready to give.
+int not_ready(const pci::Host& host, std::size_t i, pci::PassthroughUse use) {
+  return pci::check_esxi_owner(host.at(i), use) ? 1 : 0;
+}
+
 std::vector<std::size_t> best_connected(const pci::Host& host, std::vector<std::size_t> gpus,
-                                        const std::vector<std::size_t>& nics, unsigned n) {
+                                        const std::vector<std::size_t>& nics, unsigned n,
+                                        pci::PassthroughUse use) {
   if (n > gpus.size()) {
     throw Error(fmt::format("--gpus {}: the host has {} GPU(s)", n, gpus.size()));
   }
@@ -89,7 +97,8 @@ std::vector<std::size_t> best_connected(const pci::Host& host, std::vector<std::
       for (const std::size_t c : chosen) {
         worst_to_chosen = std::max(worst_to_chosen, rank(pci::classify(host, g, c).cls));
       }
-      return std::tuple{worst_to_chosen, rank(best_nic_class(host, g, nics)), host.at(g).bdf};
+      return std::tuple{worst_to_chosen, not_ready(host, g, use), rank(best_nic_class(host, g, nics)),
+                        host.at(g).bdf};
     };
     const auto best = std::min_element(gpus.begin(), gpus.end(), [&](std::size_t a, std::size_t b) {
       return score(a) < score(b);
@@ -131,7 +140,10 @@ Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog
     if (is_auto(gpus)) {
       chosen = host_devices(*host, pci::Role::gpu);
       if (chosen.empty()) throw Error("the host capture has no GPU");
-      if (request.gpu_count) chosen = best_connected(*host, chosen, host_nics, *request.gpu_count);
+      if (request.gpu_count) {
+        chosen = best_connected(*host, chosen, host_nics, *request.gpu_count,
+                                request.vgpu ? pci::PassthroughUse::vgpu : pci::PassthroughUse::full);
+      }
     } else {
       for (const std::string& g : gpus) {
         const std::size_t i = host_device(*host, g, "gpu");
@@ -168,15 +180,19 @@ Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog
     std::map<std::size_t, unsigned> uses;
     if (is_auto(request.nics)) {
       if (host_nics.empty()) throw Error("--nic auto: the host capture has no RDMA-capable NIC");
+      const pci::PassthroughUse use =
+          request.sriov ? pci::PassthroughUse::sriov_pf : pci::PassthroughUse::full;
       for (std::size_t g = 0; g < plan.gpus.size(); ++g) {
         if (!plan.gpus[g].host_index) continue;
         const std::size_t gi = *plan.gpus[g].host_index;
         const auto best = std::min_element(host_nics.begin(), host_nics.end(),
                                            [&](std::size_t a, std::size_t b) {
-                                             return std::tuple{rank(pci::classify(*host, gi, a).cls),
-                                                               uses[a], host->at(a).bdf} <
-                                                    std::tuple{rank(pci::classify(*host, gi, b).cls),
-                                                               uses[b], host->at(b).bdf};
+                                             auto key = [&](std::size_t k) {
+                                               return std::tuple{rank(pci::classify(*host, gi, k).cls),
+                                                                 uses[k], not_ready(*host, k, use),
+                                                                 host->at(k).bdf};
+                                             };
+                                             return key(a) < key(b);
                                            });
         if (uses[*best]++ == 0) plan.nics.push_back(host_choice(*host, *best, DeviceRole::nic));
         const auto it = std::find_if(plan.nics.begin(), plan.nics.end(), [&](const Choice& c) {

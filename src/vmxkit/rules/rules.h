@@ -33,6 +33,7 @@ extern const Rule kTOPO005;
 extern const Rule kTOPO006;
 extern const Rule kTOPO007;
 extern const Rule kTOPO008;
+extern const Rule kTOPO009;
 extern const Rule kVMX001;
 extern const Rule kVMX002;
 extern const Rule kVMX003;

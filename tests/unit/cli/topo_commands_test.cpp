@@ -34,7 +34,8 @@ TEST_CASE("topo reads an ESXi host from esxcli captures, NUMA from esxcli memory
   auto r = run_cli({"topo", pci, "--host", memory});
   CHECK(r.code == 0);
   CHECK(r.out.find("\nGPU0\t X \tPIX\tNODE\tNODE\tPIX\tNODE\t") != std::string::npos);
-  CHECK(r.out.find("  NIC1: vmnic6 0000:45:00.0 ConnectX-7\n") != std::string::npos);
+  CHECK(r.out.find("  NIC0: 0000:05:00.0 ConnectX-7\n  NIC1: vmnic4 0000:45:00.0 ConnectX-7\n") !=
+        std::string::npos);
   CHECK(r.out.find("  GPU3: NIC1 (0000:45:00.0, PIX, ok)\n") != std::string::npos);
   // Without the node count, a path between the two root complexes is NODE or SYS: unknown.
   r = run_cli({"topo", pci});

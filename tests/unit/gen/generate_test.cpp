@@ -85,35 +85,52 @@ TEST_CASE("generated output lints clean for every template and example host", "[
   }
 }
 
-TEST_CASE("generate says what an ESXi host must change for the devices it chose", "[gen][esxcli]") {
+TEST_CASE("on an ESXi host, auto takes devices ready for the use and says what else must change",
+          "[gen][esxcli]") {
+  // Root complex 0x00: GPUs 03/04 and NIC 05 enabled for passthrough. Root complex 0x40:
+  // GPUs 43/44 and NIC 45 left with the VMkernel, for vGPU and SR-IOV.
   const std::string base = "examples/hosts/synthetic-esxi-1s-2sw-4gpu-2nic.esxcli-";
   const pci::Host host = pci::load_host({test::source_path(base + "pci.txt").string(),
                                          test::source_path(base + "memory.txt").string()});
-  auto explanation = [&](const gen::Request& r) {
-    std::string all;
-    for (const std::string& line : gen::make_plan(r, &host, host.catalog()).explanation) {
-      all += line + "\n";
-    }
-    return all;
+  struct Result {
+    std::string gpu, nic, explanation;
+  };
+  auto plan = [&](const gen::Request& r) {
+    const gen::Plan p = gen::make_plan(r, &host, host.catalog());
+    Result out{p.gpus.at(0).label, p.nics.at(0).label, {}};
+    for (const std::string& line : p.explanation) out.explanation += line + "\n";
+    return out;
   };
   gen::Request r;
   r.gpus = {"auto"};
   r.gpu_count = 1;
   r.nics = {"auto"};
-  // The GPUs are enabled for passthrough; the ConnectX-7 PFs are not.
-  std::string text = explanation(r);
-  CHECK(text.find("ESXi: 0000:03:00.0") == std::string::npos);
-  CHECK(text.find("ESXi: 0000:05:00.0 (ConnectX-7) is not enabled for passthrough "
-                  "(Configured Owner: VMkernel)") != std::string::npos);
-  CHECK(text.find("fix: esxcli hardware pci pcipassthru set -d 0000:05:00.0 -e true -a") !=
-        std::string::npos);
-  // vGPU + SR-IOV wants the opposite: the GPU must leave passthrough, the PF is right as it is.
+  Result got = plan(r);
+  CHECK(got.gpu == "0000:03:00.0 (L40S)");
+  CHECK(got.nic == "0000:05:00.0 (ConnectX-7)");
+  CHECK(got.explanation.find("ESXi:") == std::string::npos);
   r.vgpu = "grid_l40s-48q";
   r.sriov = true;
-  text = explanation(r);
-  CHECK(text.find("ESXi: 0000:03:00.0 (L40S) is enabled for passthrough, but vGPU") !=
+  got = plan(r);
+  CHECK(got.gpu == "0000:43:00.0 (L40S)");
+  CHECK(got.nic == "0000:45:00.0 (ConnectX-7)");
+  CHECK(got.explanation.find("ESXi:") == std::string::npos);
+  // Devices named by the user are taken as named, with the command that readies them.
+  r.gpus = {"0000:03:00.0"};
+  got = plan(r);
+  CHECK(got.nic == "0000:05:00.0 (ConnectX-7)");
+  CHECK(got.explanation.find("ESXi: 0000:03:00.0 (L40S) is enabled for passthrough, but vGPU") !=
         std::string::npos);
-  CHECK(text.find("ESXi: 0000:05:00.0") == std::string::npos);
+  CHECK(got.explanation.find("ESXi: 0000:05:00.0 (ConnectX-7) is enabled for passthrough, but "
+                             "SR-IOV") != std::string::npos);
+  r.vgpu.reset();
+  r.sriov = false;
+  r.gpus = {"0000:43:00.0"};
+  got = plan(r);
+  CHECK(got.explanation.find("ESXi: 0000:43:00.0 (L40S) is not enabled for passthrough "
+                             "(Configured Owner: VMkernel)") != std::string::npos);
+  CHECK(got.explanation.find("fix: esxcli hardware pci pcipassthru set -d 0000:45:00.0 -e true -a") !=
+        std::string::npos);
 }
 
 TEST_CASE("generate picks, for each GPU of a corpus capture, a NIC of the best class "
