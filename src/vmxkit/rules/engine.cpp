@@ -164,13 +164,17 @@ void lint_spec(LintResult& result, std::string bytes, const LintOptions& options
 
 }  // namespace
 
-LintResult lint(std::string path, std::string bytes, const LintOptions& options) {
+namespace {
+
+// Lints bytes as the format given: fix decides it once, from the original file, so an edit can
+// never turn a .vmx into something read as XML on the next pass.
+LintResult lint_as(std::string path, std::string bytes, const LintOptions& options, bool vmx) {
   const pci::Catalog& catalog =
       options.catalog != nullptr ? *options.catalog : pci::Catalog::builtin();
   LintResult result;
   result.path = std::move(path);
   result.lines = LineIndex(bytes);
-  if (spec::detect_format(bytes) != spec::Format::vmx) {
+  if (!vmx) {
     lint_spec(result, std::move(bytes), options, catalog);
     sort_diagnostics(result.diagnostics);
     return result;
@@ -188,21 +192,49 @@ LintResult lint(std::string path, std::string bytes, const LintOptions& options)
   return result;
 }
 
+}  // namespace
+
+LintResult lint(std::string path, std::string bytes, const LintOptions& options) {
+  const bool vmx = spec::detect_format(bytes) == spec::Format::vmx;
+  return lint_as(std::move(path), std::move(bytes), options, vmx);
+}
+
+namespace {
+
+// Whether a fix's edits touch edits already taken in this pass. The edits of one fix may share
+// an offset (they were made together), but those of two fixes must not even touch: two
+// insertions at one offset (say `"256"` and `""` into one empty value) would both apply and
+// corrupt the line. A fix left out is taken up by a later pass, on the re-linted text.
+bool touches(const std::vector<TextEdit>& accepted, const std::vector<TextEdit>& edits) {
+  for (const TextEdit& a : accepted) {
+    for (const TextEdit& b : edits) {
+      if (a.begin <= b.end && b.begin <= a.end) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 FixResult fix(std::string path, std::string bytes, const LintOptions& options, bool unsafe) {
   constexpr int kMaxPasses = 10;
   FixResult out;
+  // Only .vmx text is edited; vSphere documents are linted, never fixed.
+  const bool vmx = spec::detect_format(bytes) == spec::Format::vmx;
   for (int pass = 0; pass < kMaxPasses; ++pass) {
-    LintResult r = lint(path, bytes, options);
+    LintResult r = lint_as(path, bytes, options, vmx);
+    if (!vmx) {
+      out.remaining = std::move(r);
+      break;
+    }
     std::vector<TextEdit> accepted;
     std::vector<std::string_view> ids;
     for (const Diagnostic& d : r.diagnostics) {
       if (!d.fix || d.fix->edits.empty()) continue;
       if (d.fix->safety == FixSafety::display_only) continue;
       if (d.fix->safety == FixSafety::unsafe && !unsafe) continue;
-      std::vector<TextEdit> trial = accepted;
-      trial.insert(trial.end(), d.fix->edits.begin(), d.fix->edits.end());
-      if (!edits_are_disjoint(trial)) continue;  // taken up in a later pass
-      accepted = std::move(trial);
+      if (!edits_are_disjoint(d.fix->edits) || touches(accepted, d.fix->edits)) continue;
+      accepted.insert(accepted.end(), d.fix->edits.begin(), d.fix->edits.end());
       ids.push_back(d.rule_id);
     }
     if (accepted.empty()) {
@@ -217,10 +249,10 @@ FixResult fix(std::string path, std::string bytes, const LintOptions& options, b
     bytes = std::move(next);
     out.fixes_applied += ids.size();
     out.fixed_rules.insert(out.fixed_rules.end(), ids.begin(), ids.end());
-    if (pass + 1 == kMaxPasses) out.remaining = lint(path, bytes, options);
+    if (pass + 1 == kMaxPasses) out.remaining = lint_as(path, bytes, options, vmx);
   }
   out.bytes = bytes;
-  if (out.remaining.path.empty()) out.remaining = lint(path, out.bytes, options);
+  if (out.remaining.path.empty()) out.remaining = lint_as(path, out.bytes, options, vmx);
   return out;
 }
 

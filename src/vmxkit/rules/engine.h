@@ -54,7 +54,8 @@ struct FixResult {
 
 /// Applies safe fixes (and unsafe ones when `unsafe`), never display-only ones. Picks fixes whose
 /// edits do not overlap, applies them, lints again, and repeats until nothing changes (at most
-/// 10 passes). Bytes outside the edits never change.
+/// 10 passes). Bytes outside the edits never change. The format is decided once, from `bytes`:
+/// a .vmx stays a .vmx whatever the edits make its first line; vSphere documents are not fixed.
 FixResult fix(std::string path, std::string bytes, const LintOptions& options, bool unsafe);
 
 }  // namespace vmxkit::rules

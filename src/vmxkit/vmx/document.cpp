@@ -264,7 +264,8 @@ std::vector<Diagnostic> Document::diagnostics() const {
     d.rule_id = line.problem == Problem::unterminated_quote ? "VMX002" : "VMX001";
     d.severity = Severity::error;
     d.begin = line.problem_at;
-    d.end = std::max(line.problem_at + 1, line.end);
+    // At least one byte wide, but never past the end of a last line without a newline.
+    d.end = std::min<std::size_t>(std::max(line.problem_at + 1, line.end), bytes().size());
     d.message = describe(line.problem, key(line));
     out.push_back(std::move(d));
   }

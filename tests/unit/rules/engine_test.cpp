@@ -83,6 +83,41 @@ TEST_CASE("fix never changes a byte outside its edits", "[rules][engine][fix]") 
         "weird.key =   \"x\"\t\r\n");
 }
 
+TEST_CASE("two fixes inserting at one offset are applied in separate passes", "[rules][engine][fix]") {
+  // Found by fuzz_lint: an empty unquoted 64bitMMIOSizeGB got `"256"` (MMIO003) and `""` (VMX008)
+  // inserted at the same offset in one pass, giving the malformed `= "256" "" # size me`.
+  const std::string text =
+      "firmware = \"efi\"\nmemsize = \"65536\"\nsched.mem.min = \"65536\"\n"
+      "sched.mem.pin = \"TRUE\"\npciPassthru0.present = \"TRUE\"\n"
+      "pciPassthru0.id = \"00000:059:00.0\"\npciPassthru0.deviceId = \"0x2331\"\n"
+      "pciPassthru0.vendorId = \"0x10de\"\npciPassthru0.systemId = \"x\"\n"
+      "pciPassthru1.present = \"TRUE\"\npciPassthru1.id = \"00000:060:00.0\"\n"
+      "pciPassthru1.deviceId = \"0x1021\"\npciPassthru1.vendorId = \"0x15b3\"\n"
+      "pciPassthru1.systemId = \"x\"\npciPassthru.allowP2P = \"TRUE\"\n"
+      "pciPassthru.RelaxACSforP2P = \"TRUE\"\npciPassthru.use64bitMMIO = \"TRUE\"\n"
+      "pciPassthru.64bitMMIOSizeGB =   # size me\n";
+  const auto before = rules::lint("vm.vmx", text, {});
+  CHECK(ids(before) == std::vector<std::string>{"MMIO003", "VMX008"});
+  CHECK(before.diagnostics[0].begin == before.diagnostics[1].begin);
+  const auto fixed = rules::fix("vm.vmx", text, {}, true);
+  CHECK(fixed.remaining.diagnostics.empty());
+  CHECK(fixed.bytes.ends_with("pciPassthru.64bitMMIOSizeGB =   \"256\" # size me\n"));
+}
+
+TEST_CASE("fix keeps a .vmx a .vmx when an edit leaves XML-looking text first", "[rules][engine][fix]") {
+  // Found by fuzz_lint: removing the unused suppression left `<spec>` as the first line, and the
+  // next pass read the file as ConfigSpec XML and threw.
+  const auto fixed = rules::fix("vm.vmx", "# vmxkit: disable=VMX008\n<spec>\n", {}, false);
+  CHECK(fixed.bytes == "<spec>\n");
+  CHECK(fixed.remaining.format == rules::InputFormat::vmx);
+  CHECK(ids(fixed.remaining) == std::vector<std::string>{"VMX001"});
+  // A vSphere document is linted, never edited.
+  const std::string xml = "<spec xmlns=\"urn:vim25\"><memoryMB>1024</memoryMB></spec>\n";
+  const auto spec = rules::fix("spec.xml", xml, {}, true);
+  CHECK(spec.bytes == xml);
+  CHECK(spec.fixes_applied == 0);
+}
+
 TEST_CASE("every corpus file lints without a crash", "[rules][engine][corpus]") {
   for (const auto& path : test::corpus_files("vmx", ".vmx")) {
     INFO(path.filename().string());

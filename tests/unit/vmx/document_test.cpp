@@ -126,6 +126,17 @@ TEST_CASE("parser reports malformed lines with their column and keeps them", "[v
   }
 }
 
+TEST_CASE("a malformed last line without a newline is reported inside the file", "[vmx][parser]") {
+  // Found by fuzz_lint: "expected '='" at the very end gave a span one byte past the file.
+  for (const std::string text : {"a = \"1\"\n}", "keyvalue", "key1 = \"value1"}) {
+    INFO(text);
+    const auto diags = Document::parse(text).diagnostics();
+    REQUIRE(diags.size() == 1);
+    CHECK(diags[0].begin <= diags[0].end);
+    CHECK(diags[0].end <= text.size());
+  }
+}
+
 TEST_CASE("lookup ignores ASCII case and finds every duplicate", "[vmx][parser]") {
   const auto doc = Document::parse(
       "msg.autoAnswer = \"TRUE\"\nother = \"x\"\nmsg.autoanswer = \"FALSE\"\nMSG.AUTOANSWER = \"1\"\n"
