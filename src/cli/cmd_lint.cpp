@@ -163,6 +163,10 @@ int run_fix(const FixOptions& o, Context& ctx) {
                          fixed.fixes_applied == 1 ? "" : "s");
   if (!fixed.fixed_rules.empty()) ctx.err << " (" << fmt::format("{}", fmt::join(fixed.fixed_rules, ", ")) << ")";
   ctx.err << fmt::format(", {} remain.\n", fixed.remaining.diagnostics.size());
+  if (fixed.remaining.format == rules::InputFormat::configspec) {
+    ctx.err << "vmxkit: note: fix edits .vmx files only; for a vSphere document, `vmxkit convert "
+               "--to vmx`, fix that, and convert back\n";
+  }
   return has_findings({fixed.remaining}, Severity::warning) ? kExitFindings : kExitClean;
 }
 

@@ -117,6 +117,14 @@ TEST_CASE("fix writes the fixed file, a diff, or in place", "[cli][fix]") {
   CHECK(fixed.find("pciPassthru.allowP2P = \"TRUE\"") != std::string::npos);
   CHECK(r.err.find("Fixed ") != std::string::npos);
   CHECK(run_cli({"lint", path.string()}).code == 0);
+  // A vSphere document is reported, left as it is, and the way to fix it is named.
+  const std::string spec = read_bytes(vmxkit::test::source_path("tests/rules/XML001/fires.xml"));
+  const auto xml = dir / "spec.xml";
+  write_bytes(xml, spec);
+  r = run_cli({"fix", "-i", "--unsafe-fixes", xml.string()});
+  CHECK(r.code == 1);
+  CHECK(read_bytes(xml) == spec);
+  CHECK(r.err.find("fix edits .vmx files only") != std::string::npos);
 }
 
 TEST_CASE("rules lists the catalogue and rule prints a doc", "[cli][rules]") {
