@@ -51,8 +51,9 @@ void setup_topo(CLI::App& app, Context& ctx) {
       "topo", "Print the GPU/NIC matrix like `nvidia-smi topo -m` (PIX/PXB/PHB/NODE/SYS) with a "
               "P2P verdict and its reasons for every pair, and the best NIC for each GPU");
   add_host_inputs(*sub, o->hosts,
-                  "lspci -vvv, lspci -tv, esxcli hardware pci list, numactl --hardware or esxcli "
-                  "hardware memory get output, a sysfs directory, or live; several are merged");
+                  "lspci -vvv, lspci -tv, esxcli hardware pci list, esxcli hardware pci "
+                  "pcipassthru list, numactl --hardware or esxcli hardware memory get output, a "
+                  "sysfs directory, or live; several are merged");
   sub->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   sub->add_flag("--all-nics", o->all_nics, "List every NIC, not only RDMA-capable ones");
   sub->add_option("--cmdline", o->cmdline, "/proc/cmdline or /etc/default/grub (IOMMU mode)");

@@ -126,6 +126,8 @@ struct Device {
   std::string configured_owner;
   std::string current_owner;
   std::optional<bool> passthru_capable;
+  /// ESXi 7.0+ (esxcli hardware pci pcipassthru list): `Enabled` for the device.
+  std::optional<bool> passthru_enabled;
 
   // The tree, set by Host once all inputs are merged.
   std::optional<std::size_t> parent;  ///< index of the upstream bridge in Host::devices()

@@ -364,6 +364,7 @@ std::string_view to_string(InputFormat format) {
     case InputFormat::lspci_tree: return "lspci -tv";
     case InputFormat::esxcli: return "esxcli hardware pci list";
     case InputFormat::esxcli_memory: return "esxcli hardware memory get";
+    case InputFormat::esxcli_passthru: return "esxcli hardware pci pcipassthru list";
     case InputFormat::numactl: return "numactl --hardware";
     case InputFormat::sysfs: return "sysfs";
   }
@@ -376,6 +377,7 @@ void load_text(Host& host, std::string_view text, const std::string& path) {
     case InputFormat::lspci_tree: load_lspci_tree(host, text, path); break;
     case InputFormat::esxcli: load_esxcli(host, text, path); break;
     case InputFormat::esxcli_memory: load_esxcli_memory(host, text, path); break;
+    case InputFormat::esxcli_passthru: load_esxcli_passthru(host, text, path); break;
     case InputFormat::numactl: load_numactl(host, text, path); break;
     case InputFormat::sysfs: break;
   }

@@ -97,6 +97,7 @@ enum class InputFormat : unsigned char {
   lspci_tree,
   esxcli,
   esxcli_memory,
+  esxcli_passthru,
   numactl,
   sysfs
 };
@@ -127,5 +128,7 @@ void load_esxcli(Host& host, std::string_view text, const std::string& path);
 void load_numactl(Host& host, std::string_view text, const std::string& path);
 /// `esxcli hardware memory get` (ESXi has no numactl): its `NUMA Node Count` line.
 void load_esxcli_memory(Host& host, std::string_view text, const std::string& path);
+/// `esxcli hardware pci pcipassthru list` (ESXi 7.0+): `Device ID  Enabled` rows.
+void load_esxcli_passthru(Host& host, std::string_view text, const std::string& path);
 
 }  // namespace vmxkit::pci

@@ -102,8 +102,21 @@ std::optional<bool> iommu_translating(const Host& host, const KernelCmdline& cmd
   return std::nullopt;
 }
 
+std::optional<EsxiPassthrough> esxi_passthrough(const Device& d) {
+  if (!d.configured_owner.empty()) {
+    return EsxiPassthrough{d.configured_owner == "VM Passthru",
+                           "Configured Owner: " + d.configured_owner};
+  }
+  if (d.passthru_enabled) {
+    return EsxiPassthrough{*d.passthru_enabled,
+                           fmt::format("pcipassthru list: Enabled {}", *d.passthru_enabled)};
+  }
+  return std::nullopt;
+}
+
 std::optional<HostFinding> check_esxi_owner(const Device& d, PassthroughUse use) {
   constexpr std::string_view kPassthru = "VM Passthru";
+  const std::optional<EsxiPassthrough> state = esxi_passthrough(d);
   const std::string bdf = d.bdf.to_string();
   const std::string what = d.model ? fmt::format("{} ({})", bdf, d.model->model) : bdf;
   if (use == PassthroughUse::full) {
@@ -114,12 +127,12 @@ std::optional<HostFinding> check_esxi_owner(const Device& d, PassthroughUse use)
                          "check the device's firmware and the host's BIOS (VT-d/AMD-Vi, SR-IOV) "
                          "settings, or use another device"};
     }
-    if (d.configured_owner.empty()) return std::nullopt;
-    if (d.configured_owner != kPassthru) {
+    if (!state) return std::nullopt;
+    if (!state->enabled) {
       return HostFinding{"passthru-off", Severity::warning, bdf,
-                         fmt::format("{} is not enabled for passthrough (Configured Owner: {}): "
-                                     "the VM will not power on with it",
-                                     what, d.configured_owner),
+                         fmt::format("{} is not enabled for passthrough ({}): the VM will not "
+                                     "power on with it",
+                                     what, state->said),
                          fmt::format("esxcli hardware pci pcipassthru set -d {} -e true -a "
                                      "(ESXi 7.0+; earlier: enable it under Configure > PCI "
                                      "Devices and reboot)",
@@ -136,7 +149,7 @@ std::optional<HostFinding> check_esxi_owner(const Device& d, PassthroughUse use)
     }
     return std::nullopt;
   }
-  if (d.configured_owner != kPassthru) return std::nullopt;
+  if (!state || !state->enabled) return std::nullopt;
   return HostFinding{
       "passthru-on", Severity::warning, bdf,
       fmt::format("{} is enabled for passthrough, but {} needs it owned by the VMkernel", what,
@@ -189,9 +202,9 @@ std::vector<HostFinding> check_host(const Host& host, const std::optional<Kernel
       if (f->id == "passthru-incapable") f->severity = Severity::warning;
       if (f->id == "passthru-off") {
         f->severity = Severity::info;
-        f->message = fmt::format("{} is not enabled for passthrough (Configured Owner: {}): right "
-                                 "for {}, needed for DirectPath I/O",
-                                 f->subject, d.configured_owner,
+        f->message = fmt::format("{} is not enabled for passthrough ({}): right for {}, needed "
+                                 "for DirectPath I/O",
+                                 f->subject, esxi_passthrough(d)->said,
                                  d.role == Role::gpu ? "vGPU" : "SR-IOV VFs");
       }
       out.push_back(std::move(*f));

@@ -48,6 +48,15 @@ enum class PassthroughUse : unsigned char {
   sriov_pf,  ///< SR-IOV: the PF stays with the VMkernel driver that creates the VFs
 };
 
+/// Whether an ESXi capture says the device is configured for passthrough (`Configured Owner`
+/// from `esxcli hardware pci list`, else `Enabled` from `esxcli hardware pci pcipassthru
+/// list`), with the words it says it in; nullopt when no capture says.
+struct EsxiPassthrough {
+  bool enabled = false;
+  std::string said;  ///< "Configured Owner: VMkernel", "pcipassthru list: Enabled false"
+};
+std::optional<EsxiPassthrough> esxi_passthrough(const Device& d);
+
 /// The ESXi ownership problem of a device for that use, from esxcli's `Passthru Capable`,
 /// `Configured Owner` and `Current Owner` (ids "passthru-incapable", "passthru-off",
 /// "passthru-pending", "passthru-on"), or nullopt when it is fine or the capture does not say.

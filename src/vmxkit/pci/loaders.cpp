@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Format detection, `esxcli hardware pci list`, `esxcli hardware memory get` and
-// `numactl --hardware`.
+// Format detection, `esxcli hardware pci list`, `esxcli hardware memory get`,
+// `esxcli hardware pci pcipassthru list` and `numactl --hardware`.
 #include <fmt/format.h>
 
 #include "vmxkit/core/error.h"
@@ -55,13 +55,17 @@ InputFormat detect_format(std::string_view text, const std::string& path) {
         starts_with(t, "NUMA Node Count:")) {
       return InputFormat::esxcli_memory;
     }
+    if (starts_with(t, "Device ID") && t.find("Enabled") != std::string_view::npos) {
+      return InputFormat::esxcli_passthru;
+    }
     if (parse_bdf(t)) return InputFormat::esxcli;
     const auto sp = t.find(' ');
     if (sp != std::string_view::npos && parse_bdf(t.substr(0, sp))) return InputFormat::lspci_verbose;
     const auto col = static_cast<std::uint32_t>(line.size() - trim(line).size() + 1);
     throw Error(path, line_no, line[0] == ' ' || line[0] == '\t' ? col : 1,
                 "unknown host input: expected `lspci -vvv`, `lspci -tv`, `esxcli hardware pci "
-                "list`, `esxcli hardware memory get` or `numactl --hardware` output");
+                "list`, `esxcli hardware pci pcipassthru list`, `esxcli hardware memory get` or "
+                "`numactl --hardware` output");
   }
   throw Error(path, "empty host input");
 }
@@ -190,6 +194,32 @@ void load_esxcli_memory(Host& host, std::string_view text, const std::string& pa
   if (!host.numa().node_count) {
     throw Error(path, "no 'NUMA Node Count: N' line in esxcli hardware memory get output");
   }
+}
+
+void load_esxcli_passthru(Host& host, std::string_view text, const std::string& path) {
+  std::uint32_t line_no = 0;
+  bool rows = false;
+  for (const std::string_view raw : LineRange(text)) {
+    ++line_no;
+    const std::string_view t = trim(raw);
+    if (t.empty() || starts_with(t, "Device ID") || t.find_first_not_of("- ") == std::string_view::npos) {
+      continue;  // the header and its dashes
+    }
+    const auto col = [&](std::string_view part) {
+      return static_cast<std::uint32_t>(part.data() - raw.data() + 1);
+    };
+    const auto parts = split_any(t, " \t");
+    const auto bdf = parts.empty() ? std::nullopt : parse_bdf(parts[0]);
+    if (parts.size() < 2 || !bdf || (parts[1] != "true" && parts[1] != "false")) {
+      throw Error(path, line_no, col(t),
+                  "expected a 'DDDD:BB:DD.F  true|false' row (esxcli hardware pci pcipassthru list)");
+    }
+    Device& d = host.at(host.upsert(*bdf));
+    d.passthru_enabled = parts[1] == "true";
+    d.origins.push_back(Origin{path, line_no});
+    rows = true;
+  }
+  if (!rows) throw Error(path, "no device rows in esxcli hardware pci pcipassthru list output");
 }
 
 }  // namespace vmxkit::pci

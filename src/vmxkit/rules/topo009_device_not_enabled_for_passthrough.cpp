@@ -8,9 +8,10 @@ namespace {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
-With an ESXi `--host` capture (`esxcli hardware pci list`), flags a passthrough entry whose host
-device is not ready for it: a DirectPath I/O device that is not enabled for passthrough
-(`Configured Owner` is not `VM Passthru`), that waits for a reboot to apply it (`Current Owner`
+With an ESXi `--host` capture (`esxcli hardware pci list`, or `esxcli hardware pci pcipassthru
+list` with a tree from another capture), flags a passthrough entry whose host device is not
+ready for it: a DirectPath I/O device that is not enabled for passthrough (`Configured Owner`
+is not `VM Passthru`, or `Enabled` is false), that waits for a reboot to apply it (`Current Owner`
 still the VMkernel), or that cannot be passed through (`Passthru Capable: false`); and an SR-IOV
 VF entry whose physical function is itself enabled for passthrough, so no VMkernel driver
 creates the VFs.
@@ -32,7 +33,7 @@ SR-IOV PF), or the vSphere Client's Configure > PCI Devices page.
 
 ## References
 - `esxcli hardware pci list` fields (`Configured Owner`, `Current Owner`, `Passthru Capable`)
-- `esxcli hardware pci pcipassthru list` / `set` (ESXi 7.0 and later)
+- `esxcli hardware pci pcipassthru list` (`Device ID  Enabled`) and `set` (ESXi 7.0 and later)
 )md";
 
 void check(const Context& ctx, Sink& sink) {

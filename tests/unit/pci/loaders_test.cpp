@@ -9,6 +9,7 @@
 #include "unit/pci/pci_test_util.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/pci/host.h"
+#include "vmxkit/pci/host_check.h"
 #include "vmxkit/pci/text.h"
 
 using vmxkit::pci::Bdf;
@@ -303,6 +304,33 @@ TEST_CASE("esxcli hardware memory get gives ESXi hosts their NUMA node count", "
                     Catch::StartsWith("m.txt:2:20: expected 'NUMA Node Count: N'"));
   CHECK_THROWS_WITH(host_from({{"m.txt", "   Physical Memory: 1 Bytes\n"}}),
                     Catch::StartsWith("m.txt: no 'NUMA Node Count: N' line"));
+}
+
+TEST_CASE("esxcli hardware pci pcipassthru list says which devices are enabled", "[pci][esxcli]") {
+  const std::string pci =
+      "0000:00:01.0\n   Device Class: 0x0604\n   Spawned Bus: 0x01\n   Parent Device: \n\n"
+      "0000:01:00.0\n   Vendor ID: 0x10de\n   Device ID: 0x2331\n   Device Class: 0x0302\n"
+      "   Parent Device: PCI 0:0:1:0\n\n"
+      "0000:01:00.1\n   Vendor ID: 0x15b3\n   Device ID: 0x1021\n   Device Class: 0x0207\n"
+      "   Parent Device: PCI 0:0:1:0\n";
+  const std::string list =
+      "Device ID     Enabled\n------------  -------\n0000:01:00.0     true\n0000:01:00.1    false\n";
+  CHECK(vmxkit::pci::detect_format(list, "pt.txt") == vmxkit::pci::InputFormat::esxcli_passthru);
+  const auto host = host_from({{"pci.txt", pci}, {"pt.txt", list}});
+  const auto& gpu = *host.find(Bdf{0, 1, 0, 0});
+  const auto& nic = *host.find(Bdf{0, 1, 0, 1});
+  CHECK(gpu.passthru_enabled == true);
+  CHECK(nic.passthru_enabled == false);
+  using vmxkit::pci::PassthroughUse;
+  CHECK(!vmxkit::pci::check_esxi_owner(gpu, PassthroughUse::full));
+  const auto off = vmxkit::pci::check_esxi_owner(nic, PassthroughUse::full);
+  REQUIRE(off);
+  CHECK(off->message.find("(pcipassthru list: Enabled false)") != std::string::npos);
+  CHECK(vmxkit::pci::check_esxi_owner(gpu, PassthroughUse::vgpu)->id == "passthru-on");
+  CHECK_THROWS_WITH(host_from({{"pt.txt", "Device ID  Enabled\n0000:01:00.0  maybe\n"}}),
+                    Catch::StartsWith("pt.txt:2:1: expected a 'DDDD:BB:DD.F  true|false' row"));
+  CHECK_THROWS_WITH(host_from({{"pt.txt", "Device ID  Enabled\n-----  -----\n"}}),
+                    Catch::StartsWith("pt.txt: no device rows"));
 }
 
 TEST_CASE("numactl --hardware with one node puts every device on it", "[pci][numactl]") {
