@@ -39,7 +39,8 @@ void add_host_options(CLI::App& sub, HostOptions& options) {
 void add_host_inputs(CLI::App& sub, HostInputs& inputs, const std::string& positional_help) {
   sub.add_option("HOST", inputs.positional, positional_help);
   sub.add_option("--host", inputs.flagged, "Another HOST input (repeatable)");
-  sub.add_option("--catalog", inputs.catalogs, "A device catalogue file that adds or overrides entries");
+  sub.add_option("--catalog", inputs.catalogs,
+                 "A device catalogue file that adds or overrides entries");
 }
 
 pci::Host load_host_inputs(const HostInputs& inputs, Context& ctx) {

@@ -97,8 +97,8 @@ std::vector<std::size_t> best_connected(const pci::Host& host, std::vector<std::
       for (const std::size_t c : chosen) {
         worst_to_chosen = std::max(worst_to_chosen, rank(pci::classify(host, g, c).cls));
       }
-      return std::tuple{worst_to_chosen, not_ready(host, g, use), rank(best_nic_class(host, g, nics)),
-                        host.at(g).bdf};
+      return std::tuple{worst_to_chosen, not_ready(host, g, use),
+                        rank(best_nic_class(host, g, nics)), host.at(g).bdf};
     };
     const auto best = std::min_element(gpus.begin(), gpus.end(), [&](std::size_t a, std::size_t b) {
       return score(a) < score(b);
@@ -141,8 +141,9 @@ Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog
       chosen = host_devices(*host, pci::Role::gpu);
       if (chosen.empty()) throw Error("the host capture has no GPU");
       if (request.gpu_count) {
-        chosen = best_connected(*host, chosen, host_nics, *request.gpu_count,
-                                request.vgpu ? pci::PassthroughUse::vgpu : pci::PassthroughUse::full);
+        chosen =
+            best_connected(*host, chosen, host_nics, *request.gpu_count,
+                           request.vgpu ? pci::PassthroughUse::vgpu : pci::PassthroughUse::full);
       }
     } else {
       for (const std::string& g : gpus) {
@@ -185,15 +186,14 @@ Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog
       for (std::size_t g = 0; g < plan.gpus.size(); ++g) {
         if (!plan.gpus[g].host_index) continue;
         const std::size_t gi = *plan.gpus[g].host_index;
-        const auto best = std::min_element(host_nics.begin(), host_nics.end(),
-                                           [&](std::size_t a, std::size_t b) {
-                                             auto key = [&](std::size_t k) {
-                                               return std::tuple{rank(pci::classify(*host, gi, k).cls),
-                                                                 uses[k], not_ready(*host, k, use),
-                                                                 host->at(k).bdf};
-                                             };
-                                             return key(a) < key(b);
-                                           });
+        const auto best =
+            std::min_element(host_nics.begin(), host_nics.end(), [&](std::size_t a, std::size_t b) {
+              auto key = [&](std::size_t k) {
+                return std::tuple{rank(pci::classify(*host, gi, k).cls), uses[k],
+                                  not_ready(*host, k, use), host->at(k).bdf};
+              };
+              return key(a) < key(b);
+            });
         if (uses[*best]++ == 0) plan.nics.push_back(host_choice(*host, *best, DeviceRole::nic));
         const auto it = std::find_if(plan.nics.begin(), plan.nics.end(), [&](const Choice& c) {
           return c.host_index == *best;
@@ -311,7 +311,8 @@ Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog
       }
     };
     for (const Choice& c : plan.gpus) {
-      note_owner(c.host_index, request.vgpu ? pci::PassthroughUse::vgpu : pci::PassthroughUse::full);
+      note_owner(c.host_index,
+                 request.vgpu ? pci::PassthroughUse::vgpu : pci::PassthroughUse::full);
     }
     for (const Choice& c : plan.nics) {
       note_owner(c.sriov_vf && c.address ? host->index_of(*c.address) : c.host_index,

@@ -27,7 +27,7 @@ struct Request {
   bool sriov = false;                 ///< `--sriov`: pass SR-IOV VFs of the NICs, not the PFs
   std::string network = "VM Network";  ///< port group of SR-IOV VF entries
   std::optional<std::uint64_t> memory_mb;
-  std::string system_id;  ///< the host's system UUID (esxcli system uuid get) for systemId
+  std::string system_id;        ///< the host's system UUID (esxcli system uuid get) for systemId
   bool allow_degraded = false;  ///< accept PHB/NODE pairs (GPUDirect through the CPU)
   std::string host_label;       ///< how the explanation names the host capture
 };

@@ -58,9 +58,8 @@ std::string address_or_placeholder(const Choice& c) {
 }
 
 std::string system_id_or_placeholder(const Plan& plan) {
-  return plan.system_id.empty()
-             ? placeholder("the host's system UUID, esxcli system uuid get")
-             : plan.system_id;
+  return plan.system_id.empty() ? placeholder("the host's system UUID, esxcli system uuid get")
+                                : plan.system_id;
 }
 
 // Devices in the order they are numbered: GPUs, then NICs.

@@ -123,7 +123,8 @@ std::optional<HostFinding> check_esxi_owner(const Device& d, PassthroughUse use)
     if (d.passthru_capable == false) {
       return HostFinding{"passthru-incapable", Severity::error, bdf,
                          fmt::format("{} cannot be passed through on this host (Passthru Capable: "
-                                     "false)", what),
+                                     "false)",
+                                     what),
                          "check the device's firmware and the host's BIOS (VT-d/AMD-Vi, SR-IOV) "
                          "settings, or use another device"};
     }
@@ -202,10 +203,10 @@ std::vector<HostFinding> check_host(const Host& host, const std::optional<Kernel
       if (f->id == "passthru-incapable") f->severity = Severity::warning;
       if (f->id == "passthru-off") {
         f->severity = Severity::info;
-        f->message = fmt::format("{} is not enabled for passthrough ({}): right for {}, needed "
-                                 "for DirectPath I/O",
-                                 f->subject, esxi_passthrough(d)->said,
-                                 d.role == Role::gpu ? "vGPU" : "SR-IOV VFs");
+        f->message = fmt::format(
+            "{} is not enabled for passthrough ({}): right for {}, needed "
+            "for DirectPath I/O",
+            f->subject, esxi_passthrough(d)->said, d.role == Role::gpu ? "vGPU" : "SR-IOV VFs");
       }
       out.push_back(std::move(*f));
     }

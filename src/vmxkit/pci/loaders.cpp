@@ -202,7 +202,8 @@ void load_esxcli_passthru(Host& host, std::string_view text, const std::string& 
   for (const std::string_view raw : LineRange(text)) {
     ++line_no;
     const std::string_view t = trim(raw);
-    if (t.empty() || starts_with(t, "Device ID") || t.find_first_not_of("- ") == std::string_view::npos) {
+    if (t.empty() || starts_with(t, "Device ID") ||
+        t.find_first_not_of("- ") == std::string_view::npos) {
       continue;  // the header and its dashes
     }
     const auto col = [&](std::string_view part) {
@@ -211,8 +212,9 @@ void load_esxcli_passthru(Host& host, std::string_view text, const std::string& 
     const auto parts = split_any(t, " \t");
     const auto bdf = parts.empty() ? std::nullopt : parse_bdf(parts[0]);
     if (parts.size() < 2 || !bdf || (parts[1] != "true" && parts[1] != "false")) {
-      throw Error(path, line_no, col(t),
-                  "expected a 'DDDD:BB:DD.F  true|false' row (esxcli hardware pci pcipassthru list)");
+      throw Error(
+          path, line_no, col(t),
+          "expected a 'DDDD:BB:DD.F  true|false' row (esxcli hardware pci pcipassthru list)");
     }
     Device& d = host.at(host.upsert(*bdf));
     d.passthru_enabled = parts[1] == "true";

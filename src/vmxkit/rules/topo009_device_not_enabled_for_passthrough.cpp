@@ -41,12 +41,12 @@ void check(const Context& ctx, Sink& sink) {
     const auto index = host_device(ctx, v);
     if (!index) continue;
     const auto use = v.entry->kind() == PassthroughKind::sriov_vf ? pci::PassthroughUse::sriov_pf
-                                                                 : pci::PassthroughUse::full;
+                                                                  : pci::PassthroughUse::full;
     const auto finding = pci::check_esxi_owner(ctx.host()->at(*index), use);
     if (!finding) continue;
-    Diagnostic& d = sink.report(kTOPO009, id_span(ctx, v),
-                                "pciPassthru" + std::to_string(v.entry->index) + ": " +
-                                    finding->message);
+    Diagnostic& d =
+        sink.report(kTOPO009, id_span(ctx, v),
+                    "pciPassthru" + std::to_string(v.entry->index) + ": " + finding->message);
     d.fix = Fix{finding->fix, FixSafety::display_only, {}};
   }
 }

@@ -2,9 +2,8 @@
 // The README's first terminal transcript is real: each `$` command runs in a shell (from a
 // scratch folder that sees the repository's examples/), and its output must match what the
 // README shows, where `...` stands for any number of lines.
-#include <catch2/catch.hpp>
-
 #include <array>
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
@@ -53,7 +52,8 @@ std::vector<std::string> run_shell(const std::string& command) {
   REQUIRE(pipe != nullptr);
   std::string out;
   std::array<char, 4096> buf{};
-  while (const std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+  while (const std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe))
+    out.append(buf.data(), n);
   pclose(pipe);
   std::vector<std::string> lines;
   std::istringstream in(out);
@@ -85,8 +85,8 @@ TEST_CASE("the README transcript is what vmxkit prints", "[cli][readme]") {
   const std::string path = fs::path(VMXKIT_BINARY).parent_path().string();
   for (const Step& step : steps) {
     INFO("$ " << step.command);
-    const auto got = run_shell("cd '" + dir.path().string() + "' && PATH='" + path + "':\"$PATH\" " +
-                               step.command);
+    const auto got = run_shell("cd '" + dir.path().string() + "' && PATH='" + path +
+                               "':\"$PATH\" " + step.command);
     std::string shown;
     for (const std::string& l : got) shown += l + "\n";
     INFO("printed:\n" << shown);

@@ -27,10 +27,12 @@ TEST_CASE("topo prints the matrix, legends, verdicts and the best NIC", "[cli][t
 }
 
 TEST_CASE("topo reads an ESXi host from esxcli captures, NUMA from esxcli memory", "[cli][topo]") {
-  const auto pci = vmxkit::test::source_path(
-      "examples/hosts/synthetic-esxi-1s-2sw-4gpu-2nic.esxcli-pci.txt").string();
-  const auto memory = vmxkit::test::source_path(
-      "examples/hosts/synthetic-esxi-1s-2sw-4gpu-2nic.esxcli-memory.txt").string();
+  const auto pci =
+      vmxkit::test::source_path("examples/hosts/synthetic-esxi-1s-2sw-4gpu-2nic.esxcli-pci.txt")
+          .string();
+  const auto memory =
+      vmxkit::test::source_path("examples/hosts/synthetic-esxi-1s-2sw-4gpu-2nic.esxcli-memory.txt")
+          .string();
   auto r = run_cli({"topo", pci, "--host", memory});
   CHECK(r.code == 0);
   CHECK(r.out.find("\nGPU0\t X \tPIX\tNODE\tNODE\tPIX\tNODE\t") != std::string::npos);

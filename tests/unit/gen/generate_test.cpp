@@ -129,8 +129,9 @@ TEST_CASE("on an ESXi host, auto takes devices ready for the use and says what e
   got = plan(r);
   CHECK(got.explanation.find("ESXi: 0000:43:00.0 (L40S) is not enabled for passthrough "
                              "(Configured Owner: VMkernel)") != std::string::npos);
-  CHECK(got.explanation.find("fix: esxcli hardware pci pcipassthru set -d 0000:45:00.0 -e true -a") !=
-        std::string::npos);
+  CHECK(
+      got.explanation.find("fix: esxcli hardware pci pcipassthru set -d 0000:45:00.0 -e true -a") !=
+      std::string::npos);
 }
 
 TEST_CASE("generate picks, for each GPU of a corpus capture, a NIC of the best class "

@@ -2,7 +2,6 @@
 // Every loader variant: lspci -vvv (-nn, -n, -D, tabs/spaces, pciutils 3.5..3.14 forms),
 // lspci -tv[nn], esxcli, numactl, sysfs; merging and the errors for bad input.
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 
 #include "support/support.h"
@@ -290,8 +289,9 @@ TEST_CASE("esxcli hardware memory get gives ESXi hosts their NUMA node count", "
       "0000:80:01.0\n   Device Class: 0x0604\n   Spawned Bus: 0x81\n   Parent Device: \n\n"
       "0000:81:00.0\n   Vendor ID: 0x15b3\n   Device ID: 0x1021\n   Device Class: 0x0207\n"
       "   Parent Device: PCI 0:128:1:0\n";
-  const std::string one = "   Physical Memory: 549621362688 Bytes\n   Reliable Memory: 0 Bytes\n"
-                          "   NUMA Node Count: 1\n";
+  const std::string one =
+      "   Physical Memory: 549621362688 Bytes\n   Reliable Memory: 0 Bytes\n"
+      "   NUMA Node Count: 1\n";
   CHECK(vmxkit::pci::detect_format(one, "m.txt") == vmxkit::pci::InputFormat::esxcli_memory);
   CHECK(!host_from({{"pci.txt", pci}}).find(Bdf{0, 0x81, 0, 0})->numa_node);
   const auto host = host_from({{"pci.txt", pci}, {"mem.txt", one}});
@@ -314,7 +314,8 @@ TEST_CASE("esxcli hardware pci pcipassthru list says which devices are enabled",
       "0000:01:00.1\n   Vendor ID: 0x15b3\n   Device ID: 0x1021\n   Device Class: 0x0207\n"
       "   Parent Device: PCI 0:0:1:0\n";
   const std::string list =
-      "Device ID     Enabled\n------------  -------\n0000:01:00.0     true\n0000:01:00.1    false\n";
+      "Device ID     Enabled\n------------  -------\n0000:01:00.0     true\n0000:01:00.1    "
+      "false\n";
   CHECK(vmxkit::pci::detect_format(list, "pt.txt") == vmxkit::pci::InputFormat::esxcli_passthru);
   const auto host = host_from({{"pci.txt", pci}, {"pt.txt", list}});
   const auto& gpu = *host.find(Bdf{0, 1, 0, 0});

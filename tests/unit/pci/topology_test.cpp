@@ -267,16 +267,18 @@ TEST_CASE("host-check reports IOMMU, SR-IOV, ACS and ATS with the fixing command
   CHECK_THROWS_WITH(parse_kernel_cmdline("\n", "empty"), Catch::StartsWith("empty: no kernel command line"));
 }
 
-TEST_CASE("ESXi ownership: passthrough enabled, pending a reboot, or kept for vGPU/SR-IOV", "[pci][host-check][esxcli]") {
+TEST_CASE("ESXi ownership: passthrough enabled, pending a reboot, or kept for vGPU/SR-IOV",
+          "[pci][host-check][esxcli]") {
   using vmxkit::pci::check_esxi_owner;
   using vmxkit::pci::PassthroughUse;
   auto block = [](const char* bdf, const char* ids, const char* configured, const char* current,
                   const char* capable) {
-    return fmt::format("{}\n   Vendor ID: 0x{}\n   Device ID: 0x{}\n   Device Class: 0x{}\n"
-                       "   Configured Owner: {}\n   Current Owner: {}\n   Passthru Capable: {}\n"
-                       "   Parent Device: \n\n",
-                       bdf, std::string(ids).substr(0, 4), std::string(ids).substr(5, 4),
-                       std::string(ids).substr(10), configured, current, capable);
+    return fmt::format(
+        "{}\n   Vendor ID: 0x{}\n   Device ID: 0x{}\n   Device Class: 0x{}\n"
+        "   Configured Owner: {}\n   Current Owner: {}\n   Passthru Capable: {}\n"
+        "   Parent Device: \n\n",
+        bdf, std::string(ids).substr(0, 4), std::string(ids).substr(5, 4),
+        std::string(ids).substr(10), configured, current, capable);
   };
   const auto host = host_from(
       {{"esx.txt", block("0000:00:01.0", "10de:2331:0302", "VM Passthru", "VM Passthru", "true") +

@@ -83,7 +83,8 @@ TEST_CASE("fix never changes a byte outside its edits", "[rules][engine][fix]") 
         "weird.key =   \"x\"\t\r\n");
 }
 
-TEST_CASE("two fixes inserting at one offset are applied in separate passes", "[rules][engine][fix]") {
+TEST_CASE("two fixes inserting at one offset are applied in separate passes",
+          "[rules][engine][fix]") {
   // Found by fuzz_lint: an empty unquoted 64bitMMIOSizeGB got `"256"` (MMIO003) and `""` (VMX008)
   // inserted at the same offset in one pass, giving the malformed `= "256" "" # size me`.
   const std::string text =
@@ -104,7 +105,8 @@ TEST_CASE("two fixes inserting at one offset are applied in separate passes", "[
   CHECK(fixed.bytes.ends_with("pciPassthru.64bitMMIOSizeGB =   \"256\" # size me\n"));
 }
 
-TEST_CASE("fix keeps a .vmx a .vmx when an edit leaves XML-looking text first", "[rules][engine][fix]") {
+TEST_CASE("fix keeps a .vmx a .vmx when an edit leaves XML-looking text first",
+          "[rules][engine][fix]") {
   // Found by fuzz_lint: removing the unused suppression left `<spec>` as the first line, and the
   // next pass read the file as ConfigSpec XML and threw.
   const auto fixed = rules::fix("vm.vmx", "# vmxkit: disable=VMX008\n<spec>\n", {}, false);
