@@ -26,7 +26,7 @@ struct MmioOptions {
 int run_mmio(const MmioOptions& o, Context& ctx) {
   std::optional<pci::Host> host;
   if (!o.hosts.empty()) host = load_host_inputs(o.hosts, ctx);
-  const pci::Catalog catalog = host ? host->catalog() : pci::catalog_with(o.hosts.catalogs);
+  const pci::Catalog catalog = host ? host->catalog() : pci::catalog_with(o.hosts.flagged.catalogs);
   std::vector<pci::MmioDevice> list;
   for (const std::string& spec : o.devices) {
     if (const auto bdf = pci::parse_bdf(spec)) {

@@ -38,14 +38,12 @@ void add_host_options(CLI::App& sub, HostOptions& options) {
 
 void add_host_inputs(CLI::App& sub, HostInputs& inputs, const std::string& positional_help) {
   sub.add_option("HOST", inputs.positional, positional_help);
-  sub.add_option("--host", inputs.flagged, "Another HOST input (repeatable)");
-  sub.add_option("--catalog", inputs.catalogs,
-                 "A device catalogue file that adds or overrides entries");
+  add_host_options(sub, inputs.flagged);
 }
 
 pci::Host load_host_inputs(const HostInputs& inputs, Context& ctx) {
-  pci::Host host(pci::catalog_with(inputs.catalogs));
-  for (const auto* list : {&inputs.positional, &inputs.flagged}) {
+  pci::Host host(pci::catalog_with(inputs.flagged.catalogs));
+  for (const auto* list : {&inputs.positional, &inputs.flagged.hosts}) {
     for (const std::string& source : *list) {
       if (source == "-") {
         const std::string text = read_stream(ctx.in, "<stdin>");
@@ -63,10 +61,7 @@ pci::Host load_host_inputs(const HostInputs& inputs, Context& ctx) {
 }
 
 LoadedHost load_host_options(const HostOptions& options) {
-  LoadedHost loaded{pci::Catalog::builtin(), nullptr};
-  for (const std::string& path : options.catalogs) {
-    loaded.catalog.merge(pci::Catalog::parse(read_file(path), path));
-  }
+  LoadedHost loaded{pci::catalog_with(options.catalogs), nullptr};
   if (!options.hosts.empty()) {
     loaded.host = std::make_unique<pci::Host>(pci::load_host(options.hosts, loaded.catalog));
   }

@@ -43,14 +43,13 @@ struct HostOptions {
 };
 void add_host_options(CLI::App& sub, HostOptions& options);
 
-/// HOST inputs of topo, mmio and host-check: positional arguments and `--host` (repeatable), plus
-/// `--catalog FILE`. Positional and `--host` values are kept apart because two CLI11 options
-/// bound to one vector replace each other's values instead of adding to them.
+/// HOST inputs of topo, mmio and host-check: positional arguments plus the HostOptions. The
+/// positional and `--host` values are kept apart because two CLI11 options bound to one vector
+/// replace each other's values instead of adding to them.
 struct HostInputs {
   std::vector<std::string> positional;
-  std::vector<std::string> flagged;
-  std::vector<std::string> catalogs;
-  bool empty() const { return positional.empty() && flagged.empty(); }
+  HostOptions flagged;  ///< --host and --catalog
+  bool empty() const { return positional.empty() && flagged.hosts.empty(); }
 };
 void add_host_inputs(CLI::App& sub, HostInputs& inputs, const std::string& positional_help);
 

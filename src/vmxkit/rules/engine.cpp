@@ -132,10 +132,6 @@ void sort_diagnostics(std::vector<Diagnostic>& diagnostics) {
                    });
 }
 
-}  // namespace
-
-namespace {
-
 void run_rules(const Context& ctx, const LintOptions& options, Sink& sink) {
   for (const Rule* rule : all_rules()) {
     if (rule->status == RuleStatus::removed || rule->check == nullptr) continue;
@@ -164,9 +160,6 @@ void lint_spec(LintResult& result, std::string bytes, const LintOptions& options
   result.bytes = std::string(loaded.source.bytes());
 }
 
-}  // namespace
-
-namespace {
 
 // Lints bytes as the format given: fix decides it once, from the original file, so an edit can
 // never turn a .vmx into something read as XML on the next pass.
