@@ -24,7 +24,7 @@ run(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}")
 run(${CMAKE_COMMAND} -S "${SOURCE_DIR}/examples/consumer" -B "${WORK_DIR}/build"
     "-DCMAKE_PREFIX_PATH=${prefix}" -DCMAKE_BUILD_TYPE=Release)
 run(${CMAKE_COMMAND} --build "${WORK_DIR}/build" -j2)
-run("${WORK_DIR}/build/vmxkit_consumer" "${SOURCE_DIR}/tests/data/spec/plans/p2p_gpu_nic.vmx")
+run("${WORK_DIR}/build/vmxkit_consumer" "${SOURCE_DIR}/tests/data/vsphere/plans/p2p_gpu_nic.vmx")
 foreach(expected "# pciPassthru0: directpath 00000:059:00.0" "<id>0000:3b:00.0</id>"
                  "<vendorId>-32634</vendorId>")
   string(FIND "${out}" "${expected}" at)

@@ -7,8 +7,8 @@
 
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
-#include "vmxkit/spec/load.h"
-#include "vmxkit/spec/render.h"
+#include "vmxkit/vsphere/load.h"
+#include "vmxkit/vsphere/render.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {
@@ -16,13 +16,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    const vmxkit::spec::Loaded loaded = vmxkit::spec::load(argv[1], vmxkit::read_file(argv[1]));
-    for (const vmxkit::spec::LoadedVm& vm : loaded.vms) {
+    const vmxkit::vsphere::Loaded loaded = vmxkit::vsphere::load(argv[1], vmxkit::read_file(argv[1]));
+    for (const vmxkit::vsphere::LoadedVm& vm : loaded.vms) {
       for (const vmxkit::PassthroughDevice& d : vm.config.passthrough_devices()) {
         std::cout << "# pciPassthru" << d.index << ": " << vmxkit::to_string(d.kind()) << ' '
                   << d.id.value_or(d.vgpu.value_or("-")) << '\n';
       }
-      std::cout << vmxkit::spec::render(vm.config, vmxkit::spec::OutputFormat::configspec_xml);
+      std::cout << vmxkit::vsphere::render(vm.config, vmxkit::vsphere::OutputFormat::configspec_xml);
     }
   } catch (const vmxkit::Error& e) {
     std::cerr << "vmxkit_consumer: " << e.what() << '\n';

@@ -13,9 +13,9 @@
 #include "cli/report.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
-#include "vmxkit/spec/load.h"
-#include "vmxkit/spec/configspec.h"
-#include "vmxkit/spec/render.h"
+#include "vmxkit/vsphere/load.h"
+#include "vmxkit/vsphere/configspec.h"
+#include "vmxkit/vsphere/render.h"
 
 namespace vmxkit::cli {
 namespace {
@@ -30,25 +30,25 @@ struct ConvertOptions {
 };
 
 int run_convert(const ConvertOptions& o, Context& ctx) {
-  auto format = spec::parse_output_format(o.to);
+  auto format = vsphere::parse_output_format(o.to);
   if (!format) throw Error("unknown --to format '" + o.to + "'");
   if (o.envelope) {
-    if (*format != spec::OutputFormat::configspec_xml && *format != spec::OutputFormat::soap) {
+    if (*format != vsphere::OutputFormat::configspec_xml && *format != vsphere::OutputFormat::soap) {
       throw Error("--envelope applies to --to configspec-xml only");
     }
-    format = spec::OutputFormat::soap;
+    format = vsphere::OutputFormat::soap;
   }
   const std::string name = display_name(o.input);
   std::string bytes = o.input == "-" ? read_stream(ctx.in, name) : read_file(o.input);
-  const spec::Loaded loaded = spec::load(name, std::move(bytes));
+  const vsphere::Loaded loaded = vsphere::load(name, std::move(bytes));
   for (Diagnostic d : loaded.diagnostics) {
     d.severity = Severity::warning;
     print_diagnostic(ctx.err, name, loaded.source.bytes(), loaded.source.lines(), d, ctx.color);
   }
 
-  const spec::LoadedVm* vm = nullptr;
+  const vsphere::LoadedVm* vm = nullptr;
   if (!o.system.empty()) {
-    for (const spec::LoadedVm& v : loaded.vms) {
+    for (const vsphere::LoadedVm& v : loaded.vms) {
       if (v.name == o.system) vm = &v;
     }
     if (vm == nullptr) throw Error(name, "no VirtualSystem '" + o.system + "'");
@@ -56,16 +56,16 @@ int run_convert(const ConvertOptions& o, Context& ctx) {
     vm = &loaded.vms.front();
   } else {
     std::string names;
-    for (const spec::LoadedVm& v : loaded.vms) names += (names.empty() ? "" : ", ") + v.name;
+    for (const vsphere::LoadedVm& v : loaded.vms) names += (names.empty() ? "" : ", ") + v.name;
     throw Error(name, "holds " + std::to_string(loaded.vms.size()) +
                           " virtual systems; pick one with --system (" + names + ")");
   }
 
-  spec::RenderOptions options;
+  vsphere::RenderOptions options;
   options.vm = o.vm.empty() ? loaded.vm : o.vm;
-  const std::string text = spec::render(vm->config, *format, options);
-  if (*format != spec::OutputFormat::vmx) {
-    const auto not_sent = spec::from_vm_config(vm->config, name).not_sent;
+  const std::string text = vsphere::render(vm->config, *format, options);
+  if (*format != vsphere::OutputFormat::vmx) {
+    const auto not_sent = vsphere::from_vm_config(vm->config, name).not_sent;
     if (!not_sent.empty()) {
       ctx.err << "vmxkit: note: not sent as extraConfig (vSphere sets these itself): "
               << fmt::format("{}", fmt::join(not_sent, ", ")) << '\n';

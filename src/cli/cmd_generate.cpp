@@ -11,17 +11,17 @@
 #include "cli/common.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
-#include "vmxkit/gen/plan.h"
-#include "vmxkit/gen/render.h"
-#include "vmxkit/spec/render.h"
-#include "vmxkit/vmx/vm_config.h"
+#include "vmxkit/generate/plan.h"
+#include "vmxkit/generate/render.h"
+#include "vmxkit/vsphere/render.h"
+#include "vmxkit/model/vm_config.h"
 
 namespace vmxkit::cli {
 namespace {
 
 struct GenerateOptions {
   HostOptions host;
-  gen::Request request;
+  generate::Request request;
   std::optional<unsigned> gpus;
   std::optional<std::uint64_t> memory_mb;
   std::optional<std::string> vgpu;
@@ -36,7 +36,7 @@ struct GenerateOptions {
 };
 
 int list_templates(Context& ctx) {
-  for (const gen::Template& t : gen::builtin_templates()) {
+  for (const generate::Template& t : generate::builtin_templates()) {
     ctx.out << fmt::format("{:<16} {}\n", t.name, t.description());
   }
   ctx.out << "A template file of your own can be given with --template FILE.\n";
@@ -57,11 +57,11 @@ int run_generate(GenerateOptions& o, Context& ctx) {
   const LoadedHost host = load_host_options(o.host);
   if (o.list_templates) return list_templates(ctx);
   if (o.list_models) return list_models(host.catalog, ctx);
-  const auto format = spec::parse_output_format(o.format);
+  const auto format = vsphere::parse_output_format(o.format);
   if (!format) throw Error(fmt::format("--format {}: unknown format", o.format));
   if (!o.output.empty() && !o.force) check_in_place(o.output, {true, false});
 
-  gen::Request& r = o.request;
+  generate::Request& r = o.request;
   r.gpu_count = o.gpus;
   r.memory_mb = o.memory_mb;
   r.vgpu = o.vgpu;
@@ -73,26 +73,26 @@ int run_generate(GenerateOptions& o, Context& ctx) {
     base = load_vmx(o.base, ctx);
     // The base's memory size is what gets reserved unless --memory-mb says otherwise.
     if (!r.memory_mb) {
-      if (const auto mem = view(*base).memory_mb(); mem && *mem > 0) {
+      if (const auto mem = vmx::to_vm_config(*base).memory_mb(); mem && *mem > 0) {
         r.memory_mb = static_cast<std::uint64_t>(*mem);
       }
     }
   }
-  const gen::Plan plan = gen::make_plan(r, host.host.get(), host.catalog);
-  const gen::Template tpl =
-      gen::load_template(o.template_name.empty() ? gen::default_template(plan) : o.template_name);
-  const std::string vmx_text = base ? gen::merge_into(*base, tpl, plan)
-                                    : gen::render_template(tpl, plan);
+  const generate::Plan plan = generate::make_plan(r, host.host.get(), host.catalog);
+  const generate::Template tpl =
+      generate::load_template(o.template_name.empty() ? generate::default_template(plan) : o.template_name);
+  const std::string vmx_text = base ? generate::merge_into(*base, tpl, plan)
+                                    : generate::render_template(tpl, plan);
 
   std::string output;
-  if (*format == spec::OutputFormat::vmx) {
+  if (*format == vsphere::OutputFormat::vmx) {
     output = vmx_text;
   } else {
     const vmx::Document doc = vmx::Document::parse(vmx_text, o.base.empty() ? "plan" : o.base);
-    output = spec::render(view(doc), *format, spec::RenderOptions{o.vm});
+    output = vsphere::render(vmx::to_vm_config(doc), *format, vsphere::RenderOptions{o.vm});
   }
   // The comment block goes into a new .vmx; everywhere else it goes to stderr.
-  if (*format != spec::OutputFormat::vmx || base) {
+  if (*format != vsphere::OutputFormat::vmx || base) {
     for (const std::string& line : plan.explanation) ctx.err << "vmxkit: " << line << '\n';
   }
   write_output(o.output, output, ctx);

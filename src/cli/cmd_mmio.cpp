@@ -29,7 +29,7 @@ int run_mmio(const MmioOptions& o, Context& ctx) {
   const pci::Catalog catalog = host ? host->catalog() : pci::catalog_with(o.hosts.flagged.catalogs);
   std::vector<pci::MmioDevice> list;
   for (const std::string& spec : o.devices) {
-    if (const auto bdf = pci::parse_bdf(spec)) {
+    if (const auto bdf = parse_bdf(spec)) {
       if (!host) throw vmxkit::Error(fmt::format("mmio: --device {} is an address; give the HOST it is on", spec));
       const auto i = host->index_of(*bdf);
       if (!i) throw vmxkit::Error(fmt::format("mmio: no device {} on the host", bdf->to_string()));

@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "vmxkit/core/text.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/rules/docs.h"
 #include "vmxkit/rules/rule.h"
@@ -42,7 +43,7 @@ void setup_rule(CLI::App& app, Context& ctx) {
   sub->add_option("ID", *id, "Rule id (P2P001) or name (missing-allow-p2p)")->required();
   sub->callback([id, &ctx] {
     for (const rules::Rule* r : rules::all_rules()) {
-      if (vmx::key_equal(r->id, *id) || r->name == *id) {
+      if (iequals(r->id, *id) || r->name == *id) {
         ctx.out << rules::rule_page(*r);
         return;
       }

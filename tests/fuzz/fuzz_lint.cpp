@@ -12,7 +12,7 @@
 #include "vmxkit/core/text_edit.h"
 #include "vmxkit/pci/host.h"
 #include "vmxkit/rules/engine.h"
-#include "vmxkit/spec/load.h"
+#include "vmxkit/vsphere/load.h"
 
 #define FUZZ_ASSERT(cond)      \
   do {                         \
@@ -83,7 +83,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string input(reinterpret_cast<const char*>(data), size);
   vmxkit::rules::LintOptions options;
   options.host = &host();
-  const bool vmx = vmxkit::spec::detect_format(input) == vmxkit::spec::Format::vmx;
+  const bool vmx = vmxkit::vsphere::detect_format(input) == vmxkit::vsphere::Format::vmx;
   std::optional<vmxkit::rules::LintResult> linted;
   try {
     linted.emplace(vmxkit::rules::lint("fuzz.vmx", input, options));

@@ -12,7 +12,7 @@ VMXKIT = os.environ.get("VMXKIT_BINARY", "vmxkit")
 VCSIM = os.environ.get("VMXKIT_VCSIM", "")
 SOURCE_DIR = os.environ.get(
     "VMXKIT_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-PLANS_DIR = os.path.join(SOURCE_DIR, "tests", "data", "spec", "plans")
+PLANS_DIR = os.path.join(SOURCE_DIR, "tests", "data", "vsphere", "plans")
 TIMEOUT = 60
 
 

@@ -9,6 +9,12 @@
 
 namespace vmxkit {
 
+/// Byte offsets in the source file a value came from (for diagnostics and edits).
+struct SourceSpan {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+};
+
 /// A 1-based line and byte column.
 struct Location {
   std::uint32_t line = 1;

@@ -86,12 +86,6 @@ CatalogEntry parse_entry(const std::vector<std::string_view>& f) {
   return e;
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return ascii_lower(x) == ascii_lower(y);
-         });
-}
-
 }  // namespace
 
 std::string_view to_string(GdrSupport gdr) {

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "vmxkit/pci/bdf.h"
+#include "vmxkit/core/pci_address.h"
 
 namespace vmxkit::pci {
 

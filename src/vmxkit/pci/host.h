@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "vmxkit/pci/bdf.h"
+#include "vmxkit/core/pci_address.h"
 #include "vmxkit/pci/catalog.h"
 #include "vmxkit/pci/device.h"
 

@@ -10,19 +10,9 @@
 #include <string_view>
 #include <vector>
 
+#include "vmxkit/core/text.h"
+
 namespace vmxkit::pci {
-
-inline char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
-
-inline std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r' || s.front() == '\n')) {
-    s.remove_prefix(1);
-  }
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
 
 /// All of `s` as a hex number (no 0x), else nullopt.
 inline std::optional<std::uint64_t> parse_hex(std::string_view s) {

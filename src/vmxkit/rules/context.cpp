@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "vmxkit/core/text.h"
 #include "vmxkit/rules/context.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "vmxkit/pci/bdf.h"
+#include "vmxkit/core/pci_address.h"
 #include "vmxkit/pci/catalog.h"
 
 namespace vmxkit::rules {
@@ -37,7 +38,7 @@ DeviceClass classify(const PassthroughDevice& d, const pci::CatalogEntry* model,
   // Not in the catalogue: NVIDIA GPUs and Mellanox functions by vendor. An NVIDIA GPU is always
   // function 0 of its slot; functions 1-3 are its HD audio, USB and UCSI companions.
   if (vendor == kNvidia) {
-    const auto bdf = d.id ? pci::parse_vmx_bdf(*d.id) : std::nullopt;
+    const auto bdf = d.id ? parse_vmx_bdf(*d.id) : std::nullopt;
     return bdf && bdf->function != 0 ? DeviceClass::other : DeviceClass::gpu;
   }
   if (vendor == kMellanox) return DeviceClass::nic;
@@ -86,7 +87,7 @@ bool Context::wants_p2p() const {
 const Setting* Context::device_setting(const PassthroughDevice& d, std::string_view field) const {
   const std::string key = fmt::format("pciPassthru{}.{}", d.index, field);
   for (const std::size_t i : d.settings) {
-    if (vmx::key_equal(config_.settings[i].key, key)) return &config_.settings[i];
+    if (iequals(config_.settings[i].key, key)) return &config_.settings[i];
   }
   return nullptr;
 }

@@ -11,7 +11,7 @@
 #include "vmxkit/core/diagnostic.h"
 #include "vmxkit/rules/rule.h"
 #include "vmxkit/vmx/document.h"
-#include "vmxkit/vmx/vm_config.h"
+#include "vmxkit/model/vm_config.h"
 
 namespace vmxkit::pci {
 class Catalog;

@@ -11,7 +11,7 @@
 #include "vmxkit/pci/catalog.h"
 #include "vmxkit/rules/context.h"
 #include "vmxkit/rules/rules.h"
-#include "vmxkit/spec/load.h"
+#include "vmxkit/vsphere/load.h"
 #include "vmxkit/vmx/document.h"
 #include "vmxkit/vmx/edit.h"
 
@@ -144,10 +144,10 @@ void run_rules(const Context& ctx, const LintOptions& options, Sink& sink) {
 // pointing at the elements; no syntax rules and no fixes (those edit .vmx text).
 void lint_spec(LintResult& result, std::string bytes, const LintOptions& options,
                const pci::Catalog& catalog) {
-  spec::Loaded loaded = spec::load(result.path, std::move(bytes));
+  vsphere::Loaded loaded = vsphere::load(result.path, std::move(bytes));
   result.format = InputFormat::configspec;
   result.diagnostics = std::move(loaded.diagnostics);
-  for (const spec::LoadedVm& vm : loaded.vms) {
+  for (const vsphere::LoadedVm& vm : loaded.vms) {
     const Context ctx(result.path, loaded.source.bytes(), nullptr, vm.config, catalog,
                       options.host);
     Sink sink;
@@ -176,7 +176,7 @@ LintResult lint_as(std::string path, std::string bytes, const LintOptions& optio
   }
   result.format = InputFormat::vmx;
   const vmx::Document doc = vmx::Document::parse(std::move(bytes), result.path);
-  const VmConfig config = view(doc);
+  const VmConfig config = vmx::to_vm_config(doc);
   const Context ctx(result.path, doc.bytes(), &doc, config, catalog, options.host);
   Sink sink;
   run_rules(ctx, options, sink);
@@ -190,7 +190,7 @@ LintResult lint_as(std::string path, std::string bytes, const LintOptions& optio
 }  // namespace
 
 LintResult lint(std::string path, std::string bytes, const LintOptions& options) {
-  const bool vmx = spec::detect_format(bytes) == spec::Format::vmx;
+  const bool vmx = vsphere::detect_format(bytes) == vsphere::Format::vmx;
   return lint_as(std::move(path), std::move(bytes), options, vmx);
 }
 
@@ -236,7 +236,7 @@ FixResult fix(std::string path, std::string bytes, const LintOptions& options, b
   constexpr int kMaxPasses = 10;
   FixResult out;
   // Only .vmx text is edited; vSphere documents are linted, never fixed.
-  const bool vmx = spec::detect_format(bytes) == spec::Format::vmx;
+  const bool vmx = vsphere::detect_format(bytes) == vsphere::Format::vmx;
   for (int pass = 0; pass < kMaxPasses; ++pass) {
     LintResult r = lint_as(path, bytes, options, vmx);
     if (!vmx) {

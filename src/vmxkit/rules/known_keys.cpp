@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "vmxkit/core/text.h"
 #include "vmxkit/rules/known_keys.h"
 
 #include <array>
 
 #include "vmxkit/rules/util.h"
 #include "vmxkit/vmx/document.h"
-#include "vmxkit/vmx/vm_config.h"
+#include "vmxkit/model/vm_config.h"
 
 namespace vmxkit::rules {
 namespace {
@@ -55,14 +56,14 @@ constexpr std::string_view kPrefix = "pciPassthru";
 const KnownKey* find_known(std::string_view key) {
   if (const auto dev = split_passthrough_key(key)) {
     for (const KnownKey& k : kKeys) {
-      if (k.name.starts_with("pciPassthruN.") && vmx::key_equal(k.name.substr(13), dev->field)) {
+      if (k.name.starts_with("pciPassthruN.") && iequals(k.name.substr(13), dev->field)) {
         return &k;
       }
     }
     return nullptr;
   }
   for (const KnownKey& k : kKeys) {
-    if (!k.name.starts_with("pciPassthruN.") && vmx::key_equal(k.name, key)) return &k;
+    if (!k.name.starts_with("pciPassthruN.") && iequals(k.name, key)) return &k;
   }
   return nullptr;
 }
@@ -88,13 +89,13 @@ std::optional<ValueType> known_type(std::string_view key) {
 std::optional<std::string> likely_meant(std::string_view key) {
   if (find_known(key) != nullptr) return std::nullopt;
   for (const auto& [typo, meant] : kTypos) {
-    if (vmx::key_equal(key, typo)) return std::string(meant);
+    if (iequals(key, typo)) return std::string(meant);
   }
   // A VM-wide key written with a device index: `pciPassthru0.use64bitMMIO`.
   if (const auto dev = split_passthrough_key(key)) {
     for (const std::string_view global :
          {kAllowP2P, kRelaxAcs, kUse64bitMmio, kMmioSizeGb}) {
-      if (vmx::key_equal(dev->field, global.substr(kPrefix.size() + 1))) {
+      if (iequals(dev->field, global.substr(kPrefix.size() + 1))) {
         return std::string(global);
       }
     }

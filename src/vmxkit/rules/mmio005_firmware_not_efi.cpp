@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
+#include "vmxkit/core/text.h"
 #include "vmxkit/rules/mmio_requirement.h"
 #include "vmxkit/rules/rules.h"
 #include "vmxkit/rules/util.h"
@@ -45,7 +46,7 @@ void check(const Context& ctx, Sink& sink) {
   }();
   if (!large) return;
   const auto firmware = ctx.config().firmware();
-  if (firmware && vmx::key_equal(*firmware, "efi")) return;
+  if (firmware && iequals(*firmware, "efi")) return;
   const Setting* s = ctx.config().find("firmware");
   const SourceSpan where = s != nullptr ? s->value_span : anchor_for_missing_key(ctx);
   Diagnostic& d = sink.report(

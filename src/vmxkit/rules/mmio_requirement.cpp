@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vmxkit/rules/mmio_requirement.h"
 
-#include "vmxkit/pci/bdf.h"
+#include "vmxkit/core/pci_address.h"
 
 namespace vmxkit::rules {
 
@@ -14,7 +14,7 @@ std::optional<MmioRequirement> mmio_requirement(const Context& ctx) {
     m.label = v.label;
     m.model = v.model;
     if (ctx.host() != nullptr && v.entry->kind() == PassthroughKind::directpath && v.entry->id) {
-      if (const auto bdf = pci::parse_vmx_bdf(*v.entry->id)) m.device = ctx.host()->find(*bdf);
+      if (const auto bdf = parse_vmx_bdf(*v.entry->id)) m.device = ctx.host()->find(*bdf);
     }
     if (v.entry->kind() == PassthroughKind::vgpu && v.entry->vgpu) {
       auto entry = std::make_unique<pci::CatalogEntry>();

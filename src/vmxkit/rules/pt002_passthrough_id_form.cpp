@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
-#include "vmxkit/pci/bdf.h"
+#include "vmxkit/core/pci_address.h"
 #include "vmxkit/rules/rules.h"
 
 namespace vmxkit::rules {
@@ -58,7 +58,7 @@ void check_field(const Context& ctx, Sink& sink, const PassthroughDevice& d,
   if (s == nullptr || is_vmx_form(s->value)) return;
   if (s->value.starts_with("Automatic")) return;  // SR-IOV PF pool choice
   if (s->value.starts_with("<fill in:")) return;   // PT009 reports placeholders
-  const auto hex = pci::parse_bdf(s->value);
+  const auto hex = parse_bdf(s->value);
   const bool api_form = hex && s->value.size() == 12 && s->value[4] == ':';
   if (api_form) {
     Diagnostic& diag = sink.report(
@@ -71,7 +71,7 @@ void check_field(const Context& ctx, Sink& sink, const PassthroughDevice& d,
     }
     return;
   }
-  if (pci::parse_vmx_bdf(s->value)) return;  // older domain-less decimal form ESXi wrote
+  if (parse_vmx_bdf(s->value)) return;  // older domain-less decimal form ESXi wrote
   sink.report(kPT002, s->value_span,
               fmt::format("{} '{}' is not a PCI address in the .vmx form SSSSS:BBB:DD.F", s->key,
                           s->value));

@@ -3,7 +3,7 @@
 
 #include <map>
 
-#include "vmxkit/pci/bdf.h"
+#include "vmxkit/core/pci_address.h"
 #include "vmxkit/rules/rules.h"
 
 namespace vmxkit::rules {
@@ -33,13 +33,13 @@ are not flagged: several VFs of one port share the port's address in `id`.
 )md";
 
 void check(const Context& ctx, Sink& sink) {
-  std::map<pci::Bdf, const VmDevice*> seen;
+  std::map<Bdf, const VmDevice*> seen;
   for (const VmDevice& v : ctx.devices()) {
     if (v.entry->kind() != PassthroughKind::directpath) continue;
     const Setting* id = ctx.device_setting(*v.entry, "id");
     if (id == nullptr) continue;
-    auto bdf = pci::parse_vmx_bdf(id->value);
-    if (!bdf) bdf = pci::parse_bdf(id->value);
+    auto bdf = parse_vmx_bdf(id->value);
+    if (!bdf) bdf = parse_bdf(id->value);
     if (!bdf) continue;
     const auto [it, inserted] = seen.emplace(*bdf, &v);
     if (inserted) continue;

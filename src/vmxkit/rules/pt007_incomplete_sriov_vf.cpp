@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "vmxkit/core/text.h"
 #include "vmxkit/rules/rules.h"
 
 namespace vmxkit::rules {
@@ -42,7 +43,7 @@ void check(const Context& ctx, Sink& sink) {
     std::vector<std::string> missing;
     if (!d.pf_id) missing.emplace_back("pfId");
     if (!d.id) missing.emplace_back("id");
-    if (!d.system_id || !vmx::key_equal(*d.system_id, "BYPASS")) {
+    if (!d.system_id || !iequals(*d.system_id, "BYPASS")) {
       missing.emplace_back("systemId = \"BYPASS\"");
     }
     if (ctx.device_setting(d, "networkName") == nullptr &&

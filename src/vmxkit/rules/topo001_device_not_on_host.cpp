@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
-#include "vmxkit/pci/bdf.h"
+#include "vmxkit/core/pci_address.h"
 #include "vmxkit/rules/rules.h"
 #include "vmxkit/rules/topology_pairs.h"
 
@@ -35,8 +35,8 @@ void check(const Context& ctx, Sink& sink) {
     if (kind != PassthroughKind::directpath && kind != PassthroughKind::sriov_vf) continue;
     const std::optional<std::string>& address = v.entry->id ? v.entry->id : v.entry->pf_id;
     if (!address) continue;
-    auto bdf = pci::parse_vmx_bdf(*address);
-    if (!bdf) bdf = pci::parse_bdf(*address);
+    auto bdf = parse_vmx_bdf(*address);
+    if (!bdf) bdf = parse_bdf(*address);
     if (!bdf || host_device(ctx, v)) continue;  // PT002 reports ids that are no address
     sink.report(kTOPO001, id_span(ctx, v),
                 fmt::format("pciPassthru{} names host device {}, which the host capture does "

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vmxkit/rules/topology_pairs.h"
 
-#include "vmxkit/pci/bdf.h"
+#include "vmxkit/core/pci_address.h"
 
 namespace vmxkit::rules {
 
@@ -11,8 +11,8 @@ std::optional<std::size_t> host_device(const Context& ctx, const VmDevice& v) {
   if (kind != PassthroughKind::directpath && kind != PassthroughKind::sriov_vf) return std::nullopt;
   const std::optional<std::string>& address = v.entry->id ? v.entry->id : v.entry->pf_id;
   if (!address) return std::nullopt;
-  auto bdf = pci::parse_vmx_bdf(*address);
-  if (!bdf) bdf = pci::parse_bdf(*address);
+  auto bdf = parse_vmx_bdf(*address);
+  if (!bdf) bdf = parse_bdf(*address);
   if (!bdf) return std::nullopt;
   return ctx.host()->index_of(*bdf);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
+#include "vmxkit/core/text.h"
 #include "vmxkit/rules/rules.h"
 
 namespace vmxkit::rules {
@@ -75,7 +76,7 @@ void check(const Context& ctx, Sink& sink) {
   const vmx::Line* enc = doc->find(".encoding");
   if (enc == nullptr) return;
   const std::string_view name = doc->raw_value(*enc);
-  if (!vmx::key_equal(name, "UTF-8") && !vmx::key_equal(name, "UTF8")) return;
+  if (!iequals(name, "UTF-8") && !iequals(name, "UTF8")) return;
   const std::size_t bad = first_invalid_utf8(doc->bytes());
   if (bad == std::string_view::npos) return;
   Diagnostic& d = sink.report(

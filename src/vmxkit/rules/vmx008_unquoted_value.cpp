@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
+#include "vmxkit/core/text.h"
 #include "vmxkit/rules/rules.h"
 
 namespace vmxkit::rules {
@@ -38,7 +39,7 @@ Safe: quoting does not change the value VMware reads.
 
 bool ends_with_folded(std::string_view key, std::string_view suffix) {
   return key.size() >= suffix.size() &&
-         vmx::key_equal(key.substr(key.size() - suffix.size()), suffix);
+         iequals(key.substr(key.size() - suffix.size()), suffix);
 }
 
 void check(const Context& ctx, Sink& sink) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
+#include "vmxkit/core/text.h"
 #include "vmxkit/rules/known_keys.h"
 #include "vmxkit/rules/rules.h"
 
@@ -36,7 +37,7 @@ Safe: VMware reads the same key either way.
 
 void check(const Context& ctx, Sink& sink) {
   for (const Setting& s : ctx.config().settings) {
-    if (!vmx::key_equal(s.key.substr(0, std::min<std::size_t>(s.key.size(), 11)), "pciPassthru")) {
+    if (!iequals(s.key.substr(0, std::min<std::size_t>(s.key.size(), 11)), "pciPassthru")) {
       continue;
     }
     const auto canonical = canonical_key(s.key);

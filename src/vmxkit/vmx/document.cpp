@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "vmxkit/core/text.h"
 #include "vmxkit/vmx/document.h"
 
 #include <algorithm>
@@ -107,32 +108,7 @@ inline void scan_line(const unsigned char* b, Line& line) {
   line.kind = LineKind::entry;
 }
 
-inline unsigned char fold(unsigned char c) {
-  return (c >= 'A' && c <= 'Z') ? static_cast<unsigned char>(c + 32) : c;
-}
-
-struct FoldedHash {
-  std::size_t operator()(std::string_view s) const {
-    std::size_t h = 1469598103934665603ull;  // FNV-1a over folded bytes
-    for (const char c : s) h = (h ^ fold(static_cast<unsigned char>(c))) * 1099511628211ull;
-    return h;
-  }
-};
-struct FoldedEqual {
-  bool operator()(std::string_view a, std::string_view b) const { return key_equal(a, b); }
-};
-
 }  // namespace
-
-bool key_equal(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (fold(static_cast<unsigned char>(a[i])) != fold(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
 
 Document Document::parse(std::string bytes, std::string path) {
   if (bytes.size() >= std::numeric_limits<std::uint32_t>::max()) {
@@ -178,7 +154,7 @@ std::string Document::value(const Line& line) const { return escape::decode(raw_
 
 const Line* Document::find(std::string_view key) const {
   for (const Line& line : lines_) {
-    if (line.is_entry() && key_equal(this->key(line), key)) return &line;
+    if (line.is_entry() && iequals(this->key(line), key)) return &line;
   }
   return nullptr;
 }
@@ -186,7 +162,7 @@ const Line* Document::find(std::string_view key) const {
 std::vector<const Line*> Document::find_all(std::string_view key) const {
   std::vector<const Line*> found;
   for (const Line& line : lines_) {
-    if (line.is_entry() && key_equal(this->key(line), key)) found.push_back(&line);
+    if (line.is_entry() && iequals(this->key(line), key)) found.push_back(&line);
   }
   return found;
 }
@@ -297,6 +273,21 @@ std::string Document::to_string() const {
   std::string out;
   write(out);
   return out;
+}
+
+VmConfig to_vm_config(const Document& doc) {
+  VmConfig cfg;
+  for (const Line& line : doc.lines()) {
+    if (!line.is_entry()) continue;
+    Setting s;
+    s.key = std::string(doc.key(line));
+    s.value = doc.value(line);
+    s.whole = {line.begin, line.end};
+    s.key_span = {line.key_begin, line.key_end};
+    s.value_span = {line.value_begin, line.value_end};
+    cfg.settings.push_back(std::move(s));
+  }
+  return cfg;
 }
 
 }  // namespace vmxkit::vmx

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "vmxkit/core/text.h"
+#include "vmxkit/model/vm_config.h"
 #include "vmxkit/core/diagnostic.h"
 #include "vmxkit/core/source_file.h"
 
@@ -71,9 +73,6 @@ struct Line {
   std::uint32_t next() const { return end + static_cast<std::uint32_t>(length(ending)); }
   bool is_entry() const { return kind == LineKind::entry; }
 };
-
-/// Compares two keys as VMware does: ASCII case-insensitively.
-bool key_equal(std::string_view a, std::string_view b);
 
 class Document {
  public:
@@ -140,5 +139,9 @@ class Document {
 
 /// The message for a malformed line's problem, naming what was expected.
 std::string describe(Problem problem, std::string_view key);
+
+/// The neutral model of a parsed `.vmx`: its entries as settings, in file order, with their
+/// spans (malformed lines are not settings).
+VmConfig to_vm_config(const Document& doc);
 
 }  // namespace vmxkit::vmx

@@ -4,20 +4,11 @@
 #include <algorithm>
 #include <cctype>
 
+#include "vmxkit/core/text.h"
 #include "vmxkit/vmx/escape.h"
 
 namespace vmxkit::vmx {
 namespace {
-
-std::size_t common_prefix_folded(std::string_view a, std::string_view b) {
-  std::size_t n = 0;
-  const std::size_t limit = std::min(a.size(), b.size());
-  while (n < limit && std::tolower(static_cast<unsigned char>(a[n])) ==
-                          std::tolower(static_cast<unsigned char>(b[n]))) {
-    ++n;
-  }
-  return n;
-}
 
 // Length of the leading run of ASCII letters: the "family" of a key (`pciPassthru` of
 // `pciPassthru0.id`, `sched` of `sched.mem.min`).
@@ -92,7 +83,7 @@ const Line* insertion_point(const Document& doc, std::string_view key) {
   if (stem > 0) {
     for (const Line& line : lines) {
       if (!line.is_entry()) continue;
-      const std::size_t len = common_prefix_folded(doc.key(line), key);
+      const std::size_t len = icommon_prefix(doc.key(line), key);
       if (len >= stem && len >= best_len) {
         best = &line;
         best_len = len;

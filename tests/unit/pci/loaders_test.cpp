@@ -11,7 +11,7 @@
 #include "vmxkit/pci/host_check.h"
 #include "vmxkit/pci/text.h"
 
-using vmxkit::pci::Bdf;
+using vmxkit::Bdf;
 using vmxkit::pci::PortType;
 using vmxkit::pci::Role;
 using vmxkit::test::host_from;
@@ -387,4 +387,32 @@ TEST_CASE("sysfs loader reads a /sys/bus/pci/devices layout", "[pci][sysfs]") {
   CHECK(host.at(*g->parent).bdf == Bdf{0, 0, 1, 0});
   CHECK(g->numa_node == 1);  // from the root port under the same host bridge
   CHECK_THROWS_WITH(vmxkit::pci::load_host({(dir / "nope").string()}), Catch::Contains("nope"));
+}
+
+TEST_CASE("esxcli hardware pci list loader reads the corpus captures of real ESXi hosts",
+          "[pci][esxcli][corpus]") {
+  const auto captures = vmxkit::test::corpus_esxcli_captures();
+  REQUIRE_FALSE(captures.empty());
+  for (const auto& path : captures) {
+    INFO(path.filename().string());
+    const auto host = vmxkit::pci::load_host({path.string()});
+    CHECK(vmxkit::pci::detect_format(vmxkit::test::read_bytes(path), path.string()) ==
+          vmxkit::pci::InputFormat::esxcli);
+    CHECK_FALSE(host.devices().empty());
+  }
+  // The X540 port the VMkernel owns and the SAS HBA set for passthrough (see its .source.txt).
+  const auto host = vmxkit::pci::load_host(
+      {vmxkit::test::corpus_dir("topology").string() + "/esxi-host-pci-list-x540-lsi2308-passthru.txt"});
+  const auto* nic = host.find(Bdf{0, 2, 0, 1});
+  const auto* hba = host.find(Bdf{0, 4, 0, 0});
+  REQUIRE(nic != nullptr);
+  REQUIRE(hba != nullptr);
+  CHECK(nic->current_owner == "VMkernel");
+  CHECK(nic->passthru_capable == true);
+  CHECK(hba->configured_owner == "VM Passthru");
+  CHECK(hba->vendor_id == 0x1000);
+  CHECK(hba->device_id == 0x0087);
+  using vmxkit::pci::PassthroughUse;
+  CHECK_FALSE(vmxkit::pci::check_esxi_owner(*hba, PassthroughUse::full));
+  CHECK(vmxkit::pci::check_esxi_owner(*nic, PassthroughUse::full));
 }

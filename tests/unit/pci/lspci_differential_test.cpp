@@ -14,7 +14,7 @@
 #include "vmxkit/pci/config_space.h"
 #include "vmxkit/pci/topology.h"
 
-using vmxkit::pci::Bdf;
+using vmxkit::Bdf;
 using vmxkit::pci::PathClass;
 using vmxkit::pci::PortType;
 

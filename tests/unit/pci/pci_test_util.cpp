@@ -25,7 +25,7 @@ Cells matrix_cells(const std::string& text) {
   std::string line;
   bool header = true;
   while (std::getline(in, line)) {
-    if (pci::trim(line).empty()) break;
+    if (trim(line).empty()) break;
     std::istringstream words(line);
     std::vector<std::string> w;
     for (std::string s; words >> s;) w.push_back(s);
@@ -120,16 +120,28 @@ std::string lines_of(const std::vector<std::string>& lines, LineRangeSpec r) {
 
 }  // namespace
 
-std::vector<std::filesystem::path> corpus_captures() {
+namespace {
+
+// The corpus names `esxcli hardware pci list` captures `esxi-host-pci-list-*` (its README): they
+// come without an nvidia-smi matrix, for the esxcli loader.
+bool is_esxcli_capture(const std::string& name) { return name.starts_with("esxi-host-pci-list-"); }
+
+std::vector<std::filesystem::path> captures_where(bool esxcli) {
   std::vector<std::filesystem::path> captures;
   for (const auto& e : std::filesystem::directory_iterator(corpus_dir("topology"))) {
     const std::string name = e.path().filename().string();
     if (name.ends_with(".source.txt") || name == "README.md") continue;
-    captures.push_back(e.path());
+    if (is_esxcli_capture(name) == esxcli) captures.push_back(e.path());
   }
   std::sort(captures.begin(), captures.end());
   return captures;
 }
+
+}  // namespace
+
+std::vector<std::filesystem::path> corpus_captures() { return captures_where(false); }
+
+std::vector<std::filesystem::path> corpus_esxcli_captures() { return captures_where(true); }
 
 CorpusCapture load_corpus_capture(const std::filesystem::path& capture) {
   const std::string name = capture.filename().string();

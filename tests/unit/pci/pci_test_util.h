@@ -29,8 +29,11 @@ struct CorpusCapture {
   std::string expected;      ///< the expected matrix as written in the .expected file
   std::string matrix_lines;  ///< the capture's own matrix lines the .expected file names
 };
-/// The captures of the corpus topology folder, sorted (not their .source.txt files).
+/// The GPU-server captures of the corpus topology folder (each with the nvidia-smi matrix of its
+/// machine), sorted, without their .source.txt files.
 std::vector<std::filesystem::path> corpus_captures();
+/// The `esxcli hardware pci list` captures of the corpus topology folder (no matrix), sorted.
+std::vector<std::filesystem::path> corpus_esxcli_captures();
 /// Reads a capture's .expected file and cuts the inputs out of the capture. Fails the test
 /// (REQUIRE) when the .expected file is missing or names lines the capture does not have.
 CorpusCapture load_corpus_capture(const std::filesystem::path& capture);

@@ -12,7 +12,7 @@
 #include "vmxkit/pci/mmio.h"
 #include "vmxkit/pci/topology.h"
 
-using vmxkit::pci::Bdf;
+using vmxkit::Bdf;
 using vmxkit::pci::PathClass;
 using vmxkit::pci::ReasonKind;
 using vmxkit::pci::Verdict;

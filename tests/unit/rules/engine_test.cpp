@@ -150,6 +150,11 @@ TEST_CASE("the rules fire on the corpus exactly where a reader agrees", "[rules]
       // Passthrough and SR-IOV VFs need all memory reserved; the fragment sets no reservation.
       {"FRAGMENT_log_esxi_sriov_vf_BYPASS_pfId_plus_directpath_VF.vmx", {{"PT008", 1}}},
       {"FRAGMENT_note_esxi_nvidia_gpu_plus_audio_function_pciSlotNumber.vmx", {{"PT008", 1}}},
+      // ESXi 8.0.3's own lines for SR-IOV VFs (deviceId/vendorId "0", one pfId for several VFs)
+      // and a DirectPath VF: nothing to say but the missing reservation of a fragment.
+      {"FRAGMENT_esxi803_vmx_device_lines_directpath_vf_with_sriov.vmx", {{"PT008", 1}}},
+      {"FRAGMENT_esxi803_vmx_device_lines_sriov_vf_pciPassthru31_down_pciSlotNumber.vmx",
+       {{"PT008", 1}}},
       // Jinja lines (VMX001) and `sata0.present = TRUE`, which ESXi rejects (OC4VM #104).
       {"oc4vm_handwritten_hw21_macos_inline_comments_unquoted_TRUE.vmx",
        {{"VMX001", 3}, {"VMX008", 1}}},

@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vmxkit/generate/plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "vmxkit/core/error.h"
+#include "vmxkit/pci/host_check.h"
+
+namespace vmxkit::generate {
+namespace {
+
+constexpr std::uint64_t kDefaultMemoryMb = 65536;
+
+int rank(pci::PathClass cls) { return static_cast<int>(cls); }  // self < pix < ... < unknown
+
+std::string device_label(const pci::Host& host, std::size_t index) { return host.describe(index); }
+
+bool is_auto(const std::vector<std::string>& list) {
+  return list.size() == 1 && list.front() == "auto";
+}
+
+Choice host_choice(const pci::Host& host, std::size_t index, DeviceRole role) {
+  const pci::Device& d = host.at(index);
+  Choice c;
+  c.role = role;
+  c.host_index = index;
+  c.model = d.model;
+  c.address = d.bdf;
+  c.vendor_id = d.vendor_id.value_or(0);
+  c.device_id = d.device_id.value_or(0);
+  c.label = device_label(host, index);
+  return c;
+}
+
+Choice model_choice(const pci::CatalogEntry& e, DeviceRole role) {
+  Choice c;
+  c.role = role;
+  c.model = &e;
+  c.vendor_id = e.vendor_id;
+  c.device_id = e.device_id;
+  c.label = fmt::format("{} ({})", e.model, e.id_string());
+  return c;
+}
+
+std::vector<std::size_t> host_devices(const pci::Host& host, pci::Role role) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < host.devices().size(); ++i) {
+    if (host.at(i).role == role) out.push_back(i);
+  }
+  return out;
+}
+
+std::size_t host_device(const pci::Host& host, const std::string& text, std::string_view what) {
+  const auto bdf = parse_bdf(text);
+  if (!bdf) {
+    throw Error(fmt::format("--{} {}: with --host, name devices by address (0000:3b:00.0) or "
+                            "auto",
+                            what, text));
+  }
+  const auto index = host.index_of(*bdf);
+  if (!index) throw Error(fmt::format("--{} {}: no such device on the host", what, text));
+  return *index;
+}
+
+// The best path class from a GPU to any NIC (unknown when there is none).
+pci::PathClass best_nic_class(const pci::Host& host, std::size_t gpu,
+                              const std::vector<std::size_t>& nics) {
+  pci::PathClass best = pci::PathClass::unknown;
+  for (const std::size_t n : nics) {
+    const pci::PathClass c = pci::classify(host, gpu, n).cls;
+    if (rank(c) < rank(best)) best = c;
+  }
+  return best;
+}
+
+// `--gpus N`: start from the GPU closest to a NIC, then add the GPU closest to those chosen.
+// 1 when an ESXi capture says the device is not ready for this use (not enabled for
+// passthrough, or enabled when vGPU/SR-IOV need it with the VMkernel), else 0: among devices
+// connected alike, `auto` takes the ones the host is ready to give.
+int not_ready(const pci::Host& host, std::size_t i, pci::PassthroughUse use) {
+  return pci::check_esxi_owner(host.at(i), use) ? 1 : 0;
+}
+
+std::vector<std::size_t> best_connected(const pci::Host& host, std::vector<std::size_t> gpus,
+                                        const std::vector<std::size_t>& nics, unsigned n,
+                                        pci::PassthroughUse use) {
+  if (n > gpus.size()) {
+    throw Error(fmt::format("--gpus {}: the host has {} GPU(s)", n, gpus.size()));
+  }
+  std::vector<std::size_t> chosen;
+  while (chosen.size() < n) {
+    auto score = [&](std::size_t g) {
+      int worst_to_chosen = 0;
+      for (const std::size_t c : chosen) {
+        worst_to_chosen = std::max(worst_to_chosen, rank(pci::classify(host, g, c).cls));
+      }
+      return std::tuple{worst_to_chosen, not_ready(host, g, use),
+                        rank(best_nic_class(host, g, nics)), host.at(g).bdf};
+    };
+    const auto best = std::min_element(gpus.begin(), gpus.end(), [&](std::size_t a, std::size_t b) {
+      return score(a) < score(b);
+    });
+    chosen.push_back(*best);
+    gpus.erase(best);
+  }
+  std::sort(chosen.begin(), chosen.end(),
+            [&](std::size_t a, std::size_t b) { return host.at(a).bdf < host.at(b).bdf; });
+  return chosen;
+}
+
+void explain_mmio(Plan& plan) {
+  plan.explanation.push_back(fmt::format("64-bit MMIO window: {} GB{}", plan.mmio.size_gb,
+                                         plan.needs_64bit_mmio ? "" : " (not needed: BARs fit "
+                                                                      "in 16 GiB)"));
+  for (const std::string& line : plan.mmio.lines) plan.explanation.push_back("  " + line);
+}
+
+}  // namespace
+
+std::string placeholder(std::string_view what) { return fmt::format("<fill in: {}>", what); }
+
+Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog& catalog) {
+  Plan plan;
+  plan.vgpu = request.vgpu;
+  plan.network = request.network;
+  plan.system_id = request.system_id;
+  plan.memory_mb = request.memory_mb.value_or(kDefaultMemoryMb);
+  plan.memory_default = !request.memory_mb;
+
+  // --- GPUs ---
+  std::vector<std::size_t> host_nics;
+  if (host != nullptr) {
+    host_nics = host_devices(*host, pci::Role::rdma_nic);
+    const std::vector<std::string> gpus = request.gpus.empty() ? std::vector<std::string>{"auto"}
+                                                               : request.gpus;
+    std::vector<std::size_t> chosen;
+    if (is_auto(gpus)) {
+      chosen = host_devices(*host, pci::Role::gpu);
+      if (chosen.empty()) throw Error("the host capture has no GPU");
+      if (request.gpu_count) {
+        chosen =
+            best_connected(*host, chosen, host_nics, *request.gpu_count,
+                           request.vgpu ? pci::PassthroughUse::vgpu : pci::PassthroughUse::full);
+      }
+    } else {
+      for (const std::string& g : gpus) {
+        const std::size_t i = host_device(*host, g, "gpu");
+        if (host->at(i).role != pci::Role::gpu) {
+          throw Error(fmt::format("--gpu {}: {} is not a GPU", g, device_label(*host, i)));
+        }
+        chosen.push_back(i);
+      }
+    }
+    for (const std::size_t i : chosen) plan.gpus.push_back(host_choice(*host, i, DeviceRole::gpu));
+  } else {
+    for (const std::string& g : request.gpus) {
+      if (g == "auto") throw Error("--gpu auto needs --host: name GPU models (h100-pcie) instead");
+      const pci::CatalogEntry* e = catalog.find_alias(g);
+      if (e == nullptr || e->role != pci::Role::gpu) {
+        throw Error(fmt::format("--gpu {}: not a GPU model of the catalogue (see `vmxkit generate "
+                                "--list-models`)",
+                                g));
+      }
+      plan.gpus.push_back(model_choice(*e, DeviceRole::gpu));
+    }
+    if (plan.gpus.empty() && !request.vgpu) {
+      throw Error("no GPU: give --host HOST with --gpu auto, or --gpu MODEL, or --vgpu PROFILE");
+    }
+  }
+  if (plan.gpus.empty() && request.vgpu) {
+    Choice c;
+    c.label = fmt::format("vGPU {}", *request.vgpu);
+    plan.gpus.push_back(c);
+  }
+
+  // --- NICs ---
+  if (host != nullptr) {
+    std::map<std::size_t, unsigned> uses;
+    if (is_auto(request.nics)) {
+      if (host_nics.empty()) throw Error("--nic auto: the host capture has no RDMA-capable NIC");
+      const pci::PassthroughUse use =
+          request.sriov ? pci::PassthroughUse::sriov_pf : pci::PassthroughUse::full;
+      for (std::size_t g = 0; g < plan.gpus.size(); ++g) {
+        if (!plan.gpus[g].host_index) continue;
+        const std::size_t gi = *plan.gpus[g].host_index;
+        const auto best =
+            std::min_element(host_nics.begin(), host_nics.end(), [&](std::size_t a, std::size_t b) {
+              auto key = [&](std::size_t k) {
+                return std::tuple{rank(pci::classify(*host, gi, k).cls), uses[k],
+                                  not_ready(*host, k, use), host->at(k).bdf};
+              };
+              return key(a) < key(b);
+            });
+        if (uses[*best]++ == 0) plan.nics.push_back(host_choice(*host, *best, DeviceRole::nic));
+        const auto it = std::find_if(plan.nics.begin(), plan.nics.end(), [&](const Choice& c) {
+          return c.host_index == *best;
+        });
+        plan.pairs.push_back({g, static_cast<std::size_t>(it - plan.nics.begin()), false, {}});
+      }
+    } else {
+      for (const std::string& n : request.nics) {
+        const std::size_t i = host_device(*host, n, "nic");
+        const pci::Role role = host->at(i).role;
+        if (role != pci::Role::rdma_nic && role != pci::Role::nic_vf) {
+          throw Error(fmt::format("--nic {}: {} is not an RDMA-capable NIC (ConnectX/BlueField)", n,
+                                  device_label(*host, i)));
+        }
+        plan.nics.push_back(host_choice(*host, i, DeviceRole::nic));
+      }
+      // Each GPU is paired with the closest of the NICs given.
+      for (std::size_t g = 0; g < plan.gpus.size() && !plan.nics.empty(); ++g) {
+        if (!plan.gpus[g].host_index) continue;
+        std::size_t best = 0;
+        for (std::size_t k = 1; k < plan.nics.size(); ++k) {
+          const auto ck = pci::classify(*host, *plan.gpus[g].host_index, *plan.nics[k].host_index);
+          const auto cb = pci::classify(*host, *plan.gpus[g].host_index, *plan.nics[best].host_index);
+          if (rank(ck.cls) < rank(cb.cls)) best = k;
+        }
+        plan.pairs.push_back({g, best, false, {}});
+      }
+    }
+  } else {
+    for (const std::string& n : request.nics) {
+      if (n == "auto") throw Error("--nic auto needs --host: name NIC models (cx7) instead");
+      const pci::CatalogEntry* e = catalog.find_alias(n);
+      if (e == nullptr || (e->role != pci::Role::rdma_nic && e->role != pci::Role::nic_vf)) {
+        throw Error(fmt::format("--nic {}: not a NIC model of the catalogue", n));
+      }
+      plan.nics.push_back(model_choice(*e, DeviceRole::nic));
+    }
+    for (std::size_t g = 0; g < plan.gpus.size() && !plan.nics.empty(); ++g) {
+      plan.pairs.push_back({g, std::min(g, plan.nics.size() - 1), false, {}});
+    }
+  }
+  if (request.sriov) {
+    if (plan.nics.empty()) throw Error("--sriov needs NICs (--nic auto or --nic ADDRESS)");
+    for (Choice& n : plan.nics) {
+      n.sriov_vf = true;
+      if (host != nullptr && n.host_index && host->at(*n.host_index).role == pci::Role::nic_vf &&
+          host->at(*n.host_index).physfn) {
+        n.address = host->at(*host->at(*n.host_index).physfn).bdf;  // entries name the PF
+      }
+    }
+  }
+  // GPU pairs for multi-GPU P2P.
+  for (std::size_t a = 0; a < plan.gpus.size(); ++a) {
+    for (std::size_t b = a + 1; b < plan.gpus.size(); ++b) plan.pairs.push_back({a, b, true, {}});
+  }
+  plan.p2p = !plan.gpus.empty() && (plan.gpus.size() + plan.nics.size() >= 2);
+
+  // --- verdicts ---
+  plan.explanation.push_back(
+      host != nullptr ? fmt::format("host: {}", request.host_label)
+                      : "no host capture: devices from the catalogue; host addresses are "
+                        "placeholders to fill in");
+  for (std::size_t g = 0; g < plan.gpus.size(); ++g) {
+    plan.explanation.push_back(
+        fmt::format("GPU{}: {}{}", g, plan.gpus[g].label,
+                    request.vgpu ? fmt::format(" as vGPU {}", *request.vgpu) : std::string()));
+  }
+  for (std::size_t n = 0; n < plan.nics.size(); ++n) {
+    plan.explanation.push_back(fmt::format("NIC{}: {}{}", n, plan.nics[n].label,
+                                           plan.nics[n].sriov_vf ? " (an SR-IOV VF of it)" : ""));
+  }
+  std::vector<std::string> refused;
+  for (Pairing& p : plan.pairs) {
+    const Choice& gpu = plan.gpus[p.gpu];
+    const Choice& peer = p.peer_is_gpu ? plan.gpus[p.peer] : plan.nics[p.peer];
+    const std::string name = fmt::format("GPU{} <-> {}{}", p.gpu, p.peer_is_gpu ? "GPU" : "NIC",
+                                         p.peer);
+    if (host == nullptr || !gpu.host_index || !peer.host_index) {
+      plan.explanation.push_back(fmt::format("{}: path not checked (no host capture)", name));
+      if (gpu.model && gpu.model->gdr == pci::GdrSupport::no) {
+        refused.push_back(fmt::format("{}: {} has no GPUDirect RDMA/P2P support", name,
+                                      gpu.model->model));
+      }
+      continue;
+    }
+    p.verdict = pci::judge_pair(*host, *gpu.host_index, *peer.host_index, {});
+    const pci::PairVerdict& v = *p.verdict;
+    plan.explanation.push_back(fmt::format("{}: {} ({})", name, pci::to_string(v.path.cls),
+                                           pci::to_string(v.verdict)));
+    for (const pci::Reason& r : v.reasons) {
+      plan.explanation.push_back("  - " + r.text);
+      // GPU<->NIC paths decide; a GPU<->GPU path only limits GPU P2P (NCCL then goes through
+      // host memory), so it is explained, not refused.
+      const bool blocking_path =
+          !p.peer_is_gpu &&
+          (r.kind == pci::ReasonKind::path || r.kind == pci::ReasonKind::path_unknown);
+      if (r.kind == pci::ReasonKind::gpu_no_gdr || r.kind == pci::ReasonKind::nic_no_gdr ||
+          (blocking_path && r.effect == pci::Verdict::unsupported)) {
+        refused.push_back(fmt::format("{}: {}", name, r.text));
+      } else if (blocking_path && r.effect == pci::Verdict::degraded && !request.allow_degraded) {
+        refused.push_back(fmt::format("{}: {} (pass --allow-degraded to accept it)", name, r.text));
+      } else if (!r.fix.empty() && r.effect != pci::Verdict::ok) {
+        plan.explanation.push_back("    fix: " + r.fix);
+      }
+    }
+  }
+  // ESXi ownership of the chosen devices, when the capture says it (esxcli): the plan stands,
+  // the host needs a change first.
+  if (host != nullptr) {
+    auto note_owner = [&](std::optional<std::size_t> index, pci::PassthroughUse use) {
+      if (!index) return;
+      if (const auto f = pci::check_esxi_owner(host->at(*index), use)) {
+        plan.explanation.push_back("ESXi: " + f->message);
+        plan.explanation.push_back("    fix: " + f->fix);
+      }
+    };
+    for (const Choice& c : plan.gpus) {
+      note_owner(c.host_index,
+                 request.vgpu ? pci::PassthroughUse::vgpu : pci::PassthroughUse::full);
+    }
+    for (const Choice& c : plan.nics) {
+      note_owner(c.sriov_vf && c.address ? host->index_of(*c.address) : c.host_index,
+                 c.sriov_vf ? pci::PassthroughUse::sriov_pf : pci::PassthroughUse::full);
+    }
+  }
+  if (!refused.empty()) {
+    throw Error(fmt::format("this configuration cannot do peer-to-peer DMA:\n  {}",
+                            fmt::join(refused, "\n  ")));
+  }
+
+  // --- MMIO ---
+  std::vector<pci::MmioDevice> mmio_devices;
+  std::vector<std::unique_ptr<pci::CatalogEntry>> vgpu_models;
+  for (const Choice& c : plan.gpus) {
+    if (request.vgpu) {
+      auto e = std::make_unique<pci::CatalogEntry>();
+      e->role = pci::Role::gpu;
+      e->model = "vGPU " + *request.vgpu;
+      e->framebuffer_gb = pci::vgpu_framebuffer_gb(*request.vgpu);
+      mmio_devices.push_back({nullptr, e.get(), e->model});
+      vgpu_models.push_back(std::move(e));
+      continue;
+    }
+    mmio_devices.push_back({c.host_index ? &host->at(*c.host_index) : nullptr, c.model, c.label});
+  }
+  for (const Choice& c : plan.nics) {
+    if (c.sriov_vf) continue;  // ESXi maps the VF; its BARs are not the PF's
+    mmio_devices.push_back({c.host_index ? &host->at(*c.host_index) : nullptr, c.model, c.label});
+  }
+  plan.mmio = pci::size_64bit_mmio(mmio_devices);
+  plan.needs_64bit_mmio = plan.mmio.size_gb > 16;
+  explain_mmio(plan);
+  plan.explanation.push_back(fmt::format("memory: {} MB{}, all reserved (passthrough DMA needs it)",
+                                         plan.memory_mb,
+                                         plan.memory_default ? " (default; set --memory-mb)" : ""));
+  if (plan.system_id.empty()) {
+    plan.explanation.push_back(
+        "systemId: not given (--system-id); fill in the host's system UUID: `esxcli system "
+        "uuid get` on the host, or the device's systemId in QueryConfigTarget().pciPassthrough");
+  }
+  return plan;
+}
+
+}  // namespace vmxkit::generate

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vmxkit/generate/plan.h"
+#include "vmxkit/vmx/document.h"
+
+namespace vmxkit::generate {
+
+/// A scenario template: a `.vmx` fragment with `{{name}}` placeholders. Lines starting with `#:`
+/// describe the template and are not written.
+struct Template {
+  std::string name;
+  std::string text;
+  std::string description() const;  ///< the `#:` lines, joined
+};
+
+/// The templates compiled into vmxkit (templates/*.vmx), sorted by name.
+std::vector<Template> builtin_templates();
+/// A built-in template by name, or a user's template file when `name_or_path` names a file.
+/// Throws vmxkit::Error when there is neither.
+Template load_template(const std::string& name_or_path);
+/// The template a plan gets when none is named.
+std::string default_template(const Plan& plan);
+
+/// The `pciPassthruN` entries of the plan's devices: GPUs then NICs, numbered from
+/// `first_index` (or by `indices`, one per device, when given).
+std::string render_devices(const Plan& plan, const std::vector<unsigned>& indices);
+
+/// Fills a template. Placeholders: `explanation` (the comment block), `memory_mb`, `devices`,
+/// `mmio` (the 64-bit MMIO keys, or a comment when not needed), `mmio_size_gb`, `system_id`.
+/// An unknown placeholder is an error naming the template, line and column.
+std::string render_template(const Template& tpl, const Plan& plan,
+                            const std::vector<unsigned>& indices = {});
+
+/// Merges the plan into an existing `.vmx`: every key the plan sets is set with text edits
+/// (existing keys keep their place, new ones join their family), nothing else changes. Devices
+/// already passed by address keep their index; new ones are numbered after the highest index.
+std::string merge_into(const vmx::Document& base, const Template& tpl, const Plan& plan);
+
+}  // namespace vmxkit::generate

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vmxkit/core/text.h"
+#include "vmxkit/vsphere/configspec.h"
+
+#include <charconv>
+#include <map>
+#include <set>
+
+#include "vmxkit/core/error.h"
+#include "vmxkit/vsphere/ids.h"
+#include "vmxkit/vmx/document.h"
+#include "vmxkit/vmx/escape.h"
+
+namespace vmxkit::vsphere {
+namespace {
+
+constexpr std::string_view kPassthru = "pciPassthru";
+
+std::string vmx_id_or_raw(const std::string& api_id) {
+  // An id that is not a hex BDF is kept as written so the rules can point at it.
+  return vmx_id_from_api(api_id).value_or(api_id);
+}
+
+std::string vmx_device_id(const std::string& api_device_id) {
+  if (const auto v = parse_api_hex_id(api_device_id)) return format_vmx_pci_id(*v);
+  return api_device_id;
+}
+
+[[noreturn]] void bad_setting(const std::string& path, const Setting& s, const std::string& what) {
+  throw Error(path, s.key + " = \"" + s.value + "\": " + what);
+}
+
+const Setting* field(const VmConfig& cfg, const PassthroughDevice& d, std::string_view name) {
+  for (const std::size_t i : d.settings) {
+    const auto f = split_passthrough_key(cfg.settings[i].key);
+    if (f && iequals(f->field, name)) return &cfg.settings[i];
+  }
+  return nullptr;
+}
+
+std::string value_of(const Setting* s) { return s == nullptr ? std::string() : s->value; }
+
+std::int16_t api_vendor_id(const std::string& path, const Setting* s) {
+  if (s == nullptr) return 0;
+  const auto v = parse_vmx_pci_id(s->value);
+  if (!v) bad_setting(path, *s, "expected a PCI vendor id such as 0x10de");
+  return to_signed_short(*v);
+}
+
+std::string api_device_id(const std::string& path, const Setting* s) {
+  if (s == nullptr) return {};
+  const auto v = parse_vmx_pci_id(s->value);
+  if (!v) bad_setting(path, *s, "expected a PCI device id such as 0x20b5");
+  return format_api_hex_id(*v);
+}
+
+std::string api_id(const std::string& path, const Setting* s) {
+  if (s == nullptr) return {};
+  const auto v = api_id_from_vmx(s->value);
+  if (!v) bad_setting(path, *s, "expected a PCI address such as 00000:059:00.0");
+  return *v;
+}
+
+// Parses `0x10de:0x20f1` entries separated by commas or spaces.
+std::vector<AllowedDevice> parse_allowed(const std::string& path, const Setting& s) {
+  std::vector<AllowedDevice> out;
+  std::string_view rest = s.value;
+  while (!rest.empty()) {
+    const std::size_t sep = rest.find_first_of(", ");
+    const std::string_view item = rest.substr(0, sep);
+    rest = sep == std::string_view::npos ? std::string_view() : rest.substr(sep + 1);
+    if (item.empty()) continue;
+    const std::size_t colon = item.find(':');
+    const auto vendor = parse_vmx_pci_id(item.substr(0, colon));
+    const auto device = colon == std::string_view::npos ? std::nullopt
+                                                        : parse_vmx_pci_id(item.substr(colon + 1));
+    if (!vendor || !device) bad_setting(path, s, "expected vendor:device pairs such as 0x10de:0x20f1");
+    AllowedDevice a;
+    a.vendor_id = *vendor;
+    a.device_id = *device;
+    out.push_back(a);
+  }
+  if (out.empty()) bad_setting(path, s, "expected vendor:device pairs such as 0x10de:0x20f1");
+  return out;
+}
+
+std::string format_allowed(const std::vector<AllowedDevice>& devices) {
+  std::string out;
+  for (const AllowedDevice& a : devices) {
+    if (!out.empty()) out += ',';
+    out += format_vmx_pci_id(static_cast<std::uint16_t>(a.vendor_id));
+    out += ':';
+    out += format_vmx_pci_id(static_cast<std::uint16_t>(a.device_id));
+  }
+  return out;
+}
+
+}  // namespace
+
+VmConfig to_vm_config(const ConfigSpec& spec) {
+  VmConfig cfg;
+  if (spec.memory_mb) {
+    cfg.add("memsize", std::to_string(*spec.memory_mb), spec.memory_span, spec.memory_span);
+  }
+  unsigned n = 0;
+  for (const DeviceChange& dc : spec.device_change) {
+    if (dc.operation == "remove") continue;
+    const std::string p = std::string(kPassthru) + std::to_string(n++) + ".";
+    cfg.add(p + "present", "TRUE", dc.device_span, dc.device_span);
+    if (dc.type == DeviceType::sriov_ethernet) {
+      const std::string pf = dc.physical_function ? vmx_id_or_raw(dc.physical_function->id) : "";
+      const SourceSpan pf_span = dc.physical_function ? dc.physical_function->id_span : dc.device_span;
+      cfg.add(p + "id", pf, pf_span, pf_span);
+      cfg.add(p + "pfId", pf, pf_span, pf_span);
+      cfg.add(p + "deviceId", "0", dc.device_span, dc.device_span);
+      cfg.add(p + "vendorId", "0", dc.device_span, dc.device_span);
+      cfg.add(p + "systemId", "BYPASS", dc.device_span, dc.device_span);
+    }
+    switch (dc.backing_type) {
+      case BackingType::device: {
+        const DeviceBacking& b = dc.device;
+        cfg.add(p + "id", vmx_id_or_raw(b.id), b.id_span, b.id_span);
+        cfg.add(p + "deviceId", vmx_device_id(b.device_id), b.device_id_span, b.device_id_span);
+        cfg.add(p + "vendorId", format_vmx_pci_id(static_cast<std::uint16_t>(b.vendor_id & 0xffff)),
+            b.vendor_id_span, b.vendor_id_span);
+        cfg.add(p + "systemId", b.system_id, b.system_id_span, b.system_id_span);
+        break;
+      }
+      case BackingType::vmiop: cfg.add(p + "vgpu", dc.vgpu, dc.vgpu_span, dc.vgpu_span); break;
+      case BackingType::dynamic:
+        cfg.add(p + "allowedDevices", format_allowed(dc.allowed_devices), dc.allowed_span,
+            dc.allowed_span);
+        if (!dc.custom_label.empty()) {
+          cfg.add(p + "customLabel", dc.custom_label, dc.backing_span, dc.backing_span);
+        }
+        break;
+      case BackingType::network:
+        cfg.add(p + "networkName", dc.network_name, dc.backing_span, dc.backing_span);
+        break;
+      case BackingType::dvport:
+        cfg.add(p + "dvs.switchId", dc.switch_uuid, dc.backing_span, dc.backing_span);
+        cfg.add(p + "dvs.portgroupId", dc.portgroup_key, dc.backing_span, dc.backing_span);
+        break;
+      case BackingType::none: break;
+    }
+  }
+  for (const OptionValue& o : spec.extra_config) {
+    if (o.value.empty()) continue;  // "Keys with empty values will be removed"
+    cfg.settings.push_back({o.key, o.value, o.whole, o.key_span, o.value_span});
+  }
+  if (spec.firmware) cfg.add("firmware", *spec.firmware, spec.firmware_span, spec.firmware_span);
+  if (spec.memory_reservation_locked_to_max) {
+    cfg.add("sched.mem.pin", *spec.memory_reservation_locked_to_max ? "TRUE" : "FALSE",
+        spec.locked_span, spec.locked_span);
+  }
+  return cfg;
+}
+
+bool owned_by_vsphere(std::string_view key) {
+  static constexpr std::string_view kExact[] = {
+      "displayName", "guestOS", "numvcpus", "cpuid.coresPerSocket", "virtualHW.version",
+      "config.version", "nvram", "extendedConfigFile", "sched.mem.min",
+      "sched.mem.minSize", "sched.mem.shares", "vc.uuid", "uuid.bios", "uuid.location",
+      "uuid.action", "memoryHotAdd", "mem.hotadd", "vcpu.hotadd", "vmci0.id", "vm.genid",
+      "vm.genidX", "migrate.hostLog", "checkpoint.vmState", "tools.syncTime", "instanceUuid"};
+  for (const std::string_view k : kExact) {
+    if (iequals(key, k)) return true;
+  }
+  // Virtual devices: a family name, then a unit number, then ':' or '.'.
+  static constexpr std::string_view kDevices[] = {
+      "scsi", "sata", "ide", "nvme", "ethernet", "pciBridge", "usb", "usb_xhci", "ehci",
+      "sound", "serial", "parallel", "floppy", "svga", "vmci", "hpet"};
+  for (const std::string_view family : kDevices) {
+    if (key.size() <= family.size() || !iequals(key.substr(0, family.size()), family)) {
+      continue;
+    }
+    const char next = key[family.size()];
+    if (next == '.' || (next >= '0' && next <= '9')) return true;
+  }
+  return false;
+}
+
+ConfigSpec from_vm_config(const VmConfig& config, const std::string& path) {
+  ConfigSpec spec;
+  std::set<std::size_t> consumed;
+  for (const PassthroughDevice& d : config.passthrough_devices()) {
+    if (!d.present) {
+      // A device that is not present is not a device: drop its settings.
+      consumed.insert(d.settings.begin(), d.settings.end());
+      continue;
+    }
+    const PassthroughKind kind = d.kind();
+    if (kind == PassthroughKind::unknown) continue;  // its keys stay extraConfig
+    DeviceChange dc;
+    dc.key = -100 - static_cast<std::int32_t>(d.index);
+    std::vector<std::string_view> fields{"present"};
+    switch (kind) {
+      case PassthroughKind::directpath:
+        dc.backing_type = BackingType::device;
+        dc.device.id = api_id(path, field(config, d, "id"));
+        dc.device.device_id = api_device_id(path, field(config, d, "deviceId"));
+        dc.device.vendor_id = api_vendor_id(path, field(config, d, "vendorId"));
+        dc.device.system_id = value_of(field(config, d, "systemId"));
+        fields.insert(fields.end(), {"id", "deviceId", "vendorId", "systemId"});
+        break;
+      case PassthroughKind::vgpu:
+        dc.backing_type = BackingType::vmiop;
+        dc.vgpu = value_of(field(config, d, "vgpu"));
+        fields.insert(fields.end(), {"vgpu", "virtualDev"});
+        break;
+      case PassthroughKind::dynamic:
+        dc.backing_type = BackingType::dynamic;
+        dc.allowed_devices = parse_allowed(path, *field(config, d, "allowedDevices"));
+        dc.custom_label = value_of(field(config, d, "customLabel"));
+        fields.insert(fields.end(), {"allowedDevices", "customLabel"});
+        break;
+      case PassthroughKind::sriov_vf: {
+        dc.type = DeviceType::sriov_ethernet;
+        const Setting* pf = field(config, d, "pfId");
+        if (pf == nullptr) pf = field(config, d, "id");
+        DeviceBacking b;
+        b.id = api_id(path, pf);
+        b.device_id = "0";
+        b.system_id = "BYPASS";
+        dc.physical_function = b;
+        if (const Setting* net = field(config, d, "networkName")) {
+          dc.backing_type = BackingType::network;
+          dc.network_name = net->value;
+        } else if (const Setting* pg = field(config, d, "dvs.portgroupId")) {
+          dc.backing_type = BackingType::dvport;
+          dc.portgroup_key = pg->value;
+          dc.switch_uuid = value_of(field(config, d, "dvs.switchId"));
+        }
+        fields.insert(fields.end(), {"id", "pfId", "deviceId", "vendorId", "systemId",
+                                     "networkName", "dvs.switchId", "dvs.portgroupId"});
+        break;
+      }
+      case PassthroughKind::unknown: break;
+    }
+    for (const std::size_t i : d.settings) {
+      const auto f = split_passthrough_key(config.settings[i].key);
+      for (const std::string_view name : fields) {
+        if (f && iequals(f->field, name)) consumed.insert(i);
+      }
+    }
+    spec.device_change.push_back(std::move(dc));
+  }
+  for (std::size_t i = 0; i < config.settings.size(); ++i) {
+    if (consumed.count(i) != 0) continue;
+    const Setting& s = config.settings[i];
+    if (iequals(s.key, "memsize")) {
+      const auto v = parse_int(s.value);
+      if (!v) bad_setting(path, s, "expected a memory size in MB");
+      spec.memory_mb = *v;
+    } else if (iequals(s.key, "firmware")) {
+      spec.firmware = s.value;
+    } else if (iequals(s.key, "sched.mem.pin")) {
+      const auto v = parse_bool(s.value);
+      if (!v) bad_setting(path, s, "expected TRUE or FALSE");
+      spec.memory_reservation_locked_to_max = *v;
+    } else if (owned_by_vsphere(s.key)) {
+      spec.not_sent.push_back(s.key);
+    } else if (!iequals(s.key, ".encoding")) {
+      OptionValue o;
+      o.key = s.key;
+      o.value = s.value;
+      spec.extra_config.push_back(std::move(o));
+    }
+  }
+  return spec;
+}
+
+std::string render_vmx(const VmConfig& config) {
+  std::string out;
+  for (const Setting& s : config.settings) {
+    out += s.key;
+    out += " = \"";
+    vmx::escape::encode_append(s.value, out);
+    out += "\"\n";
+  }
+  return out;
+}
+
+}  // namespace vmxkit::vsphere

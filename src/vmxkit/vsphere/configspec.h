@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vmxkit/model/vm_config.h"
+
+/// The subset of vim25 `VirtualMachineConfigSpec` that vmxkit reads and writes, as typed data.
+/// The XML, SOAP and VI/JSON readers fill it (with the source span of every field), the writers
+/// print it in the schema's element order, and to_vm_config()/from_vm_config() map it to and
+/// from the neutral VmConfig that the rules lint and the generator plans.
+namespace vmxkit::vsphere {
+
+/// `OptionValue` in `extraConfig`. An empty value asks vSphere to remove the key.
+struct OptionValue {
+  std::string key;
+  std::string value;
+  std::string value_type = "string";  ///< the boxed type: string, boolean, int, long, ...
+  SourceSpan whole;
+  SourceSpan key_span;
+  SourceSpan value_span;
+};
+
+/// `VirtualPCIPassthroughDeviceBackingInfo` (also an SR-IOV card's physical function backing).
+struct DeviceBacking {
+  std::string device_name;  ///< required by the schema; usually empty
+  std::string id;           ///< hex BDF `0000:3b:00.0`
+  std::string device_id;    ///< hex without `0x`: `20b5`
+  std::string system_id;    ///< host UUID, or `BYPASS`
+  std::int32_t vendor_id = 0;  ///< `xsd:short`: 0x8086 is -32634 (readers keep what they find)
+  SourceSpan whole, id_span, device_id_span, system_id_span, vendor_id_span;
+};
+
+/// `VirtualPCIPassthroughAllowedDevice` (Dynamic DirectPath).
+struct AllowedDevice {
+  std::int32_t vendor_id = 0;
+  std::int32_t device_id = 0;
+  std::optional<std::int32_t> sub_vendor_id;
+  std::optional<std::int32_t> sub_device_id;
+  std::optional<std::int16_t> revision_id;
+  SourceSpan whole;
+};
+
+enum class DeviceType {
+  pci_passthrough,  ///< `VirtualPCIPassthrough`
+  sriov_ethernet,   ///< `VirtualSriovEthernetCard`
+};
+
+enum class BackingType {
+  none,
+  device,    ///< `VirtualPCIPassthroughDeviceBackingInfo` (DirectPath I/O)
+  vmiop,     ///< `VirtualPCIPassthroughVmiopBackingInfo` (NVIDIA vGPU)
+  dynamic,   ///< `VirtualPCIPassthroughDynamicBackingInfo` (Dynamic DirectPath)
+  network,   ///< `VirtualEthernetCardNetworkBackingInfo` (SR-IOV card's port group)
+  dvport,    ///< `VirtualEthernetCardDistributedVirtualPortBackingInfo`
+};
+
+/// `VirtualDeviceConfigSpec` with a passthrough device.
+struct DeviceChange {
+  std::string operation = "add";  ///< add | remove | edit
+  DeviceType type = DeviceType::pci_passthrough;
+  std::int32_t key = 0;  ///< negative for a device being added
+  BackingType backing_type = BackingType::none;
+  DeviceBacking device;  ///< backing_type == device
+  std::string vgpu;      ///< backing_type == vmiop
+  std::vector<AllowedDevice> allowed_devices;  ///< backing_type == dynamic
+  std::string custom_label;                    ///< backing_type == dynamic
+  std::string network_name;  ///< backing_type == network: the port group's name
+  std::string switch_uuid;   ///< backing_type == dvport
+  std::string portgroup_key; ///< backing_type == dvport
+  std::optional<DeviceBacking> physical_function;  ///< sriov_ethernet: sriovBacking
+  SourceSpan whole, operation_span, device_span, backing_span, vgpu_span, allowed_span;
+};
+
+struct ConfigSpec {
+  std::optional<std::int64_t> memory_mb;
+  std::vector<DeviceChange> device_change;
+  std::vector<OptionValue> extra_config;
+  std::optional<std::string> firmware;
+  std::optional<bool> memory_reservation_locked_to_max;
+  SourceSpan whole, memory_span, firmware_span, locked_span;
+  /// from_vm_config: keys left out because vSphere owns them (see owned_by_vsphere()).
+  std::vector<std::string> not_sent;
+};
+
+/// Keys that vSphere sets through ConfigSpec fields or virtual devices and ignores (or
+/// rejects) as extraConfig: identity and hardware (`displayName`, `guestOS`, `numvcpus`,
+/// `virtualHW.version`, `uuid.*`...), the memory reservation (`sched.mem.min`: the reservation
+/// is `memoryReservationLockedToMax`), and device keys (`scsi0:0.fileName`, `ethernet0.*`,
+/// `pciBridge4.*`, `sata0.*`, ...).
+bool owned_by_vsphere(std::string_view key);
+
+/// The settings the equivalent `.vmx` would hold, in the spec's element order: `memsize`, one
+/// `pciPassthruN.*` group per added or edited passthrough device (N counts from 0 in document
+/// order), the `extraConfig` keys as they are (an empty value removes a key, so it is left
+/// out), `firmware`, `sched.mem.pin`. Spans point at the elements the settings came from.
+/// Devices being removed are not settings of the VM and are left out.
+VmConfig to_vm_config(const ConfigSpec& spec);
+
+/// The reverse mapping, for the writers: `memsize` -> memoryMB, `firmware`, `sched.mem.pin` ->
+/// memoryReservationLockedToMax, each present `pciPassthruN` group -> a device being added
+/// (key -(100 + N)) and every other key -> extraConfig, in the order of the settings, except
+/// the keys vSphere owns (owned_by_vsphere(), listed in `not_sent`).
+/// `.encoding` is a property of the file and is dropped. A `pciPassthruN` group that names no
+/// device vmxkit can build (no id, vgpu, allowedDevices or pfId) goes to extraConfig as it is.
+/// Throws vmxkit::Error naming the setting when a device's id, deviceId or vendorId cannot be
+/// converted.
+ConfigSpec from_vm_config(const VmConfig& config, const std::string& path = {});
+
+/// The `.vmx` text of a VmConfig, in VMware's writer form (`key = "value"`, `|XX` escapes).
+std::string render_vmx(const VmConfig& config);
+
+}  // namespace vmxkit::vsphere

@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vmxkit/vsphere/configspec_xml.h"
+
+#include <optional>
+
+#include <pugixml.hpp>
+
+#include "vmxkit/vsphere/ids.h"
+#include "vmxkit/vsphere/xml_support.h"
+
+namespace vmxkit::vsphere {
+namespace {
+
+using xml::attribute;
+using xml::child;
+using xml::local_name;
+using xml::xsi_type;
+
+class Reader {
+ public:
+  explicit Reader(const SourceFile& source) : pos_(source) {}
+
+  XmlConfigSpec read(pugi::xml_node root) {
+    XmlConfigSpec out;
+    pugi::xml_node spec = root;
+    if (local_name(root.name()) == "Envelope") {
+      out.envelope = true;
+      const pugi::xml_node body = child(root, "Body");
+      if (!body) pos_.fail(root, "SOAP envelope without a Body");
+      const pugi::xml_node op = body.find_child([](pugi::xml_node n) {
+        return n.type() == pugi::node_element;
+      });
+      if (!op) pos_.fail(body, "empty SOAP Body: expected ReconfigVM_Task");
+      if (local_name(op.name()) != "ReconfigVM_Task") {
+        pos_.fail(op, "expected ReconfigVM_Task in the SOAP Body, found " +
+                          std::string(local_name(op.name())));
+      }
+      const pugi::xml_node self = child(op, "_this");
+      if (!self) pos_.fail(op, "ReconfigVM_Task without _this (the VirtualMachine moref)");
+      const pugi::xml_attribute type = attribute(self, "type");
+      if (!type || std::string_view(type.value()) != "VirtualMachine") {
+        pos_.fail(self, "_this must have type=\"VirtualMachine\"");
+      }
+      out.vm = self.text().get();
+      spec = child(op, "spec");
+      if (!spec) pos_.fail(op, "ReconfigVM_Task without spec");
+    }
+    const std::string_view type = xsi_type(spec);
+    if (!type.empty() && type != "VirtualMachineConfigSpec") {
+      pos_.fail(spec, "expected a VirtualMachineConfigSpec, found xsi:type " + std::string(type));
+    }
+    out.spec = read_spec(spec);
+    return out;
+  }
+
+ private:
+  ConfigSpec read_spec(pugi::xml_node node) {
+    ConfigSpec s;
+    s.whole = pos_.element(node);
+    for (pugi::xml_node c = node.first_child(); c; c = c.next_sibling()) {
+      if (c.type() != pugi::node_element) continue;
+      const std::string_view name = local_name(c.name());
+      if (name == "memoryMB") {
+        s.memory_mb = integer(c, "memoryMB");
+        s.memory_span = pos_.element(c);
+      } else if (name == "deviceChange") {
+        if (auto dc = read_device_change(c)) s.device_change.push_back(std::move(*dc));
+      } else if (name == "extraConfig") {
+        s.extra_config.push_back(read_option(c));
+      } else if (name == "firmware") {
+        s.firmware = c.text().get();
+        s.firmware_span = pos_.element(c);
+      } else if (name == "memoryReservationLockedToMax") {
+        s.memory_reservation_locked_to_max = boolean(c);
+        s.locked_span = pos_.element(c);
+      }
+    }
+    return s;
+  }
+
+  OptionValue read_option(pugi::xml_node node) {
+    OptionValue o;
+    o.whole = pos_.element(node);
+    const pugi::xml_node key = child(node, "key");
+    if (!key) pos_.fail(node, "extraConfig without <key>");
+    o.key = key.text().get();
+    o.key_span = pos_.text(key);
+    if (const pugi::xml_node value = child(node, "value")) {
+      o.value = value.text().get();
+      o.value_span = pos_.text(value);
+      const std::string_view t = xsi_type(value);
+      if (!t.empty()) o.value_type = std::string(t);
+    } else {
+      o.value_span = {o.key_span.end, o.key_span.end};
+    }
+    return o;
+  }
+
+  std::optional<DeviceChange> read_device_change(pugi::xml_node node) {
+    DeviceChange dc;
+    dc.whole = pos_.element(node);
+    const pugi::xml_node op = child(node, "operation");
+    if (op) {
+      dc.operation = op.text().get();
+      dc.operation_span = pos_.element(op);
+      if (dc.operation != "add" && dc.operation != "remove" && dc.operation != "edit") {
+        pos_.fail(op, "operation must be add, remove or edit, not '" + dc.operation + "'");
+      }
+    } else {
+      dc.operation.clear();
+    }
+    const pugi::xml_node device = child(node, "device");
+    if (!device) pos_.fail(node, "deviceChange without <device>");
+    const std::string_view type = xsi_type(device);
+    if (type == "VirtualPCIPassthrough") {
+      dc.type = DeviceType::pci_passthrough;
+    } else if (type == "VirtualSriovEthernetCard") {
+      dc.type = DeviceType::sriov_ethernet;
+    } else if (type.empty()) {
+      pos_.fail(device, "<device> needs an xsi:type (VirtualPCIPassthrough, ...)");
+    } else {
+      return std::nullopt;  // a disk, a NIC, ...: not passthrough, not vmxkit's business
+    }
+    dc.device_span = pos_.element(device);
+    const pugi::xml_node key = child(device, "key");
+    if (!key) pos_.fail(device, "<device> without <key>");
+    const std::int64_t k = integer(key, "key");
+    if (k < INT32_MIN || k > INT32_MAX) pos_.fail(key, "key is out of the range of xsd:int");
+    dc.key = static_cast<std::int32_t>(k);
+    if (const pugi::xml_node backing = child(device, "backing")) read_backing(backing, dc);
+    if (const pugi::xml_node sriov = child(device, "sriovBacking")) {
+      if (const pugi::xml_node pf = child(sriov, "physicalFunctionBacking")) {
+        dc.physical_function = read_device_backing(pf);
+      }
+    }
+    return dc;
+  }
+
+  void read_backing(pugi::xml_node node, DeviceChange& dc) {
+    dc.backing_span = pos_.element(node);
+    const std::string_view type = xsi_type(node);
+    if (type == "VirtualPCIPassthroughDeviceBackingInfo") {
+      dc.backing_type = BackingType::device;
+      dc.device = read_device_backing(node);
+    } else if (type == "VirtualPCIPassthroughVmiopBackingInfo") {
+      dc.backing_type = BackingType::vmiop;
+      const pugi::xml_node vgpu = child(node, "vgpu");
+      dc.vgpu = vgpu.text().get();
+      dc.vgpu_span = vgpu ? pos_.text(vgpu) : dc.backing_span;
+    } else if (type == "VirtualPCIPassthroughDynamicBackingInfo") {
+      dc.backing_type = BackingType::dynamic;
+      dc.allowed_span = dc.backing_span;
+      bool first = true;
+      for (pugi::xml_node c = node.first_child(); c; c = c.next_sibling()) {
+        if (c.type() != pugi::node_element) continue;
+        const std::string_view name = local_name(c.name());
+        if (name == "allowedDevice") {
+          AllowedDevice a;
+          a.whole = pos_.element(c);
+          if (first) dc.allowed_span = a.whole;
+          first = false;
+          a.vendor_id = int32(required(c, "vendorId"), "vendorId");
+          a.device_id = int32(required(c, "deviceId"), "deviceId");
+          if (const auto n = child(c, "subVendorId")) a.sub_vendor_id = int32(n, "subVendorId");
+          if (const auto n = child(c, "subDeviceId")) a.sub_device_id = int32(n, "subDeviceId");
+          if (const auto n = child(c, "revisionId")) {
+            const auto v = parse_short(n.text().get());
+            if (!v) pos_.fail(n, "revisionId must be an xsd:short");
+            a.revision_id = *v;
+          }
+          dc.allowed_devices.push_back(a);
+        } else if (name == "customLabel") {
+          dc.custom_label = c.text().get();
+        }
+      }
+    } else if (type == "VirtualEthernetCardNetworkBackingInfo") {
+      dc.backing_type = BackingType::network;
+      dc.network_name = child(node, "deviceName").text().get();
+    } else if (type == "VirtualEthernetCardDistributedVirtualPortBackingInfo") {
+      dc.backing_type = BackingType::dvport;
+      const pugi::xml_node port = child(node, "port");
+      dc.switch_uuid = child(port, "switchUuid").text().get();
+      dc.portgroup_key = child(port, "portgroupKey").text().get();
+    } else if (type.empty()) {
+      pos_.fail(node, "<backing> needs an xsi:type");
+    } else {
+      pos_.fail(node, "unsupported backing type " + std::string(type) +
+                          " for a passthrough device");
+    }
+  }
+
+  DeviceBacking read_device_backing(pugi::xml_node node) {
+    DeviceBacking b;
+    b.whole = pos_.element(node);
+    b.device_name = child(node, "deviceName").text().get();
+    auto text = [&](std::string_view name, std::string& value, SourceSpan& span) {
+      const pugi::xml_node n = child(node, name);
+      value = n.text().get();
+      span = n ? pos_.text(n) : b.whole;
+    };
+    text("id", b.id, b.id_span);
+    text("deviceId", b.device_id, b.device_id_span);
+    text("systemId", b.system_id, b.system_id_span);
+    if (const pugi::xml_node v = child(node, "vendorId")) {
+      const auto n = parse_long(v.text().get());
+      if (!n || *n < -32768 || *n > 65535) {
+        pos_.fail(v, "vendorId must be a PCI vendor id as an xsd:short (0x10de is 4318, "
+                     "0x8086 is -32634), not '" + std::string(v.text().get()) + "'");
+      }
+      b.vendor_id = static_cast<std::int32_t>(*n);
+      b.vendor_id_span = pos_.text(v);
+    } else {
+      b.vendor_id_span = b.whole;
+    }
+    return b;
+  }
+
+  pugi::xml_node required(pugi::xml_node node, std::string_view name) {
+    const pugi::xml_node c = child(node, name);
+    if (!c) pos_.fail(node, "<" + std::string(local_name(node.name())) + "> without <" +
+                                std::string(name) + ">");
+    return c;
+  }
+
+  std::int64_t integer(pugi::xml_node node, std::string_view what) {
+    const auto v = parse_long(node.text().get());
+    if (!v) {
+      pos_.fail(node, std::string(what) + " must be an integer, not '" + node.text().get() + "'");
+    }
+    return *v;
+  }
+
+  std::int32_t int32(pugi::xml_node node, std::string_view what) {
+    const std::int64_t v = integer(node, what);
+    if (v < INT32_MIN || v > INT32_MAX) pos_.fail(node, std::string(what) + " is not an xsd:int");
+    return static_cast<std::int32_t>(v);
+  }
+
+  bool boolean(pugi::xml_node node) {
+    const std::string_view t = node.text().get();
+    if (t == "true" || t == "1") return true;
+    if (t == "false" || t == "0") return false;
+    pos_.fail(node, std::string(local_name(node.name())) + " must be true or false, not '" +
+                        std::string(t) + "'");
+  }
+
+  xml::Positions pos_;
+};
+
+// --- writing ---
+
+class Writer {
+ public:
+  explicit Writer(std::string& out) : out_(out) {}
+
+  void spec_fields(const ConfigSpec& s, int indent) {
+    if (s.memory_mb) leaf(indent, "memoryMB", std::to_string(*s.memory_mb));
+    for (const DeviceChange& dc : s.device_change) device_change(dc, indent);
+    for (const OptionValue& o : s.extra_config) {
+      open(indent, "extraConfig", "OptionValue");
+      leaf(indent + 1, "key", o.key);
+      line(indent + 1);
+      out_ += "<value xsi:type=\"xsd:";
+      out_ += o.value_type;
+      out_ += "\">";
+      xml::escape_append(o.value, out_);
+      out_ += "</value>\n";
+      close(indent, "extraConfig");
+    }
+    if (s.firmware) leaf(indent, "firmware", *s.firmware);
+    if (s.memory_reservation_locked_to_max) {
+      leaf(indent, "memoryReservationLockedToMax",
+           *s.memory_reservation_locked_to_max ? "true" : "false");
+    }
+  }
+
+ private:
+  void device_change(const DeviceChange& dc, int indent) {
+    open(indent, "deviceChange", "VirtualDeviceConfigSpec");
+    if (!dc.operation.empty()) leaf(indent + 1, "operation", dc.operation);
+    const int d = indent + 1;
+    open(d, "device",
+         dc.type == DeviceType::sriov_ethernet ? "VirtualSriovEthernetCard" : "VirtualPCIPassthrough");
+    leaf(d + 1, "key", std::to_string(dc.key));
+    backing(dc, d + 1);
+    if (dc.type == DeviceType::sriov_ethernet && dc.physical_function) {
+      open(d + 1, "sriovBacking", "VirtualSriovEthernetCardSriovBackingInfo");
+      open(d + 2, "physicalFunctionBacking", "VirtualPCIPassthroughDeviceBackingInfo");
+      device_backing_fields(*dc.physical_function, d + 3);
+      close(d + 2, "physicalFunctionBacking");
+      close(d + 1, "sriovBacking");
+    }
+    close(d, "device");
+    close(indent, "deviceChange");
+  }
+
+  void backing(const DeviceChange& dc, int indent) {
+    switch (dc.backing_type) {
+      case BackingType::none: return;
+      case BackingType::device:
+        open(indent, "backing", "VirtualPCIPassthroughDeviceBackingInfo");
+        device_backing_fields(dc.device, indent + 1);
+        break;
+      case BackingType::vmiop:
+        open(indent, "backing", "VirtualPCIPassthroughVmiopBackingInfo");
+        leaf(indent + 1, "vgpu", dc.vgpu);
+        break;
+      case BackingType::dynamic:
+        open(indent, "backing", "VirtualPCIPassthroughDynamicBackingInfo");
+        leaf(indent + 1, "deviceName", "");
+        for (const AllowedDevice& a : dc.allowed_devices) {
+          open(indent + 1, "allowedDevice", {});
+          leaf(indent + 2, "vendorId", std::to_string(a.vendor_id));
+          leaf(indent + 2, "deviceId", std::to_string(a.device_id));
+          if (a.sub_vendor_id) leaf(indent + 2, "subVendorId", std::to_string(*a.sub_vendor_id));
+          if (a.sub_device_id) leaf(indent + 2, "subDeviceId", std::to_string(*a.sub_device_id));
+          if (a.revision_id) leaf(indent + 2, "revisionId", std::to_string(*a.revision_id));
+          close(indent + 1, "allowedDevice");
+        }
+        if (!dc.custom_label.empty()) leaf(indent + 1, "customLabel", dc.custom_label);
+        break;
+      case BackingType::network:
+        open(indent, "backing", "VirtualEthernetCardNetworkBackingInfo");
+        leaf(indent + 1, "deviceName", dc.network_name);
+        break;
+      case BackingType::dvport:
+        open(indent, "backing", "VirtualEthernetCardDistributedVirtualPortBackingInfo");
+        open(indent + 1, "port", {});
+        leaf(indent + 2, "switchUuid", dc.switch_uuid);
+        leaf(indent + 2, "portgroupKey", dc.portgroup_key);
+        close(indent + 1, "port");
+        break;
+    }
+    close(indent, "backing");
+  }
+
+  void device_backing_fields(const DeviceBacking& b, int indent) {
+    leaf(indent, "deviceName", b.device_name);  // minOccurs=1: always, even empty
+    leaf(indent, "id", b.id);
+    leaf(indent, "deviceId", b.device_id);
+    leaf(indent, "systemId", b.system_id);
+    leaf(indent, "vendorId", std::to_string(b.vendor_id));
+  }
+
+  void line(int indent) { out_.append(static_cast<std::size_t>(indent) * 2, ' '); }
+
+  void open(int indent, std::string_view name, std::string_view type) {
+    line(indent);
+    out_ += '<';
+    out_ += name;
+    if (!type.empty()) {
+      out_ += " xsi:type=\"";
+      out_ += type;
+      out_ += '"';
+    }
+    out_ += ">\n";
+  }
+
+  void close(int indent, std::string_view name) {
+    line(indent);
+    out_ += "</";
+    out_ += name;
+    out_ += ">\n";
+  }
+
+  void leaf(int indent, std::string_view name, std::string_view text) {
+    line(indent);
+    out_ += '<';
+    out_ += name;
+    out_ += '>';
+    xml::escape_append(text, out_);
+    out_ += "</";
+    out_ += name;
+    out_ += ">\n";
+  }
+
+  std::string& out_;
+};
+
+std::string namespaces() {
+  return std::string(" xmlns:xsd=\"") + std::string(kXsdNs) + "\" xmlns:xsi=\"" +
+         std::string(kXsiNs) + "\"";
+}
+
+}  // namespace
+
+XmlConfigSpec read_configspec_xml(const SourceFile& source) {
+  pugi::xml_document doc;
+  xml::load(source, doc);
+  return Reader(source).read(doc.document_element());
+}
+
+std::string write_configspec_xml(const ConfigSpec& spec) {
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += "<spec xmlns=\"";
+  out += kVim25Ns;
+  out += '"';
+  out += namespaces();
+  out += ">\n";
+  Writer(out).spec_fields(spec, 1);
+  out += "</spec>\n";
+  return out;
+}
+
+std::string write_soap_envelope(const ConfigSpec& spec, std::string_view vm) {
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += "<soapenv:Envelope xmlns:soapenv=\"";
+  out += kSoapEnvNs;
+  out += '"';
+  out += namespaces();
+  out += ">\n  <soapenv:Body>\n    <ReconfigVM_Task xmlns=\"";
+  out += kVim25Ns;
+  out += "\">\n      <_this type=\"VirtualMachine\">";
+  xml::escape_append(vm, out);
+  out += "</_this>\n      <spec>\n";
+  Writer(out).spec_fields(spec, 4);
+  out += "      </spec>\n    </ReconfigVM_Task>\n  </soapenv:Body>\n</soapenv:Envelope>\n";
+  return out;
+}
+
+}  // namespace vmxkit::vsphere

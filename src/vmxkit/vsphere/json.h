@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vmxkit/core/source_file.h"
+#include "vmxkit/model/vm_config.h"
+
+/// A small JSON reader (RFC 8259) that keeps the byte span of every value and member key, so
+/// diagnostics on VI/JSON documents get line:column, and a writer with stable formatting.
+/// Numbers keep their text as written.
+namespace vmxkit::vsphere::json {
+
+struct Member;
+
+struct Value {
+  enum class Type { null, boolean, number, string, array, object };
+  Type type = Type::null;
+  bool boolean = false;
+  std::string text;  ///< string: decoded; number: as written
+  std::vector<Value> items;
+  std::vector<Member> members;
+  SourceSpan span;
+
+  /// The first member with this key, or nullptr (also for non-objects).
+  const Value* find(std::string_view key) const;
+  bool is(Type t) const { return type == t; }
+
+  static Value string(std::string s);
+  static Value number(std::string text);
+  static Value boolean_value(bool b);
+  static Value object();
+  static Value array();
+  /// Appends a member (objects) and returns its value.
+  Value& add(std::string key, Value value);
+};
+
+struct Member {
+  std::string key;
+  SourceSpan key_span;
+  Value value;
+};
+
+/// The JSON type's name for messages: "a string", "true", "an object", ...
+std::string describe(const Value& v);
+
+/// Parses a whole document. Throws vmxkit::Error with file:line:col for malformed JSON, a
+/// document over 16 MiB or nesting deeper than 64 levels.
+Value parse(const SourceFile& source);
+
+/// Writes `v` with two-space indentation and a final newline; an object of at most two scalar
+/// members (a boxed value such as `{"_typeName": "string", "_value": "TRUE"}`) stays on one line.
+std::string write(const Value& v);
+
+}  // namespace vmxkit::vsphere::json

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vmxkit/core/diagnostic.h"
+#include "vmxkit/core/source_file.h"
+#include "vmxkit/model/vm_config.h"
+
+/// One entry point for every input format: detects the format from the content and returns the
+/// neutral VmConfig of each VM in the file, with spans into the file's bytes.
+namespace vmxkit::vsphere {
+
+enum class Format {
+  vmx,             ///< a `.vmx` file
+  configspec_xml,  ///< a vim25 VirtualMachineConfigSpec document
+  soap,            ///< a SOAP ReconfigVM_Task request
+  vi_json,         ///< vSphere VI/JSON (ConfigSpec, ReconfigVM_Task body or ConfigInfo)
+  ovf,             ///< an OVF descriptor
+};
+
+/// "vmx", "configspec-xml", "soap", "vi-json", "ovf".
+std::string_view to_string(Format format);
+
+/// Tells the format from the bytes (a leading BOM and whitespace are skipped): `{` or `[` is
+/// VI/JSON; `<` is XML, whose root element says which (an OVF or SOAP Envelope by namespace,
+/// anything else a ConfigSpec); everything else is a `.vmx`. The path is not consulted, so a
+/// file keeps its format whatever it is called.
+Format detect_format(std::string_view bytes);
+
+struct LoadedVm {
+  std::string name;  ///< the OVF VirtualSystem id; empty for other formats
+  VmConfig config;
+};
+
+struct Loaded {
+  Format format = Format::vmx;
+  SourceFile source;
+  std::vector<LoadedVm> vms;  ///< one, except for OVF files with several VirtualSystems
+  /// Schema findings (XML001) for ConfigSpec XML and SOAP input. For a `.vmx`, malformed lines
+  /// are not repeated here: vmx::Document::diagnostics() reports them.
+  std::vector<Diagnostic> diagnostics;
+  std::string vm;  ///< SOAP: the `_this` VirtualMachine moref
+};
+
+/// Reads `bytes` (named `path` in messages) in whatever format they are. Throws vmxkit::Error
+/// with file:line:col when the content cannot be read as its format (malformed or unsafe XML,
+/// malformed JSON, values of the wrong type).
+Loaded load(std::string path, std::string bytes);
+
+}  // namespace vmxkit::vsphere

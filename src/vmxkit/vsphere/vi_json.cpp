@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vmxkit/vsphere/vi_json.h"
+
+#include <set>
+
+#include "vmxkit/core/error.h"
+#include "vmxkit/vsphere/ids.h"
+#include "vmxkit/vsphere/json.h"
+
+namespace vmxkit::vsphere {
+namespace {
+
+using json::Value;
+using Type = json::Value::Type;
+
+// The primitive boxes VI/JSON puts in anyType fields, and the JSON type each one holds.
+const std::set<std::string, std::less<>> kStringBoxes = {"string", "dateTime", "binary"};
+const std::set<std::string, std::less<>> kNumberBoxes = {"byte", "short", "int", "long",
+                                                          "float", "double"};
+
+class Reader {
+ public:
+  explicit Reader(const SourceFile& source) : source_(source) {}
+
+  JsonConfigSpec read(const Value& root) {
+    JsonConfigSpec out;
+    if (!root.is(Type::object)) fail(root, "expected a VirtualMachineConfigSpec object");
+    const Value* spec = &root;
+    if (root.find("_typeName") == nullptr) {
+      if (const Value* inner = root.find("spec")) spec = inner;  // ReconfigVM_Task's body
+    }
+    if (!spec->is(Type::object)) fail(*spec, "expected a VirtualMachineConfigSpec object");
+    out.type_name = "VirtualMachineConfigSpec";
+    if (const Value* t = spec->find("_typeName")) {
+      out.type_name = text(*t, "_typeName");
+      if (out.type_name != "VirtualMachineConfigSpec" &&
+          out.type_name != "VirtualMachineConfigInfo") {
+        fail(*t, "expected _typeName VirtualMachineConfigSpec or VirtualMachineConfigInfo, found " +
+                     out.type_name);
+      }
+    }
+    ConfigSpec& s = out.spec;
+    s.whole = spec->span;
+    const bool info = out.type_name == "VirtualMachineConfigInfo";
+    if (info) {
+      if (const Value* hw = spec->find("hardware")) {
+        if (const Value* mem = hw->find("memoryMB")) {
+          s.memory_mb = integer(*mem, "memoryMB");
+          s.memory_span = mem->span;
+        }
+        if (const Value* devices = hw->find("device")) {
+          for (const Value& d : array(*devices, "device")) {
+            DeviceChange dc;
+            dc.whole = d.span;
+            if (read_device(d, dc)) s.device_change.push_back(std::move(dc));
+          }
+        }
+      }
+    } else {
+      if (const Value* mem = spec->find("memoryMB")) {
+        s.memory_mb = integer(*mem, "memoryMB");
+        s.memory_span = mem->span;
+      }
+      if (const Value* changes = spec->find("deviceChange")) {
+        for (const Value& c : array(*changes, "deviceChange")) {
+          if (auto dc = read_device_change(c)) s.device_change.push_back(std::move(*dc));
+        }
+      }
+    }
+    if (const Value* extra = spec->find("extraConfig")) {
+      for (const Value& o : array(*extra, "extraConfig")) s.extra_config.push_back(option(o));
+    }
+    if (const Value* fw = spec->find("firmware")) {
+      s.firmware = text(*fw, "firmware");
+      s.firmware_span = fw->span;
+    }
+    if (const Value* locked = spec->find("memoryReservationLockedToMax")) {
+      if (!locked->is(Type::boolean)) {
+        fail(*locked, "memoryReservationLockedToMax must be true or false, not " +
+                          json::describe(*locked));
+      }
+      s.memory_reservation_locked_to_max = locked->boolean;
+      s.locked_span = locked->span;
+    }
+    return out;
+  }
+
+ private:
+  [[noreturn]] void fail(const Value& at, const std::string& message) const {
+    const Location l = source_.location(at.span.begin);
+    throw Error(source_.path(), l.line, l.column, message);
+  }
+
+  const std::vector<Value>& array(const Value& v, std::string_view what) const {
+    if (!v.is(Type::array)) fail(v, std::string(what) + " must be an array, not " + json::describe(v));
+    return v.items;
+  }
+
+  std::string text(const Value& v, std::string_view what) const {
+    if (!v.is(Type::string)) fail(v, std::string(what) + " must be a string, not " + json::describe(v));
+    return v.text;
+  }
+
+  std::int64_t integer(const Value& v, std::string_view what) const {
+    const auto n = v.is(Type::number) ? parse_long(v.text) : std::nullopt;
+    if (!n) fail(v, std::string(what) + " must be an integer, not " + json::describe(v));
+    return *n;
+  }
+
+  void expect_type(const Value& obj, std::string_view expected) const {
+    const Value* t = obj.find("_typeName");
+    if (t != nullptr && text(*t, "_typeName") != expected) {
+      fail(*t, "expected _typeName " + std::string(expected) + ", found " + t->text);
+    }
+  }
+
+  OptionValue option(const Value& v) const {
+    if (!v.is(Type::object)) fail(v, "extraConfig entries must be OptionValue objects");
+    expect_type(v, "OptionValue");
+    OptionValue o;
+    o.whole = v.span;
+    const Value* key = v.find("key");
+    if (key == nullptr) fail(v, "OptionValue without key");
+    o.key = text(*key, "key");
+    o.key_span = key->span;
+    const Value* value = v.find("value");
+    if (value == nullptr || value->is(Type::null)) {
+      o.value_span = {key->span.end, key->span.end};
+      return o;
+    }
+    o.value_span = value->span;
+    if (value->is(Type::string)) {  // unboxed: accepted, as govmomi's decoder does
+      o.value = value->text;
+      return o;
+    }
+    if (!value->is(Type::object)) {
+      fail(*value, "OptionValue value must be a boxed value such as "
+                   "{\"_typeName\": \"string\", \"_value\": \"TRUE\"}, not " +
+                       json::describe(*value));
+    }
+    const Value* t = value->find("_typeName");
+    const Value* inner = value->find("_value");
+    if (t == nullptr || inner == nullptr) {
+      fail(*value, "a boxed value needs _typeName and _value");
+    }
+    const std::string type = text(*t, "_typeName");
+    o.value_type = type;
+    o.value_span = inner->span;
+    if (kStringBoxes.count(type) != 0) {
+      if (!inner->is(Type::string)) {
+        fail(*inner, "_value of a boxed " + type + " must be a JSON string, not " +
+                         json::describe(*inner));
+      }
+      o.value = inner->text;
+    } else if (type == "boolean") {
+      if (!inner->is(Type::boolean)) {
+        fail(*inner, "_value of a boxed boolean must be true or false, not " +
+                         json::describe(*inner));
+      }
+      o.value = inner->boolean ? "true" : "false";
+    } else if (kNumberBoxes.count(type) != 0) {
+      if (!inner->is(Type::number)) {
+        fail(*inner, "_value of a boxed " + type + " must be a JSON number, not " +
+                         json::describe(*inner));
+      }
+      o.value = inner->text;
+    } else {
+      fail(*t, "unknown boxed type '" + type +
+                   "': expected string, boolean, byte, short, int, long, float, double, "
+                   "dateTime or binary");
+    }
+    return o;
+  }
+
+  std::optional<DeviceChange> read_device_change(const Value& v) {
+    if (!v.is(Type::object)) fail(v, "deviceChange entries must be VirtualDeviceConfigSpec objects");
+    expect_type(v, "VirtualDeviceConfigSpec");
+    DeviceChange dc;
+    dc.whole = v.span;
+    dc.operation.clear();
+    if (const Value* op = v.find("operation")) {
+      dc.operation = text(*op, "operation");
+      dc.operation_span = op->span;
+      if (dc.operation != "add" && dc.operation != "remove" && dc.operation != "edit") {
+        fail(*op, "operation must be add, remove or edit, not '" + dc.operation + "'");
+      }
+    }
+    const Value* device = v.find("device");
+    if (device == nullptr) fail(v, "deviceChange without device");
+    if (!read_device(*device, dc)) return std::nullopt;
+    return dc;
+  }
+
+  // False for devices that are not passthrough.
+  bool read_device(const Value& device, DeviceChange& dc) {
+    if (!device.is(Type::object)) fail(device, "device must be an object");
+    const Value* t = device.find("_typeName");
+    if (t == nullptr) fail(device, "device needs a _typeName (VirtualPCIPassthrough, ...)");
+    const std::string type = text(*t, "_typeName");
+    if (type == "VirtualPCIPassthrough") {
+      dc.type = DeviceType::pci_passthrough;
+    } else if (type == "VirtualSriovEthernetCard") {
+      dc.type = DeviceType::sriov_ethernet;
+    } else {
+      return false;
+    }
+    dc.device_span = device.span;
+    if (const Value* key = device.find("key")) {
+      const std::int64_t k = integer(*key, "key");
+      if (k < INT32_MIN || k > INT32_MAX) fail(*key, "key is out of the range of int");
+      dc.key = static_cast<std::int32_t>(k);
+    }
+    if (const Value* backing = device.find("backing")) read_backing(*backing, dc);
+    if (const Value* sriov = device.find("sriovBacking")) {
+      if (const Value* pf = sriov->find("physicalFunctionBacking")) {
+        dc.physical_function = device_backing(*pf);
+      }
+    }
+    return true;
+  }
+
+  void read_backing(const Value& b, DeviceChange& dc) {
+    if (!b.is(Type::object)) fail(b, "backing must be an object");
+    dc.backing_span = b.span;
+    const Value* t = b.find("_typeName");
+    if (t == nullptr) fail(b, "backing needs a _typeName");
+    const std::string type = text(*t, "_typeName");
+    if (type == "VirtualPCIPassthroughDeviceBackingInfo") {
+      dc.backing_type = BackingType::device;
+      dc.device = device_backing(b);
+    } else if (type == "VirtualPCIPassthroughVmiopBackingInfo") {
+      dc.backing_type = BackingType::vmiop;
+      if (const Value* vgpu = b.find("vgpu")) {
+        dc.vgpu = text(*vgpu, "vgpu");
+        dc.vgpu_span = vgpu->span;
+      }
+    } else if (type == "VirtualPCIPassthroughDynamicBackingInfo") {
+      dc.backing_type = BackingType::dynamic;
+      dc.allowed_span = b.span;
+      if (const Value* list = b.find("allowedDevice")) {
+        for (const Value& a : array(*list, "allowedDevice")) {
+          expect_type(a, "VirtualPCIPassthroughAllowedDevice");
+          AllowedDevice ad;
+          ad.whole = a.span;
+          if (dc.allowed_devices.empty()) dc.allowed_span = a.span;
+          ad.vendor_id = int32(required(a, "vendorId"), "vendorId");
+          ad.device_id = int32(required(a, "deviceId"), "deviceId");
+          if (const Value* n = a.find("subVendorId")) ad.sub_vendor_id = int32(*n, "subVendorId");
+          if (const Value* n = a.find("subDeviceId")) ad.sub_device_id = int32(*n, "subDeviceId");
+          if (const Value* n = a.find("revisionId")) {
+            const std::int64_t r = integer(*n, "revisionId");
+            if (r < -32768 || r > 32767) fail(*n, "revisionId is not a short");
+            ad.revision_id = static_cast<std::int16_t>(r);
+          }
+          dc.allowed_devices.push_back(ad);
+        }
+      }
+      if (const Value* label = b.find("customLabel")) dc.custom_label = text(*label, "customLabel");
+    } else if (type == "VirtualEthernetCardNetworkBackingInfo") {
+      dc.backing_type = BackingType::network;
+      if (const Value* n = b.find("deviceName")) dc.network_name = text(*n, "deviceName");
+    } else if (type == "VirtualEthernetCardDistributedVirtualPortBackingInfo") {
+      dc.backing_type = BackingType::dvport;
+      if (const Value* port = b.find("port")) {
+        if (const Value* u = port->find("switchUuid")) dc.switch_uuid = text(*u, "switchUuid");
+        if (const Value* k = port->find("portgroupKey")) dc.portgroup_key = text(*k, "portgroupKey");
+      }
+    } else {
+      fail(*t, "unsupported backing type " + type + " for a passthrough device");
+    }
+  }
+
+  DeviceBacking device_backing(const Value& b) const {
+    if (!b.is(Type::object)) fail(b, "backing must be an object");
+    expect_type(b, "VirtualPCIPassthroughDeviceBackingInfo");
+    DeviceBacking out;
+    out.whole = b.span;
+    auto str = [&](const char* name, std::string& value, SourceSpan& span) {
+      span = b.span;
+      if (const Value* v = b.find(name)) {
+        value = text(*v, name);
+        span = v->span;
+      }
+    };
+    SourceSpan ignored;
+    str("deviceName", out.device_name, ignored);
+    str("id", out.id, out.id_span);
+    str("deviceId", out.device_id, out.device_id_span);
+    str("systemId", out.system_id, out.system_id_span);
+    out.vendor_id_span = b.span;
+    if (const Value* v = b.find("vendorId")) {
+      const auto n = v->is(Type::number) ? parse_long(v->text) : std::nullopt;
+      if (!n || *n < -32768 || *n > 65535) {
+        fail(*v, "vendorId must be a PCI vendor id as a short number (0x10de is 4318, 0x8086 is "
+                 "-32634), not " + json::describe(*v));
+      }
+      out.vendor_id = static_cast<std::int32_t>(*n);
+      out.vendor_id_span = v->span;
+    }
+    return out;
+  }
+
+  const Value& required(const Value& obj, const char* name) const {
+    const Value* v = obj.find(name);
+    if (v == nullptr) fail(obj, std::string("missing ") + name);
+    return *v;
+  }
+
+  std::int32_t int32(const Value& v, std::string_view what) const {
+    const std::int64_t n = integer(v, what);
+    if (n < INT32_MIN || n > INT32_MAX) fail(v, std::string(what) + " is not an int");
+    return static_cast<std::int32_t>(n);
+  }
+
+  const SourceFile& source_;
+};
+
+Value typed(const char* type_name) {
+  Value v = Value::object();
+  v.add("_typeName", Value::string(type_name));
+  return v;
+}
+
+Value device_backing(const DeviceBacking& b) {
+  Value v = typed("VirtualPCIPassthroughDeviceBackingInfo");
+  v.add("deviceName", Value::string(b.device_name));
+  v.add("id", Value::string(b.id));
+  v.add("deviceId", Value::string(b.device_id));
+  v.add("systemId", Value::string(b.system_id));
+  v.add("vendorId", Value::number(std::to_string(b.vendor_id)));
+  return v;
+}
+
+Value device_change(const DeviceChange& dc) {
+  Value v = typed("VirtualDeviceConfigSpec");
+  if (!dc.operation.empty()) v.add("operation", Value::string(dc.operation));
+  Value& device = v.add("device", typed(dc.type == DeviceType::sriov_ethernet
+                                            ? "VirtualSriovEthernetCard"
+                                            : "VirtualPCIPassthrough"));
+  device.add("key", Value::number(std::to_string(dc.key)));
+  switch (dc.backing_type) {
+    case BackingType::none: break;
+    case BackingType::device: device.add("backing", device_backing(dc.device)); break;
+    case BackingType::vmiop: {
+      Value& b = device.add("backing", typed("VirtualPCIPassthroughVmiopBackingInfo"));
+      b.add("vgpu", Value::string(dc.vgpu));
+      break;
+    }
+    case BackingType::dynamic: {
+      Value& b = device.add("backing", typed("VirtualPCIPassthroughDynamicBackingInfo"));
+      b.add("deviceName", Value::string(""));
+      Value& list = b.add("allowedDevice", Value::array());
+      for (const AllowedDevice& a : dc.allowed_devices) {
+        Value item = typed("VirtualPCIPassthroughAllowedDevice");
+        item.add("vendorId", Value::number(std::to_string(a.vendor_id)));
+        item.add("deviceId", Value::number(std::to_string(a.device_id)));
+        if (a.sub_vendor_id) item.add("subVendorId", Value::number(std::to_string(*a.sub_vendor_id)));
+        if (a.sub_device_id) item.add("subDeviceId", Value::number(std::to_string(*a.sub_device_id)));
+        if (a.revision_id) item.add("revisionId", Value::number(std::to_string(*a.revision_id)));
+        list.items.push_back(std::move(item));
+      }
+      if (!dc.custom_label.empty()) b.add("customLabel", Value::string(dc.custom_label));
+      break;
+    }
+    case BackingType::network: {
+      Value& b = device.add("backing", typed("VirtualEthernetCardNetworkBackingInfo"));
+      b.add("deviceName", Value::string(dc.network_name));
+      break;
+    }
+    case BackingType::dvport: {
+      Value& b = device.add("backing", typed("VirtualEthernetCardDistributedVirtualPortBackingInfo"));
+      Value& port = b.add("port", typed("DistributedVirtualSwitchPortConnection"));
+      port.add("switchUuid", Value::string(dc.switch_uuid));
+      port.add("portgroupKey", Value::string(dc.portgroup_key));
+      break;
+    }
+  }
+  if (dc.type == DeviceType::sriov_ethernet && dc.physical_function) {
+    Value& sriov = device.add("sriovBacking", typed("VirtualSriovEthernetCardSriovBackingInfo"));
+    sriov.add("physicalFunctionBacking", device_backing(*dc.physical_function));
+  }
+  return v;
+}
+
+}  // namespace
+
+JsonConfigSpec read_vi_json(const SourceFile& source) {
+  const Value root = json::parse(source);
+  return Reader(source).read(root);
+}
+
+std::string write_vi_json(const ConfigSpec& spec) {
+  Value v = typed("VirtualMachineConfigSpec");
+  if (spec.memory_mb) v.add("memoryMB", Value::number(std::to_string(*spec.memory_mb)));
+  if (!spec.device_change.empty()) {
+    Value& list = v.add("deviceChange", Value::array());
+    for (const DeviceChange& dc : spec.device_change) list.items.push_back(device_change(dc));
+  }
+  if (!spec.extra_config.empty()) {
+    Value& list = v.add("extraConfig", Value::array());
+    for (const OptionValue& o : spec.extra_config) {
+      Value item = typed("OptionValue");
+      item.add("key", Value::string(o.key));
+      Value box = typed(o.value_type.c_str());
+      if (o.value_type == "boolean") {
+        box.add("_value", Value::boolean_value(o.value == "true"));
+      } else if (kNumberBoxes.count(o.value_type) != 0) {
+        box.add("_value", Value::number(o.value));
+      } else {
+        box.add("_value", Value::string(o.value));
+      }
+      item.add("value", std::move(box));
+      list.items.push_back(std::move(item));
+    }
+  }
+  if (spec.firmware) v.add("firmware", Value::string(*spec.firmware));
+  if (spec.memory_reservation_locked_to_max) {
+    v.add("memoryReservationLockedToMax",
+          Value::boolean_value(*spec.memory_reservation_locked_to_max));
+  }
+  return json::write(v);
+}
+
+}  // namespace vmxkit::vsphere

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <string>
+
+#include "vmxkit/core/source_file.h"
+#include "vmxkit/vsphere/configspec.h"
+
+/// The vSphere 8 VI/JSON form of the same ConfigSpec: objects carry `_typeName`, primitive
+/// values in `anyType` fields are boxed (`{"_typeName": "string", "_value": "TRUE"}`), vendorId
+/// is a JSON number.
+namespace vmxkit::vsphere {
+
+struct JsonConfigSpec {
+  ConfigSpec spec;
+  std::string type_name;  ///< VirtualMachineConfigSpec, or VirtualMachineConfigInfo
+};
+
+/// Reads a `VirtualMachineConfigSpec` (bare, or as the `{"spec": ...}` body of
+/// ReconfigVM_Task), or a `VirtualMachineConfigInfo` (a VM's `config` property, whose passthrough
+/// devices in `hardware.device` are read as devices being added). Member order does not
+/// matter. Throws vmxkit::Error with file:line:col for malformed JSON, an unknown `_typeName`
+/// where vmxkit expects one, a box whose `_value` does not match its `_typeName`, and values of
+/// the wrong JSON type.
+JsonConfigSpec read_vi_json(const SourceFile& source);
+
+/// Writes the ConfigSpec as VI/JSON: `_typeName` first, then the fields in schema order.
+std::string write_vi_json(const ConfigSpec& spec);
+
+}  // namespace vmxkit::vsphere
