@@ -7,3 +7,4 @@ cd "$(dirname "$0")/.."
 cmake --preset dev >/dev/null
 cmake --build --preset dev -j"$(nproc)"
 ctest --preset dev -j"$(nproc)"
+./scripts/check-tests-ran.sh build/dev

@@ -1,29 +1,65 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reads a VM configuration in any format vmxkit knows (.vmx, ConfigSpec XML or SOAP, VI/JSON,
-// OVF), lists its passthrough devices and prints the vSphere ConfigSpec for it.
+// A program outside the vmxkit tree using the installed library through its one public header:
+// lints a VM's .vmx, plans the GPUDirect RDMA settings of two GPUs and their NICs on a host,
+// renders them, and lints the result against the same host.
 //
-//     vmxkit_consumer gpu-vm.vmx
-#include <iostream>
+//     vmxkit_consumer gpu-vm.vmx host.lspci-vvv.txt SYSTEM_UUID [configspec-xml|soap|vi-json|...]
+#include <vmxkit/vmxkit.h>
 
-#include "vmxkit/core/error.h"
-#include "vmxkit/core/io.h"
-#include "vmxkit/vsphere/load.h"
-#include "vmxkit/vsphere/render.h"
+#include <iostream>
+#include <optional>
+#include <string>
+
+namespace {
+
+void print(const std::string& path, const vmxkit::LintReport& report) {
+  for (const vmxkit::Diagnostic& d : report.diagnostics) {
+    const vmxkit::Location at = report.location(d.begin);
+    std::cout << path << ':' << at.line << ':' << at.column << ": " << vmxkit::to_string(d.severity)
+              << ": " << d.message << " [" << d.rule_id << "]\n";
+  }
+  std::cout << "# " << report.diagnostics.size() << " problem(s), "
+            << report.count_at_least(vmxkit::Severity::error) << " error(s)\n";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::cerr << "usage: vmxkit_consumer FILE\n";
+  if (argc != 4 && argc != 5) {
+    std::cerr << "usage: vmxkit_consumer VM.vmx HOST SYSTEM_UUID [FORMAT]\n";
     return 2;
   }
   try {
-    const vmxkit::vsphere::Loaded loaded = vmxkit::vsphere::load(argv[1], vmxkit::read_file(argv[1]));
-    for (const vmxkit::vsphere::LoadedVm& vm : loaded.vms) {
-      for (const vmxkit::PassthroughDevice& d : vm.config.passthrough_devices()) {
-        std::cout << "# pciPassthru" << d.index << ": " << vmxkit::to_string(d.kind()) << ' '
-                  << d.id.value_or(d.vgpu.value_or("-")) << '\n';
-      }
-      std::cout << vmxkit::vsphere::render(vm.config, vmxkit::vsphere::OutputFormat::configspec_xml);
+    const std::optional<vmxkit::OutputFormat> format =
+        argc == 5 ? vmxkit::parse_output_format(argv[4]) : vmxkit::OutputFormat::vmx;
+    if (!format) throw vmxkit::Error(std::string("unknown format ") + argv[4]);
+    std::cout << "# vmxkit " << vmxkit::version() << '\n';
+
+    // The VM as it is.
+    const vmxkit::Input vm = vmxkit::load_file(argv[1]);
+    std::cout << "# " << vm.path << ": " << vmxkit::to_string(vm.format) << '\n';
+    for (const vmxkit::PassthroughDevice& d : vm.config().passthrough_devices()) {
+      std::cout << "# pciPassthru" << d.index << ": " << vmxkit::to_string(d.kind()) << ' '
+                << d.id.value_or(d.vgpu.value_or("-")) << '\n';
     }
+    print(vm.path, vmxkit::lint(vm));
+
+    // A plan on the host: the two best-connected GPUs, each with the NIC closest to it.
+    const vmxkit::Host host = vmxkit::load_host({argv[2]});
+    for (const std::string& w : host.warnings()) std::cerr << "warning: " << w << '\n';
+    vmxkit::PlanRequest request;
+    request.gpus = {"auto"};
+    request.gpu_count = 2;
+    request.nics = {"auto"};
+    request.system_id = argv[3];
+    request.host_label = argv[2];
+    const vmxkit::Plan plan = vmxkit::plan(&host, request);
+    for (const std::string& line : plan.explanation()) std::cout << "# plan: " << line << '\n';
+    std::cout << vmxkit::render(plan, *format, {.template_name = {}, .vm = "vm-1"});
+
+    // What lint says about the planned .vmx on the same host.
+    const std::string planned = vmxkit::render(plan, vmxkit::OutputFormat::vmx);
+    print("planned.vmx", vmxkit::lint(vmxkit::load("planned.vmx", planned), {.host = &host}));
   } catch (const vmxkit::Error& e) {
     std::cerr << "vmxkit_consumer: " << e.what() << '\n';
     return 2;

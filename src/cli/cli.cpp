@@ -1,24 +1,30 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/cli.h"
 
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/report.h"
 #include "vmxkit/core/error.h"
 
 namespace vmxkit::cli {
 namespace {
 
-constexpr const char* kVersion = "vmxkit 0.1.0";
+constexpr const char* kVersion = "vmxkit " VMXKIT_VERSION;  // project(VERSION) in CMakeLists.txt
 
-bool stderr_is_terminal(const std::ostream& err) {
-  return &err == &std::cerr && ::isatty(STDERR_FILENO) == 1 && std::getenv("NO_COLOR") == nullptr;
+constexpr const char* kColorHelp =
+    "Colour diagnostics: auto (where the stream written is a terminal and NO_COLOR is unset or "
+    "empty), always, or never";
+
+ColorChoice color_choice(const std::string& name) {
+  if (name == "always") return ColorChoice::always;
+  if (name == "never") return ColorChoice::never;
+  return ColorChoice::automatic;
 }
 
 }  // namespace
@@ -26,7 +32,6 @@ bool stderr_is_terminal(const std::ostream& err) {
 int run(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
         std::ostream& err) {
   Context ctx{in, out, err};
-  ctx.color = stderr_is_terminal(err);
 
   CLI::App app{"vmxkit: generate, lint and convert VMware VM configurations for GPU and NIC "
                "passthrough with peer-to-peer DMA (GPUDirect RDMA)",
@@ -47,6 +52,21 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   setup_mmio(app, ctx);
   setup_host_check(app, ctx);
   setup_convert(app, ctx);
+
+  // --color before or after the subcommand; colour is decided per stream once all options are
+  // parsed, before the subcommand runs.
+  std::string color = "auto";
+  const auto color_names = CLI::IsMember({"auto", "always", "never"});
+  app.add_option("--color", color, kColorHelp)->check(color_names);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    sub->add_option("--color", color, kColorHelp)->check(color_names);
+  }
+  app.parse_complete_callback([&] {
+    const ColorChoice choice = color_choice(color);
+    const char* no_color = std::getenv("NO_COLOR");
+    ctx.color_out = use_color(choice, is_terminal(out), no_color);
+    ctx.color_err = use_color(choice, is_terminal(err), no_color);
+  });
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {

@@ -6,6 +6,8 @@
 
 #include <memory>
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -13,6 +15,7 @@
 #include "cli/report.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
+#include "vmxkit/rules/parse_problems.h"
 #include "vmxkit/vsphere/load.h"
 #include "vmxkit/vsphere/configspec.h"
 #include "vmxkit/vsphere/render.h"
@@ -27,6 +30,7 @@ struct ConvertOptions {
   std::string vm;
   std::string system;
   bool envelope = false;
+  bool force = false;
 };
 
 int run_convert(const ConvertOptions& o, Context& ctx) {
@@ -41,9 +45,22 @@ int run_convert(const ConvertOptions& o, Context& ctx) {
   const std::string name = display_name(o.input);
   std::string bytes = o.input == "-" ? read_stream(ctx.in, name) : read_file(o.input);
   const vsphere::Loaded loaded = vsphere::load(name, std::move(bytes));
-  for (Diagnostic d : loaded.diagnostics) {
+  if (!loaded.malformed.empty()) {
+    // Lines VMware cannot read have no settings to convert: refuse, as fmt does, rather than
+    // write a configuration without them.
+    for (Diagnostic d : rules::line_diagnostics(loaded.malformed)) {
+      d.severity = Severity::error;
+      print_diagnostic(ctx.err, name, loaded.source.bytes(), loaded.source.lines(), d,
+                       ctx.color_err);
+    }
+    const std::size_t n = loaded.malformed.size();
+    throw Error(name, fmt::format("not converted: {} line{} VMware cannot read (fix {}; nothing "
+                                  "was written)",
+                                  n, n == 1 ? "" : "s", n == 1 ? "it" : "them"));
+  }
+  for (Diagnostic d : rules::schema_diagnostics(loaded.schema_problems)) {
     d.severity = Severity::warning;
-    print_diagnostic(ctx.err, name, loaded.source.bytes(), loaded.source.lines(), d, ctx.color);
+    print_diagnostic(ctx.err, name, loaded.source.bytes(), loaded.source.lines(), d, ctx.color_err);
   }
 
   const vsphere::LoadedVm* vm = nullptr;
@@ -61,6 +78,28 @@ int run_convert(const ConvertOptions& o, Context& ctx) {
                           " virtual systems; pick one with --system (" + names + ")");
   }
 
+  // Values that do not convert are named at their place in the input, before anything is written.
+  const bool from_vmx = loaded.format == vsphere::Format::vmx;
+  const bool to_vmx = *format == vsphere::OutputFormat::vmx;
+  std::vector<std::string> emptied;  // an empty extraConfig value makes vSphere remove the key
+  if (!to_vmx) {
+    for (const auto& option : vsphere::from_vm_config(vm->config, loaded.source).extra_config) {
+      if (option.value.empty()) emptied.push_back(option.key);
+    }
+  } else if (!from_vmx) {
+    for (const Setting& s : vm->config.settings) {
+      if (s.value.empty()) emptied.push_back(s.key);
+    }
+  }
+  if (from_vmx != to_vmx && !emptied.empty()) {
+    ctx.err << "vmxkit: note: "
+            << (from_vmx ? "sent as extraConfig with an empty value, which makes vSphere remove "
+                           "the key: "
+                         : "written as key = \"\" from an empty extraConfig value, with which "
+                           "vSphere removes the key: ")
+            << fmt::format("{}", fmt::join(emptied, ", ")) << '\n';
+  }
+
   vsphere::RenderOptions options;
   options.vm = o.vm.empty() ? loaded.vm : o.vm;
   const std::string text = vsphere::render(vm->config, *format, options);
@@ -71,7 +110,7 @@ int run_convert(const ConvertOptions& o, Context& ctx) {
               << fmt::format("{}", fmt::join(not_sent, ", ")) << '\n';
     }
   }
-  write_output(o.output, text, ctx);
+  write_output(o.output, text, ctx, o.force);
   return kExitClean;
 }
 
@@ -88,6 +127,7 @@ void setup_convert(CLI::App& app, Context& ctx) {
       ->required()
       ->check(CLI::IsMember({"vmx", "configspec-xml", "vi-json", "soap", "govc", "powercli"}));
   sub->add_option("-o,--output", o->output, "Write to this file (atomically) instead of stdout");
+  sub->add_flag("--force", o->force, "Write -o even when the VM holds its lock (OUT.lck)");
   sub->add_flag("--envelope", o->envelope,
                 "With --to configspec-xml: wrap the spec in a SOAP ReconfigVM_Task request");
   sub->add_option("--vm", o->vm, "The VirtualMachine moref for the SOAP request (vm-123)");

@@ -40,27 +40,29 @@ int run_set(const EditOptions& o, Context& ctx) {
     pairs.emplace_back(item.substr(0, eq), item.substr(eq + 1));
     check_key(pairs.back().first, item);
   }
-  check_in_place(o.file, o.write);
-  const vmx::Document original = load_vmx(o.file, ctx);
-  warn_malformed(original, ctx);
-  vmx::Document doc = original;
-  for (const auto& [key, value] : pairs) doc = vmx::with_edits(doc, vmx::set(doc, key, value));
-  output_document(original, std::string(doc.bytes()), o.write, ctx);
+  edit_input(o.file, o.write, ctx, [&](const std::string& bytes) {
+    vmx::Document doc = vmx::Document::parse(bytes, display_name(o.file));
+    warn_malformed(doc, ctx);
+    for (const auto& [key, value] : pairs) doc = vmx::with_edits(doc, vmx::set(doc, key, value));
+    return std::string(doc.bytes());
+  });
   return kExitClean;
 }
 
 int run_unset(const EditOptions& o, Context& ctx) {
   for (const std::string& key : o.items) check_key(key, key);
-  check_in_place(o.file, o.write);
-  const vmx::Document original = load_vmx(o.file, ctx);
-  warn_malformed(original, ctx);
-  vmx::Document doc = original;
-  for (const std::string& key : o.items) {
-    const auto edits = vmx::unset(doc, key);
-    if (edits.empty()) ctx.err << "vmxkit: " << doc.path() << ": no key '" << key << "' to remove\n";
-    doc = vmx::with_edits(doc, edits);
-  }
-  output_document(original, std::string(doc.bytes()), o.write, ctx);
+  edit_input(o.file, o.write, ctx, [&](const std::string& bytes) {
+    vmx::Document doc = vmx::Document::parse(bytes, display_name(o.file));
+    warn_malformed(doc, ctx);
+    for (const std::string& key : o.items) {
+      const auto edits = vmx::unset(doc, key);
+      if (edits.empty()) {
+        ctx.err << "vmxkit: " << doc.path() << ": no key '" << key << "' to remove\n";
+      }
+      doc = vmx::with_edits(doc, edits);
+    }
+    return std::string(doc.bytes());
+  });
   return kExitClean;
 }
 

@@ -22,15 +22,15 @@ struct FmtOptions {
 
 int run_fmt(const FmtOptions& o, Context& ctx) {
   if (o.check && o.write.in_place) throw Error("--check and -i exclude each other");
-  check_in_place(o.file, o.write);
-  const vmx::Document doc = load_vmx(o.file, ctx);
-  const std::string formatted = vmx::canonical_form(doc);
   if (o.check) {
-    if (formatted == doc.bytes()) return kExitClean;
+    const vmx::Document doc = load_vmx(o.file, ctx);
+    if (vmx::canonical_form(doc) == doc.bytes()) return kExitClean;
     ctx.err << doc.path() << ": not in canonical form (run `vmxkit fmt -i " << o.file << "`)\n";
     return kExitFindings;
   }
-  output_document(doc, formatted, o.write, ctx);
+  edit_input(o.file, o.write, ctx, [&](const std::string& bytes) {
+    return vmx::canonical_form(vmx::Document::parse(bytes, display_name(o.file)));
+  });
   return kExitClean;
 }
 

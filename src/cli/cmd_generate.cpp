@@ -4,24 +4,21 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <optional>
 #include <ostream>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
-#include "vmxkit/generate/plan.h"
-#include "vmxkit/generate/render.h"
-#include "vmxkit/vsphere/render.h"
-#include "vmxkit/model/vm_config.h"
+#include "vmxkit/vmxkit.h"
 
 namespace vmxkit::cli {
 namespace {
 
 struct GenerateOptions {
   HostOptions host;
-  generate::Request request;
+  PlanRequest request;
   std::optional<unsigned> gpus;
   std::optional<std::uint64_t> memory_mb;
   std::optional<std::string> vgpu;
@@ -36,66 +33,55 @@ struct GenerateOptions {
 };
 
 int list_templates(Context& ctx) {
-  for (const generate::Template& t : generate::builtin_templates()) {
-    ctx.out << fmt::format("{:<16} {}\n", t.name, t.description());
+  for (const TemplateInfo& t : templates()) {
+    ctx.out << fmt::format("{:<16} {}\n", t.name, t.description);
   }
   ctx.out << "A template file of your own can be given with --template FILE.\n";
   return kExitClean;
 }
 
-int list_models(const pci::Catalog& catalog, Context& ctx) {
+int list_models(const Catalog& catalog, Context& ctx) {
   ctx.out << fmt::format("{:<14} {:<10} {:<9} {}\n", "ALIAS", "ID", "ROLE", "MODEL");
-  for (const pci::CatalogEntry& e : catalog.entries()) {
-    if (e.alias.empty() || (e.role != pci::Role::gpu && e.role != pci::Role::rdma_nic)) continue;
-    ctx.out << fmt::format("{:<14} {:<10} {:<9} {}\n", e.alias, e.id_string(), to_string(e.role),
-                           e.model);
+  for (const CatalogModel& m : catalog.models()) {
+    if (m.alias.empty() || (m.role != DeviceRole::gpu && m.role != DeviceRole::rdma_nic)) continue;
+    ctx.out << fmt::format("{:<14} {:<10} {:<9} {}\n", m.alias, m.id(), to_string(m.role), m.model);
   }
   return kExitClean;
 }
 
+// The chain is the public API's (vmxkit/vmxkit.h): load_host, plan, render.
 int run_generate(GenerateOptions& o, Context& ctx) {
-  const LoadedHost host = load_host_options(o.host);
+  const Catalog catalog = load_catalog(o.host.catalogs);
+  std::optional<Host> host;
+  if (!o.host.hosts.empty()) {
+    host = load_host(std::vector<HostSource>(o.host.hosts.begin(), o.host.hosts.end()), catalog);
+  }
   if (o.list_templates) return list_templates(ctx);
-  if (o.list_models) return list_models(host.catalog, ctx);
-  const auto format = vsphere::parse_output_format(o.format);
+  if (o.list_models) return list_models(catalog, ctx);
+  const auto format = parse_output_format(o.format);
   if (!format) throw Error(fmt::format("--format {}: unknown format", o.format));
   if (!o.output.empty() && !o.force) check_in_place(o.output, {true, false});
 
-  generate::Request& r = o.request;
+  PlanRequest& r = o.request;
   r.gpu_count = o.gpus;
   r.memory_mb = o.memory_mb;
   r.vgpu = o.vgpu;
-  if (r.sriov && r.nics.empty()) r.nics = {"auto"};
   r.host_label = fmt::format("{}", fmt::join(o.host.hosts, " + "));
-
-  std::optional<vmx::Document> base;
+  r.catalog = catalog;
   if (!o.base.empty()) {
-    base = load_vmx(o.base, ctx);
-    // The base's memory size is what gets reserved unless --memory-mb says otherwise.
-    if (!r.memory_mb) {
-      if (const auto mem = vmx::to_vm_config(*base).memory_mb(); mem && *mem > 0) {
-        r.memory_mb = static_cast<std::uint64_t>(*mem);
-      }
-    }
+    r.base = o.base == "-" ? load(display_name(o.base), read_stream(ctx.in, display_name(o.base)))
+                           : load_file(o.base);
   }
-  const generate::Plan plan = generate::make_plan(r, host.host.get(), host.catalog);
-  const generate::Template tpl =
-      generate::load_template(o.template_name.empty() ? generate::default_template(plan) : o.template_name);
-  const std::string vmx_text = base ? generate::merge_into(*base, tpl, plan)
-                                    : generate::render_template(tpl, plan);
-
-  std::string output;
-  if (*format == vsphere::OutputFormat::vmx) {
-    output = vmx_text;
-  } else {
-    const vmx::Document doc = vmx::Document::parse(vmx_text, o.base.empty() ? "plan" : o.base);
-    output = vsphere::render(vmx::to_vm_config(doc), *format, vsphere::RenderOptions{o.vm});
-  }
+  const Plan plan = vmxkit::plan(host ? &*host : nullptr, r);
+  RenderOptions options;
+  options.template_name = o.template_name;
+  options.vm = o.vm;
+  const std::string output = render(plan, *format, options);
   // The comment block goes into a new .vmx; everywhere else it goes to stderr.
-  if (*format != vsphere::OutputFormat::vmx || base) {
-    for (const std::string& line : plan.explanation) ctx.err << "vmxkit: " << line << '\n';
+  if (*format != OutputFormat::vmx || plan.base()) {
+    for (const std::string& line : plan.explanation()) ctx.err << "vmxkit: " << line << '\n';
   }
-  write_output(o.output, output, ctx);
+  write_output(o.output, output, ctx, o.force);
   return kExitClean;
 }
 

@@ -4,12 +4,13 @@
 #include <fmt/format.h>
 
 #include <memory>
-#include <sstream>
 #include <ostream>
+#include <sstream>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/json_output.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/pci/host_check.h"
@@ -38,20 +39,20 @@ int run_host_check(const HostCheckOptions& o, Context& ctx) {
     if (f.severity == Severity::error || f.severity == Severity::warning) code = kExitFindings;
   }
   if (o.format == "json") {
-    ctx.out << "{\n  \"findings\": [";
-    for (std::size_t i = 0; i < findings.size(); ++i) {
-      const pci::HostFinding& f = findings[i];
-      ctx.out << fmt::format("{}{{\"id\": {}, \"severity\": {}, \"subject\": {}, \"message\": {}, \"fix\": {}}}",
-                             i ? ",\n    " : "\n    ", pci::json_quote(f.id),
-                             pci::json_quote(to_string(f.severity)), pci::json_quote(f.subject),
-                             pci::json_quote(f.message), f.fix.empty() ? "null" : pci::json_quote(f.fix));
+    Json list = Json::array();
+    for (const pci::HostFinding& f : findings) {
+      list.push_back({{"id", f.id},
+                      {"severity", to_string(f.severity)},
+                      {"subject", json_text(f.subject)},
+                      {"message", json_text(f.message)},
+                      {"fix", f.fix.empty() ? Json(nullptr) : Json(json_text(f.fix))}});
     }
-    ctx.out << (findings.empty() ? "]\n}\n" : "\n  ]\n}\n");
+    write_json_document(ctx.out, {{"findings", std::move(list)}});
     return code;
   }
   for (const pci::HostFinding& f : findings) {
-    ctx.out << fmt::format("{}{}: {}: {} [{}]\n", f.subject, f.subject.empty() ? "" : "",
-                           to_string(f.severity), f.message, f.id);
+    if (!f.subject.empty()) ctx.out << f.subject << ": ";
+    ctx.out << fmt::format("{}: {} [{}]\n", to_string(f.severity), f.message, f.id);
     if (!f.fix.empty()) ctx.out << "  fix: " << f.fix << '\n';
   }
   if (findings.empty()) ctx.out << "host ready: no findings\n";

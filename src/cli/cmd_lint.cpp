@@ -7,6 +7,7 @@
 #include <atomic>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <thread>
 
@@ -124,7 +125,7 @@ int run_lint(const LintOptions& o, Context& ctx) {
   } else if (o.format == "sarif") {
     write_sarif(ctx.out, done);
   } else {
-    write_text(ctx.out, done, ctx.color);
+    write_text(ctx.out, done, ctx.color_out);
   }
   if (input_error) return kExitInput;
   return has_findings(done, kSeverityNames.at(o.fail_on)) ? kExitFindings : kExitClean;
@@ -146,18 +147,21 @@ int run_fix(const FixOptions& o, Context& ctx) {
   options.host = host.host.get();
   options.catalog = &host.catalog;
   const std::string name = display_name(o.file);
-  const std::string original = o.file == "-" ? read_stream(ctx.in, name) : read_file(o.file);
-  const rules::FixResult fixed = rules::fix(name, original, options, o.unsafe);
-
+  std::optional<rules::FixResult> result;
   if (o.diff) {
-    ctx.out << unified_diff(original, fixed.bytes, "a/" + name, "b/" + name);
-  } else if (o.write.in_place) {
-    if (fixed.bytes != original) write_file_atomic(o.file, fixed.bytes);
+    const std::string original = o.file == "-" ? read_stream(ctx.in, name) : read_file(o.file);
+    result = rules::fix(name, original, options, o.unsafe);
+    ctx.out << unified_diff(original, result->bytes, "a/" + name, "b/" + name);
   } else {
-    ctx.out << fixed.bytes;
+    // With -i, the read, the fixes and the write happen under the file's lock (edit_input).
+    edit_input(o.file, o.write, ctx, [&](const std::string& bytes) {
+      result = rules::fix(name, bytes, options, o.unsafe);
+      return result->bytes;
+    });
   }
+  const rules::FixResult& fixed = *result;
   for (const Diagnostic& d : fixed.remaining.diagnostics) {
-    print_diagnostic(ctx.err, name, fixed.remaining.bytes, fixed.remaining.lines, d, ctx.color);
+    print_diagnostic(ctx.err, name, fixed.remaining.bytes, fixed.remaining.lines, d, ctx.color_err);
   }
   ctx.err << fmt::format("Fixed {} problem{}", fixed.fixes_applied,
                          fixed.fixes_applied == 1 ? "" : "s");

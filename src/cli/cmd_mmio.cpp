@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/json_output.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/pci/mmio.h"
 #include "vmxkit/pci/topology.h"
@@ -46,22 +47,27 @@ int run_mmio(const MmioOptions& o, Context& ctx) {
   }
   const pci::MmioResult r = pci::size_64bit_mmio(list);
   if (o.format == "json") {
-    std::string bars;
+    Json bars = Json::array();
     for (const pci::MmioBar& b : r.bars) {
-      bars += fmt::format("{}{{\"device\": {}, \"bar\": {}, \"size\": {}, \"offset\": {}, \"source\": {}}}",
-                          bars.empty() ? "\n    " : ",\n    ", pci::json_quote(b.device),
-                          pci::json_quote(b.bar), b.size, b.offset, pci::json_quote(b.source));
+      bars.push_back({{"device", json_text(b.device)},
+                      {"bar", json_text(b.bar)},
+                      {"size", b.size},
+                      {"offset", b.offset},
+                      {"source", json_text(b.source)}});
     }
-    auto list_json = [](const std::vector<std::string>& v) {
-      std::string s;
-      for (const std::string& x : v) s += (s.empty() ? "" : ", ") + pci::json_quote(x);
-      return s;
+    auto texts = [](const std::vector<std::string>& strings) {
+      Json array = Json::array();
+      for (const std::string& s : strings) array.push_back(json_text(s));
+      return array;
     };
-    ctx.out << fmt::format(
-        "{{\n  \"size_gb\": {},\n  \"kb323402_gb\": {},\n  \"total_bytes\": {},\n  \"bars\": [{}\n  ],\n"
-        "  \"unknown\": [{}],\n  \"below_4g\": [{}],\n  \"lines\": [{}]\n}}\n",
-        r.size_gb, r.kb_gb ? std::to_string(*r.kb_gb) : "null", r.total_bytes, bars,
-        list_json(r.unknown), list_json(r.below_4g), list_json(r.lines));
+    write_json_document(ctx.out, {{"size_gb", r.size_gb},
+                                  {"kb323402_gb", r.kb_gb ? Json(*r.kb_gb) : Json(nullptr)},
+                                  {"estimated", r.estimated},
+                                  {"total_bytes", r.total_bytes},
+                                  {"bars", std::move(bars)},
+                                  {"unknown", texts(r.unknown)},
+                                  {"below_4g", texts(r.below_4g)},
+                                  {"lines", texts(r.lines)}});
   } else {
     for (const std::string& line : r.lines) ctx.out << line << '\n';
     ctx.out << fmt::format("pciPassthru.64bitMMIOSizeGB = \"{}\"\n", r.size_gb);

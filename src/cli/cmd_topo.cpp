@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // vmxkit topo HOST... : the GPU/NIC matrix like `nvidia-smi topo -m`, with P2P verdicts.
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include <memory>
 #include <ostream>
@@ -8,6 +9,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/json_output.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/pci/host_check.h"
@@ -24,6 +26,79 @@ struct TopoOptions {
   std::string cmdline;
 };
 
+// The analysis as the JSON document of docs/json-output.md.
+Json topology_json(const pci::Host& host, const pci::Topology& t) {
+  auto optional_text = [](const std::string& s) {
+    return s.empty() ? Json(nullptr) : Json(json_text(s));
+  };
+  auto device_json = [&](std::size_t i) {
+    const pci::Device& d = host.at(t.device(i));
+    return Json{
+        {"label", t.label(i)},
+        {"bdf", d.bdf.to_string()},
+        {"role", pci::to_string(d.role)},
+        {"model", d.model ? Json(json_text(d.model->model)) : Json(nullptr)},
+        {"name", json_text(d.name)},
+        {"vendor_device", d.vendor_id && d.device_id
+                              ? Json(fmt::format("{:04x}:{:04x}", *d.vendor_id, *d.device_id))
+                              : Json(nullptr)},
+        {"numa_node", d.numa_node ? Json(*d.numa_node) : Json(nullptr)},
+        {"numa_inferred", d.numa_inferred},
+        {"rdma_name", optional_text(d.rdma_name)}};
+  };
+  auto label_of = [&](std::size_t dev) {
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      if (t.device(i) == dev) return t.label(i);
+    }
+    return host.at(dev).bdf.to_string();
+  };
+  auto bdfs = [&](const std::vector<std::size_t>& devices) {
+    Json list = Json::array();
+    for (const std::size_t b : devices) list.push_back(host.at(b).bdf.to_string());
+    return list;
+  };
+
+  Json gpus = Json::array();
+  for (std::size_t i = 0; i < t.gpus.size(); ++i) gpus.push_back(device_json(i));
+  Json nics = Json::array();
+  for (std::size_t i = t.gpus.size(); i < t.size(); ++i) nics.push_back(device_json(i));
+  Json matrix = Json::array();
+  for (const std::vector<pci::PathClass>& row : t.matrix) {
+    Json cells = Json::array();
+    for (const pci::PathClass c : row) cells.push_back(pci::to_string(c));
+    matrix.push_back(std::move(cells));
+  }
+  Json pairs = Json::array();
+  for (const pci::PairVerdict& v : t.pairs) {
+    Json reasons = Json::array();
+    for (const pci::Reason& r : v.reasons) {
+      reasons.push_back({{"kind", pci::to_string(r.kind)},
+                         {"effect", pci::to_string(r.effect)},
+                         {"text", json_text(r.text)},
+                         {"fix", optional_text(r.fix)}});
+    }
+    pairs.push_back({{"a", label_of(v.a)},
+                     {"b", label_of(v.b)},
+                     {"path", pci::to_string(v.path.cls)},
+                     {"detail", json_text(v.path.detail)},
+                     {"bridges", bdfs(v.path.bridges)},
+                     {"switches", v.path.switches},
+                     {"acs_redirect", bdfs(v.path.acs_redirect)},
+                     {"verdict", pci::to_string(v.verdict)},
+                     {"reasons", std::move(reasons)}});
+  }
+  Json best_nic = Json::object();
+  for (std::size_t i = 0; i < t.gpus.size(); ++i) {
+    best_nic[t.label(i)] =
+        t.best_nic[i] ? Json(t.label(t.gpus.size() + *t.best_nic[i])) : Json(nullptr);
+  }
+  Json warnings = Json::array();
+  for (const pci::HostWarning& w : host.warnings()) warnings.push_back(json_text(w.to_string()));
+  return {{"gpus", std::move(gpus)},         {"nics", std::move(nics)},
+          {"matrix", std::move(matrix)},     {"pairs", std::move(pairs)},
+          {"best_nic", std::move(best_nic)}, {"warnings", std::move(warnings)}};
+}
+
 int run_topo(const TopoOptions& o, Context& ctx) {
   if (o.hosts.empty()) throw vmxkit::Error("topo: give at least one HOST (file, sysfs directory or live)");
   const pci::Host host = load_host_inputs(o.hosts, ctx);
@@ -35,7 +110,7 @@ int run_topo(const TopoOptions& o, Context& ctx) {
   }
   const pci::Topology topo = pci::analyze(host, options);
   if (o.format == "json") {
-    ctx.out << pci::render_topology_json(host, topo);
+    write_json_document(ctx.out, topology_json(host, topo));
   } else {
     if (topo.size() == 0) ctx.err << "vmxkit: no GPUs or RDMA NICs on the host\n";
     ctx.out << pci::render_topology_text(host, topo);

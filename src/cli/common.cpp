@@ -9,6 +9,7 @@
 #include "cli/report.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
+#include "vmxkit/rules/parse_problems.h"
 
 namespace vmxkit::cli {
 
@@ -21,10 +22,10 @@ vmx::Document load_vmx(const std::string& path, Context& ctx) {
 
 void warn_malformed(const vmx::Document& doc, Context& ctx) {
   const LineIndex index(doc.bytes());
-  for (Diagnostic d : doc.diagnostics()) {
+  for (Diagnostic d : rules::line_diagnostics(doc.problems())) {
     d.severity = Severity::warning;
     d.message += " (line kept as it is)";
-    print_diagnostic(ctx.err, doc.path(), doc.bytes(), index, d, ctx.color);
+    print_diagnostic(ctx.err, doc.path(), doc.bytes(), index, d, ctx.color_err);
   }
 }
 
@@ -73,35 +74,44 @@ void add_write_options(CLI::App& sub, WriteOptions& options) {
   sub.add_flag("--force", options.force, "Write even when the VM holds its lock (FILE.lck)");
 }
 
-void check_in_place(const std::string& path, const WriteOptions& options) {
-  if (!options.in_place) return;
-  if (path == "-") throw Error("-i needs a file, not stdin");
-  if (!options.force) {
-    const std::string lock = vmx_lock_present(path);
-    if (!lock.empty()) {
-      throw Error(path, fmt::format("the VM holds its lock ({}): it is running or was not shut "
-                                    "down cleanly; power it off first, or pass --force",
-                                    lock));
-    }
+void check_vm_lock(const std::string& path) {
+  const std::string lock = vmx_lock_present(path);
+  if (!lock.empty()) {
+    throw Error(path, fmt::format("the VM holds its lock ({}): it is running or was not shut "
+                                  "down cleanly; power it off first, or pass --force",
+                                  lock));
   }
 }
 
-void write_output(const std::string& path, std::string_view text, Context& ctx) {
+void check_in_place(const std::string& path, const WriteOptions& options) {
+  if (!options.in_place) return;
+  if (path == "-") throw Error("-i needs a file, not stdin");
+  if (!options.force) check_vm_lock(path);
+}
+
+void write_output(const std::string& path, std::string_view text, Context& ctx, bool force) {
   if (path.empty() || path == "-") {
     ctx.out << text;
   } else {
+    if (!force) check_vm_lock(path);
     write_file_atomic(path, text);
   }
 }
 
-void output_document(const vmx::Document& original, const std::string& result,
-                     const WriteOptions& options, Context& ctx) {
+void edit_input(const std::string& path, const WriteOptions& options, Context& ctx,
+                const EditFunction& edit) {
   if (!options.in_place) {
-    ctx.out << result;
+    const std::string bytes =
+        path == "-" ? read_stream(ctx.in, display_name(path)) : read_file(path);
+    ctx.out << edit(bytes);
     return;
   }
-  if (result == original.bytes()) return;
-  write_file_atomic(original.path(), result);
+  check_in_place(path, options);
+  edit_file_atomic(path, [&](const std::string& bytes) {
+    // Again under the file lock: the VM may have started since the check before the work.
+    if (!options.force) check_vm_lock(path);
+    return edit(bytes);
+  });
 }
 
 }  // namespace vmxkit::cli

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -22,7 +23,8 @@ struct Context {
   std::istream& in;
   std::ostream& out;
   std::ostream& err;
-  bool color = false;  ///< colour diagnostics (stderr is a terminal)
+  bool color_out = false;  ///< colour what goes to `out` (--color; auto: stdout is a terminal)
+  bool color_err = false;  ///< colour what goes to `err` (--color; auto: stderr is a terminal)
   int exit_code = 0;
 };
 
@@ -71,15 +73,27 @@ struct WriteOptions {
 };
 void add_write_options(CLI::App& sub, WriteOptions& options);
 
-/// Writes the result of an edit: to stdout, or (`-i`) atomically over the file, refusing when the
-/// VM holds its lock unless --force. An unchanged file is not rewritten.
-void output_document(const vmx::Document& original, const std::string& result,
-                     const WriteOptions& options, Context& ctx);
+/// An edit of a file's bytes: returns the new bytes (the same bytes for no change).
+using EditFunction = std::function<std::string(const std::string& bytes)>;
+
+/// Runs an edit of FILE (`-` = stdin): passes its bytes to `edit` and writes the result to
+/// stdout, or with -i over FILE. With -i, reading, editing and the atomic write all happen under
+/// the file's FileEditLock, so concurrent edits of one file wait for each other instead of
+/// losing each other's changes, and the write fails (exit 2) when another program changed the
+/// file since it was read. Refuses -i while the VM holds its lock unless --force. An unchanged
+/// file is not rewritten.
+void edit_input(const std::string& path, const WriteOptions& options, Context& ctx,
+                const EditFunction& edit);
 
 /// Writes a command's result to `-o PATH` atomically, or to stdout for an empty path or `-`.
-void write_output(const std::string& path, std::string_view text, Context& ctx);
+/// Refuses (vmxkit::Error) when PATH is a VM that holds its lock (PATH.lck), unless `force`.
+void write_output(const std::string& path, std::string_view text, Context& ctx,
+                  bool force = false);
 
 /// Checks before any work that `-i` can be honoured, so nothing is half-done.
 void check_in_place(const std::string& path, const WriteOptions& options);
+
+/// Throws vmxkit::Error naming the lock when the VM at `path` holds it (`path`.lck).
+void check_vm_lock(const std::string& path);
 
 }  // namespace vmxkit::cli

@@ -4,63 +4,34 @@
 #include <fmt/format.h>
 
 #include <map>
-#include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "cli/json_output.h"
 #include "cli/report.h"
 #include "vmxkit/rules/rule.h"
 
 namespace vmxkit::cli {
 namespace {
 
-using nlohmann::ordered_json;
-
-constexpr std::string_view kToolVersion = "0.1.0";
+constexpr std::string_view kToolVersion = VMXKIT_VERSION;  // project(VERSION)
 
 std::string plural(std::size_t n, std::string_view word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
 
-// Bytes outside UTF-8 (legacy code pages) are replaced: JSON needs valid UTF-8.
-std::string valid_utf8(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    const std::size_t n = c < 0x80                  ? 0
-                          : (c >= 0xC2 && c <= 0xDF) ? 1
-                          : (c >= 0xE0 && c <= 0xEF) ? 2
-                          : (c >= 0xF0 && c <= 0xF4) ? 3
-                                                     : 4;  // 4: never a lead byte
-    bool ok = n < 4 && i + n < s.size();
-    for (std::size_t k = 1; ok && k <= n; ++k) {
-      ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
-    }
-    if (!ok) {
-      out += "\xEF\xBF\xBD";
-      ++i;
-      continue;
-    }
-    out.append(s.substr(i, n + 1));
-    i += n + 1;
-  }
-  return out;
-}
-
-ordered_json position(const rules::LintResult& r, std::size_t offset) {
+Json position(const rules::LintResult& r, std::size_t offset) {
   const Location at = r.location(offset);
   return {{"line", at.line}, {"column", at.column}, {"offset", offset}};
 }
 
-ordered_json fix_json(const rules::LintResult& r, const Fix& fix) {
-  ordered_json edits = ordered_json::array();
+Json fix_json(const rules::LintResult& r, const Fix& fix) {
+  Json edits = Json::array();
   for (const TextEdit& e : fix.edits) {
     edits.push_back({{"start", position(r, e.begin)},
                      {"end", position(r, e.end)},
-                     {"replacement", valid_utf8(e.replacement)}});
+                     {"replacement", json_text(e.replacement)}});
   }
-  return {{"title", fix.title}, {"safety", to_string(fix.safety)}, {"edits", edits}};
+  return {{"title", json_text(fix.title)}, {"safety", to_string(fix.safety)}, {"edits", edits}};
 }
 
 std::string_view format_name(rules::InputFormat f) {
@@ -68,7 +39,7 @@ std::string_view format_name(rules::InputFormat f) {
 }
 
 // SARIF columns count Unicode code points (run.columnKind = unicodeCodePoints).
-ordered_json sarif_region(const rules::LintResult& r, std::size_t begin, std::size_t end) {
+Json sarif_region(const rules::LintResult& r, std::size_t begin, std::size_t end) {
   auto point = [&](std::size_t offset) {
     const Location at = r.location(offset);
     const std::size_t line_start = offset - (at.column - 1);
@@ -152,48 +123,47 @@ void write_text(std::ostream& os, const std::vector<rules::LintResult>& results,
 }
 
 void write_json(std::ostream& os, const std::vector<rules::LintResult>& results) {
-  ordered_json files = ordered_json::array();
+  Json files = Json::array();
   for (const auto& r : results) {
-    ordered_json diags = ordered_json::array();
+    Json diags = Json::array();
     for (const Diagnostic& d : r.diagnostics) {
       const rules::Rule* rule = rules::find_rule(d.rule_id);
-      ordered_json notes = ordered_json::array();
+      Json notes = Json::array();
       for (const Note& n : d.notes) {
         notes.push_back({{"start", position(r, n.begin)},
                          {"end", position(r, n.end)},
-                         {"message", valid_utf8(n.message)}});
+                         {"message", json_text(n.message)}});
       }
-      ordered_json j = {{"rule", d.rule_id},
-                        {"name", rule != nullptr ? rule->name : std::string_view()},
-                        {"severity", to_string(d.severity)},
-                        {"message", valid_utf8(d.message)},
-                        {"start", position(r, d.begin)},
-                        {"end", position(r, d.end)},
-                        {"notes", notes},
-                        {"fix", d.fix ? fix_json(r, *d.fix) : ordered_json(nullptr)}};
+      Json j = {{"rule", d.rule_id},
+                {"name", rule != nullptr ? rule->name : std::string_view()},
+                {"severity", to_string(d.severity)},
+                {"message", json_text(d.message)},
+                {"start", position(r, d.begin)},
+                {"end", position(r, d.end)},
+                {"notes", notes},
+                {"fix", d.fix ? fix_json(r, *d.fix) : Json(nullptr)}};
       diags.push_back(std::move(j));
     }
-    files.push_back({{"path", valid_utf8(r.path)},
-                     {"format", format_name(r.format)},
-                     {"diagnostics", diags}});
+    files.push_back(
+        {{"path", json_text(r.path)}, {"format", format_name(r.format)}, {"diagnostics", diags}});
   }
   const Summary s = summarize(results);
-  const ordered_json doc = {{"tool", "vmxkit"},
-                            {"version", kToolVersion},
-                            {"files", files},
-                            {"summary",
-                             {{"files", s.files},
-                              {"errors", s.errors},
-                              {"warnings", s.warnings},
-                              {"infos", s.infos},
-                              {"styles", s.styles},
-                              {"fixable", s.fixable},
-                              {"unsafe_fixable", s.unsafe_fixable}}}};
-  os << doc.dump(2) << '\n';
+  const Json doc = {{"tool", "vmxkit"},
+                    {"version", kToolVersion},
+                    {"files", files},
+                    {"summary",
+                     {{"files", s.files},
+                      {"errors", s.errors},
+                      {"warnings", s.warnings},
+                      {"infos", s.infos},
+                      {"styles", s.styles},
+                      {"fixable", s.fixable},
+                      {"unsafe_fixable", s.unsafe_fixable}}}};
+  write_json_document(os, doc);
 }
 
 void write_sarif(std::ostream& os, const std::vector<rules::LintResult>& results) {
-  ordered_json rules_json = ordered_json::array();
+  Json rules_json = Json::array();
   std::map<std::string_view, std::size_t> rule_index;
   for (const rules::Rule* rule : rules::all_rules()) {
     rule_index[rule->id] = rules_json.size();
@@ -206,60 +176,57 @@ void write_sarif(std::ostream& os, const std::vector<rules::LintResult>& results
          {"defaultConfiguration", {{"level", sarif_level(rule->severity)}}},
          {"properties", {{"fix", to_string(rule->fix)}, {"fixSafety", to_string(rule->fix_safety)}}}});
   }
-  ordered_json sarif_results = ordered_json::array();
+  Json sarif_results = Json::array();
   for (const auto& r : results) {
     const std::string uri = uri_reference(r.path);
-    const ordered_json artifact = {{"uri", uri}};
+    const Json artifact = {{"uri", uri}};
     for (const Diagnostic& d : r.diagnostics) {
-      ordered_json result = {
+      Json result = {
           {"ruleId", d.rule_id},
           {"level", sarif_level(d.severity)},
-          {"message", {{"text", valid_utf8(d.message)}}},
-          {"locations",
-           ordered_json::array({{{"physicalLocation",
-                                  {{"artifactLocation", artifact},
-                                   {"region", sarif_region(r, d.begin, d.end)}}}}})}};
+          {"message", {{"text", json_text(d.message)}}},
+          {"locations", Json::array({{{"physicalLocation",
+                                       {{"artifactLocation", artifact},
+                                        {"region", sarif_region(r, d.begin, d.end)}}}}})}};
       if (const auto it = rule_index.find(d.rule_id); it != rule_index.end()) {
         result["ruleIndex"] = it->second;
       }
       if (!d.notes.empty()) {
-        ordered_json related = ordered_json::array();
+        Json related = Json::array();
         int id = 1;
         for (const Note& n : d.notes) {
-          related.push_back({{"id", id++},
-                             {"message", {{"text", valid_utf8(n.message)}}},
-                             {"physicalLocation",
-                              {{"artifactLocation", artifact},
-                               {"region", sarif_region(r, n.begin, n.end)}}}});
+          related.push_back(
+              {{"id", id++},
+               {"message", {{"text", json_text(n.message)}}},
+               {"physicalLocation",
+                {{"artifactLocation", artifact}, {"region", sarif_region(r, n.begin, n.end)}}}});
         }
         result["relatedLocations"] = related;
       }
       if (d.fix && !d.fix->edits.empty() && d.fix->safety != FixSafety::display_only) {
-        ordered_json replacements = ordered_json::array();
+        Json replacements = Json::array();
         for (const TextEdit& e : d.fix->edits) {
           replacements.push_back({{"deletedRegion", sarif_region(r, e.begin, e.end)},
-                                  {"insertedContent", {{"text", valid_utf8(e.replacement)}}}});
+                                  {"insertedContent", {{"text", json_text(e.replacement)}}}});
         }
-        result["fixes"] = ordered_json::array(
-            {{{"description", {{"text", d.fix->title}}},
+        result["fixes"] = Json::array(
+            {{{"description", {{"text", json_text(d.fix->title)}}},
               {"artifactChanges",
-               ordered_json::array({{{"artifactLocation", artifact},
-                                     {"replacements", replacements}}})}}});
+               Json::array({{{"artifactLocation", artifact}, {"replacements", replacements}}})}}});
       }
       sarif_results.push_back(std::move(result));
     }
   }
-  const ordered_json doc = {
+  const Json doc = {
       {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
       {"version", "2.1.0"},
-      {"runs", ordered_json::array({{{"tool",
-                                      {{"driver",
-                                        {{"name", "vmxkit"},
-                                         {"version", kToolVersion},
-                                         {"rules", rules_json}}}}},
-                                     {"columnKind", "unicodeCodePoints"},
-                                     {"results", sarif_results}}})}};
-  os << doc.dump(2) << '\n';
+      {"runs",
+       Json::array(
+           {{{"tool",
+              {{"driver", {{"name", "vmxkit"}, {"version", kToolVersion}, {"rules", rules_json}}}}},
+             {"columnKind", "unicodeCodePoints"},
+             {"results", sarif_results}}})}};
+  write_json_document(os, doc);
 }
 
 }  // namespace vmxkit::cli

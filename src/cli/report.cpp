@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/report.h"
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
+#include <iostream>
 #include <ostream>
 #include <string>
 
@@ -58,6 +61,24 @@ void print_source(std::ostream& os, std::string_view text, const LineIndex& inde
 }
 
 }  // namespace
+
+bool use_color(ColorChoice choice, bool terminal, const char* no_color) {
+  switch (choice) {
+    case ColorChoice::always:
+      return true;
+    case ColorChoice::never:
+      return false;
+    case ColorChoice::automatic:
+      break;
+  }
+  return terminal && (no_color == nullptr || *no_color == '\0');
+}
+
+bool is_terminal(const std::ostream& os) {
+  if (&os == &std::cout) return ::isatty(STDOUT_FILENO) == 1;
+  if (&os == &std::cerr || &os == &std::clog) return ::isatty(STDERR_FILENO) == 1;
+  return false;
+}
 
 void print_diagnostic(std::ostream& os, std::string_view path, std::string_view text,
                       const LineIndex& index, const Diagnostic& d, bool color) {

@@ -35,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     expected_begin = line.next();
   }
   FUZZ_ASSERT(expected_begin == input.size() || (doc.lines().empty() && input.size() <= 3));
-  (void)doc.diagnostics();
+  (void)doc.problems();
   (void)doc.duplicate_keys();
 
   const Document added = with_edits(doc, set(doc, "vmxkit.fuzz.key", "v a|l\"ue"));
@@ -47,7 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string once = canonical_form(doc);
     FUZZ_ASSERT(canonical_form(Document::parse(once)) == once);
   } catch (const vmxkit::Error&) {
-    FUZZ_ASSERT(!doc.diagnostics().empty());
+    FUZZ_ASSERT(!doc.problems().empty());
   }
   return 0;
 }

@@ -2,16 +2,20 @@
 #include "vmxkit/core/io.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <climits>
-#include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <vector>
+#include <random>
+#include <thread>
 
 #include "vmxkit/core/error.h"
 
@@ -43,14 +47,9 @@ std::string too_large(std::size_t max_bytes) {
   return "input is larger than " + std::to_string(max_bytes >> 20) + " MiB; refusing to read it";
 }
 
-}  // namespace
-
-std::string read_file(const std::string& path, std::size_t max_bytes) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) throw Error(path, "cannot open: " + errno_text());
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) throw Error(path, "cannot stat: " + errno_text());
-  if (S_ISDIR(st.st_mode)) throw Error(path, "is a directory, expected a file");
+// Reads `fd` from its current offset to the end.
+std::string read_fd(int fd, const struct stat& st, const std::string& path,
+                    std::size_t max_bytes) {
   if (S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) > max_bytes) {
     throw Error(path, too_large(max_bytes));
   }
@@ -58,7 +57,7 @@ std::string read_file(const std::string& path, std::size_t max_bytes) {
   if (S_ISREG(st.st_mode)) data.reserve(static_cast<std::size_t>(st.st_size));
   char buffer[1 << 16];
   for (;;) {
-    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
     if (n < 0) {
       if (errno == EINTR) continue;
       throw Error(path, "cannot read: " + errno_text());
@@ -68,6 +67,190 @@ std::string read_file(const std::string& path, std::size_t max_bytes) {
     data.append(buffer, static_cast<std::size_t>(n));
   }
   return data;
+}
+
+// The file a path names, a symbolic link resolved, so the link survives a replace.
+std::string resolve(const std::string& path) {
+  std::error_code ec;
+  const auto resolved = std::filesystem::canonical(path, ec);
+  return ec ? path : resolved.string();
+}
+
+std::string parent_dir(const std::string& target) {
+  const std::filesystem::path p(target);
+  return p.has_parent_path() ? p.parent_path().string() : std::string(".");
+}
+
+// --- Temporary files a signal handler must be able to remove --------------------------------
+// A fixed table, so that remove_temporary_files() touches no allocator and no lock: a slot is
+// claimed (kWriting), filled, published (kReady); the handler claims a ready slot (kRemoving)
+// before unlinking it, so it never reads a path that is being rewritten.
+enum SlotState : int { kFree = 0, kWriting = 1, kReady = 2, kRemoving = 3 };
+struct TempSlot {
+  std::atomic<int> state{kFree};
+  char path[PATH_MAX];
+};
+static_assert(std::atomic<int>::is_always_lock_free, "the signal handler needs lock-free atomics");
+constexpr int kTempSlots = 64;
+TempSlot g_temp_slots[kTempSlots];
+
+class TempRegistration {
+ public:
+  TempRegistration() = default;
+  TempRegistration(const TempRegistration&) = delete;
+  TempRegistration& operator=(const TempRegistration&) = delete;
+  ~TempRegistration() { clear(); }
+
+  void set(const std::string& path) {
+    clear();
+    if (path.size() >= PATH_MAX) return;
+    for (int i = 0; i < kTempSlots; ++i) {
+      int expected = kFree;
+      if (g_temp_slots[i].state.compare_exchange_strong(expected, kWriting)) {
+        std::memcpy(g_temp_slots[i].path, path.c_str(), path.size() + 1);
+        g_temp_slots[i].state.store(kReady, std::memory_order_release);
+        slot_ = i;
+        return;
+      }
+    }
+  }
+  void clear() {
+    if (slot_ < 0) return;
+    int expected = kReady;
+    // When a handler is removing it, the process is about to die: leave the slot to it.
+    g_temp_slots[slot_].state.compare_exchange_strong(expected, kFree);
+    slot_ = -1;
+  }
+
+ private:
+  int slot_ = -1;
+};
+
+std::string temp_name(const std::string& dir, const std::string& target) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  thread_local std::mt19937_64 random{std::random_device{}()};
+  std::uniform_int_distribution<std::size_t> pick(0, sizeof kAlphabet - 2);
+  std::string name = dir + "/." + std::filesystem::path(target).filename().string() + ".vmxkit-";
+  for (int i = 0; i < 12; ++i) name += kAlphabet[pick(random)];
+  return name;
+}
+
+void write_all(int fd, std::string_view data, const std::string& path) {
+  std::size_t written = 0;
+  while (written < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + written, data.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw Error(path, "cannot write: " + errno_text());
+    }
+    written += static_cast<std::size_t>(n);
+  }
+}
+
+// The file's metadata to carry over to its replacement.
+struct Existing {
+  mode_t mode;
+  uid_t uid;
+  gid_t gid;
+};
+
+// Writes `data` to a new file next to `target` and renames it over `target`; `before_rename`
+// runs last, and throwing from it leaves `target` as it is. `existing` is null for a new file.
+template <typename BeforeRename>
+void replace_file(const std::string& path, const std::string& target, const Existing* existing,
+                  std::string_view data, BeforeRename before_rename, bool anonymous_ok = true) {
+  const std::string dir = parent_dir(target);
+  TempRegistration registration;
+  std::string tmp;  // the temporary file's name once it has one
+  auto fail = [&](const std::string& what) {
+    const std::string message = what + ": " + errno_text();
+    if (!tmp.empty()) ::unlink(tmp.c_str());
+    throw Error(path, message);
+  };
+
+  // An existing file's content stays private until the file has its mode; a new file is made
+  // like any program's (0666 less the umask, or the directory's default ACL).
+  const mode_t create_mode = existing != nullptr ? 0600 : 0666;
+  // O_TMPFILE: no name until the data is on disk, so a killed process leaves nothing behind.
+  // Only for an existing file, whose mode is set explicitly below: some kernels do not apply
+  // the umask to O_TMPFILE on file systems without ACLs.
+  int raw = existing != nullptr && anonymous_ok
+                ? ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, create_mode)
+                : -1;
+  const bool anonymous = raw >= 0;
+  for (int attempt = 0; raw < 0; ++attempt) {
+    tmp = temp_name(dir, target);
+    registration.set(tmp);  // before it exists: no moment when a signal would leave it behind
+    raw = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, create_mode);
+    if (raw < 0) {
+      const int error = errno;
+      tmp.clear();
+      registration.clear();
+      errno = error;
+      if (error != EEXIST || attempt >= 100) fail("cannot create a temporary file in " + dir);
+    }
+  }
+  Fd fd(raw);
+  if (existing != nullptr) {
+    if (::fchmod(fd.get(), existing->mode) != 0) fail("cannot set the file mode");
+    if (::geteuid() == 0 && ::fchown(fd.get(), existing->uid, existing->gid) != 0) {
+      fail("cannot keep the file owner");
+    }
+  }
+  try {
+    write_all(fd.get(), data, path);
+  } catch (...) {
+    if (!tmp.empty()) ::unlink(tmp.c_str());
+    throw;
+  }
+  if (::fsync(fd.get()) != 0) fail("cannot fsync");
+  if (anonymous) {
+    // Give the data a name only now, just before the rename.
+    char proc_path[64];
+    std::snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", fd.get());
+    for (int attempt = 0; tmp.empty(); ++attempt) {
+      std::string name = temp_name(dir, target);
+      registration.set(name);
+      if (::linkat(AT_FDCWD, proc_path, AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0 ||
+          ::linkat(fd.get(), "", AT_FDCWD, name.c_str(), AT_EMPTY_PATH) == 0) {
+        tmp = std::move(name);
+      } else if (errno != EEXIST || attempt >= 100) {
+        // No way to name it (no /proc, no CAP_DAC_READ_SEARCH): write a named one instead.
+        registration.clear();
+        ::close(fd.release());
+        replace_file(path, target, existing, data, before_rename, false);
+        return;
+      }
+    }
+  }
+  if (::close(fd.release()) != 0) fail("cannot close");
+  try {
+    before_rename();
+  } catch (...) {
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  if (::rename(tmp.c_str(), target.c_str()) != 0) fail("cannot rename over the file");
+  tmp.clear();
+  registration.clear();
+  Fd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir_fd.get() >= 0) ::fsync(dir_fd.get());  // best effort: the rename is done
+}
+
+std::int64_t nanoseconds(const struct timespec& t) {
+  return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
+
+}  // namespace
+
+std::string read_file(const std::string& path, std::size_t max_bytes) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) throw Error(path, "cannot open: " + errno_text());
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) throw Error(path, "cannot stat: " + errno_text());
+  if (S_ISDIR(st.st_mode)) throw Error(path, "is a directory, expected a file");
+  return read_fd(fd.get(), st, path, max_bytes);
 }
 
 std::string read_stream(std::istream& in, const std::string& name, std::size_t max_bytes) {
@@ -88,50 +271,121 @@ std::string vmx_lock_present(const std::string& vmx_path) {
   return ::lstat(lock.c_str(), &st) == 0 ? lock : std::string();
 }
 
-void write_file_atomic(const std::string& path, std::string_view data) {
-  // Resolve a symlink so the link itself survives and the target is what gets replaced.
-  std::string target = path;
-  {
-    std::error_code ec;
-    const auto resolved = std::filesystem::canonical(path, ec);
-    if (!ec) target = resolved.string();
-  }
-  struct stat st {};
-  const bool exists = ::stat(target.c_str(), &st) == 0;
-  if (exists && !S_ISREG(st.st_mode)) throw Error(path, "not a regular file; refusing to replace it");
-
-  const std::filesystem::path p(target);
-  const std::string dir = p.has_parent_path() ? p.parent_path().string() : std::string(".");
-  std::string tmpl = dir + "/." + p.filename().string() + ".vmxkit-XXXXXX";
-  std::vector<char> name(tmpl.begin(), tmpl.end());
-  name.push_back('\0');
-  Fd fd(::mkstemp(name.data()));
-  if (fd.get() < 0) throw Error(path, "cannot create a temporary file in " + dir + ": " + errno_text());
-  const std::string tmp(name.data());
-  auto fail = [&](const std::string& what) {
-    const std::string message = what + ": " + errno_text();
-    ::unlink(tmp.c_str());
-    throw Error(path, message);
-  };
-  const mode_t mode = exists ? (st.st_mode & 07777) : static_cast<mode_t>(0644);
-  if (::fchmod(fd.get(), mode) != 0) fail("cannot set the file mode");
-  if (exists && ::geteuid() == 0 && ::fchown(fd.get(), st.st_uid, st.st_gid) != 0) {
-    fail("cannot keep the file owner");
-  }
-  std::size_t written = 0;
-  while (written < data.size()) {
-    const ssize_t n = ::write(fd.get(), data.data() + written, data.size() - written);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail("cannot write");
+FileEditLock::FileEditLock(const std::string& path) : path_(path), target_(resolve(path)) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::seconds(kEditLockWaitSeconds);
+  for (;;) {
+    if (Clock::now() > deadline) {
+      throw Error(path, "replaced by other writers for " + std::to_string(kEditLockWaitSeconds) +
+                            " s; nothing written");
     }
-    written += static_cast<std::size_t>(n);
+    // O_NONBLOCK: opening a FIFO must not hang; it is refused below.
+    Fd fd(::open(target_.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+    if (fd.get() < 0) throw Error(path, "cannot open: " + errno_text());
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) throw Error(path, "cannot stat: " + errno_text());
+    if (S_ISDIR(st.st_mode)) throw Error(path, "is a directory, expected a file");
+    if (!S_ISREG(st.st_mode)) throw Error(path, "not a regular file; refusing to replace it");
+    auto pause = std::chrono::milliseconds(1);
+    while (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+      if (errno == EINTR) continue;
+      if (errno != EWOULDBLOCK) throw Error(path, "cannot lock: " + errno_text());
+      if (Clock::now() > deadline) {
+        throw Error(path, "another process has been editing it for " +
+                              std::to_string(kEditLockWaitSeconds) + " s; nothing written");
+      }
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::milliseconds(20));
+    }
+    // The lock is on an inode: make sure it is still the one at the path. If another writer
+    // renamed its result over the path while this one waited, lock that file instead.
+    struct stat now {};
+    if (::stat(target_.c_str(), &now) == 0 && now.st_dev == st.st_dev &&
+        now.st_ino == st.st_ino) {
+      fd_ = fd.release();
+      taken_ = snapshot();
+      return;
+    }
   }
-  if (::fsync(fd.get()) != 0) fail("cannot fsync");
-  if (::close(fd.release()) != 0) fail("cannot close");
-  if (::rename(tmp.c_str(), target.c_str()) != 0) fail("cannot rename over the file");
-  Fd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (dir_fd.get() >= 0) ::fsync(dir_fd.get());  // best effort: the rename is done
+}
+
+FileEditLock::~FileEditLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing the only descriptor of the open file drops the lock
+}
+
+FileEditLock::Snapshot FileEditLock::snapshot() const {
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) throw Error(path_, "cannot stat: " + errno_text());
+  Snapshot s;
+  s.device = static_cast<std::uint64_t>(st.st_dev);
+  s.inode = static_cast<std::uint64_t>(st.st_ino);
+  s.size = static_cast<std::int64_t>(st.st_size);
+  s.mtime_ns = nanoseconds(st.st_mtim);
+  s.ctime_ns = nanoseconds(st.st_ctim);
+  s.mode = static_cast<std::uint32_t>(st.st_mode);
+  s.uid = static_cast<std::uint32_t>(st.st_uid);
+  s.gid = static_cast<std::uint32_t>(st.st_gid);
+  return s;
+}
+
+void FileEditLock::check_unchanged() const {
+  static const char* const kChanged =
+      "changed on disk while vmxkit was editing it (by a program that does not take vmxkit's "
+      "lock); nothing written, run the command again";
+  struct stat now {};
+  if (::stat(target_.c_str(), &now) != 0 ||
+      static_cast<std::uint64_t>(now.st_dev) != taken_.device ||
+      static_cast<std::uint64_t>(now.st_ino) != taken_.inode) {
+    throw Error(path_, kChanged);
+  }
+  if (!(snapshot() == taken_)) throw Error(path_, kChanged);
+}
+
+std::string FileEditLock::read(std::size_t max_bytes) {
+  if (::lseek(fd_, 0, SEEK_SET) != 0) throw Error(path_, "cannot seek: " + errno_text());
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) throw Error(path_, "cannot stat: " + errno_text());
+  std::string data = read_fd(fd_, st, path_, max_bytes);
+  check_unchanged();  // not rewritten in place while it was being read
+  return data;
+}
+
+void FileEditLock::replace(std::string_view data) {
+  const Existing existing{static_cast<mode_t>(taken_.mode & 07777), static_cast<uid_t>(taken_.uid),
+                          static_cast<gid_t>(taken_.gid)};
+  replace_file(path_, target_, &existing, data, [this] { check_unchanged(); });
+}
+
+bool edit_file_atomic(const std::string& path,
+                      const std::function<std::string(const std::string& bytes)>& edit,
+                      std::size_t max_bytes) {
+  FileEditLock lock(path);
+  const std::string before = lock.read(max_bytes);
+  const std::string after = edit(before);
+  if (after == before) return false;
+  lock.replace(after);
+  return true;
+}
+
+void write_file_atomic(const std::string& path, std::string_view data) {
+  const std::string target = resolve(path);
+  struct stat st {};
+  if (::stat(target.c_str(), &st) == 0) {
+    if (!S_ISREG(st.st_mode)) throw Error(path, "not a regular file; refusing to replace it");
+    FileEditLock lock(path);
+    lock.replace(data);
+    return;
+  }
+  replace_file(path, target, nullptr, data, [] {});
+}
+
+void remove_temporary_files() noexcept {
+  for (TempSlot& slot : g_temp_slots) {
+    int expected = kReady;
+    if (slot.state.compare_exchange_strong(expected, kRemoving, std::memory_order_acquire)) {
+      ::unlink(slot.path);
+    }
+  }
 }
 
 }  // namespace vmxkit

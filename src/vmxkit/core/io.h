@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <istream>
 #include <string>
 #include <string_view>
@@ -11,6 +13,9 @@ namespace vmxkit {
 /// Largest input vmxkit reads (bytes). Real .vmx files are a few KiB; this cap keeps a mistaken
 /// argument (a disk image, /dev/zero) from exhausting memory.
 inline constexpr std::size_t kMaxInputBytes = std::size_t{1} << 30;
+
+/// How long FileEditLock waits for another writer of the same file before giving up (seconds).
+inline constexpr int kEditLockWaitSeconds = 60;
 
 /// Reads a whole file. Throws vmxkit::Error naming the path when it cannot, or when the file is
 /// larger than `max_bytes`.
@@ -24,10 +29,78 @@ std::string read_stream(std::istream& in, const std::string& name,
 /// and on hosted products). Returns the lock's path when it exists, else an empty string.
 std::string vmx_lock_present(const std::string& vmx_path);
 
+/// An exclusive lock that serializes vmxkit's writers of one existing file, so that a
+/// read-modify-write (`set -i`, `fix -i`) never loses another one's edit.
+///
+/// Design: an advisory flock(2) on the file itself, taken before the file is read and held until
+/// the new content has been renamed over it. A replaced file is a new inode, and a lock on the
+/// old inode says nothing about the new one, so after acquiring the lock the constructor checks
+/// that the path still names the inode it locked; when another writer renamed a new file over
+/// the path meanwhile, it drops that lock and locks the new file instead. A writer holding the
+/// lock therefore holds it on the file at the path, and every other vmxkit writer waits for it.
+/// This leaves nothing on disk (no lock file to go stale or clean up), a killed process's lock
+/// goes with it, and flock belongs to the open file, so other descriptors of the same file in
+/// the process (fcntl locks would be dropped by any close) and other threads are serialized too.
+/// Writers that do not take the lock (an editor, VMware itself) are caught by replace(): it
+/// refuses when the file changed since it was read.
+class FileEditLock {
+ public:
+  /// Locks the file at `path` (a symbolic link is followed), waiting for other vmxkit writers
+  /// for up to kEditLockWaitSeconds. Throws vmxkit::Error when the file cannot be opened, is
+  /// not a regular file, cannot be locked, or stays locked too long.
+  explicit FileEditLock(const std::string& path);
+  FileEditLock(const FileEditLock&) = delete;
+  FileEditLock& operator=(const FileEditLock&) = delete;
+  ~FileEditLock();
+
+  /// The whole file as it is under the lock. Throws like read_file.
+  std::string read(std::size_t max_bytes = kMaxInputBytes);
+
+  /// Replaces the file with `data` like write_file_atomic, keeping its mode (and owner, as
+  /// root). Throws vmxkit::Error, writing nothing, when the file was changed or replaced since
+  /// the lock was taken (by a writer that does not take it): an edit is never reported written
+  /// when it is not in the file.
+  void replace(std::string_view data);
+
+ private:
+  struct Snapshot {
+    std::uint64_t device = 0;
+    std::uint64_t inode = 0;
+    std::int64_t size = 0;
+    std::int64_t mtime_ns = 0;
+    std::int64_t ctime_ns = 0;
+    std::uint32_t mode = 0;
+    std::uint32_t uid = 0;
+    std::uint32_t gid = 0;
+    bool operator==(const Snapshot&) const = default;
+  };
+  Snapshot snapshot() const;
+  void check_unchanged() const;
+
+  std::string path_;    ///< as given, for messages
+  std::string target_;  ///< the file the path resolves to
+  int fd_ = -1;
+  Snapshot taken_;      ///< the file when the lock was taken
+};
+
+/// Edits a file in place: under a FileEditLock, reads it, calls `edit` with its bytes and, when
+/// the result differs, replaces the file with it atomically. Returns whether it wrote. Whatever
+/// `edit` throws propagates with the file untouched.
+bool edit_file_atomic(const std::string& path,
+                      const std::function<std::string(const std::string& bytes)>& edit,
+                      std::size_t max_bytes = kMaxInputBytes);
+
 /// Replaces `path` with `data` atomically: writes a temporary file in the same directory,
-/// fsyncs it, gives it the original file's permission bits, renames it over `path` and fsyncs
-/// the directory. On any failure the original file is untouched and vmxkit::Error is thrown.
-/// A symbolic link is followed: the file it points to is replaced, the link stays.
+/// fsyncs it, renames it over `path` and fsyncs the directory. An existing file keeps its
+/// permission bits and is replaced under its FileEditLock; a new file gets 0666 less the umask
+/// (and the directory's default ACL), as any program's would. On any failure the original file
+/// is untouched and vmxkit::Error is thrown. A symbolic link is followed: the file it points to
+/// is replaced, the link stays. Where the file system allows (O_TMPFILE), the temporary file
+/// has no name until the moment before the rename, so even a killed process leaves none behind.
 void write_file_atomic(const std::string& path, std::string_view data);
+
+/// Unlinks the temporary files that write_file_atomic has on disk at this moment. Async-signal-
+/// safe: a SIGINT/SIGTERM handler calls it, then re-raises the signal.
+void remove_temporary_files() noexcept;
 
 }  // namespace vmxkit

@@ -76,7 +76,6 @@ pci::PathClass best_nic_class(const pci::Host& host, std::size_t gpu,
   return best;
 }
 
-// `--gpus N`: start from the GPU closest to a NIC, then add the GPU closest to those chosen.
 // 1 when an ESXi capture says the device is not ready for this use (not enabled for
 // passthrough, or enabled when vGPU/SR-IOV need it with the VMkernel), else 0: among devices
 // connected alike, `auto` takes the ones the host is ready to give.
@@ -84,6 +83,7 @@ int not_ready(const pci::Host& host, std::size_t i, pci::PassthroughUse use) {
   return pci::check_esxi_owner(host.at(i), use) ? 1 : 0;
 }
 
+// `--gpus N`: start from the GPU closest to a NIC, then add the GPU closest to those chosen.
 std::vector<std::size_t> best_connected(const pci::Host& host, std::vector<std::size_t> gpus,
                                         const std::vector<std::size_t>& nics, unsigned n,
                                         pci::PassthroughUse use) {
@@ -118,140 +118,130 @@ void explain_mmio(Plan& plan) {
   for (const std::string& line : plan.mmio.lines) plan.explanation.push_back("  " + line);
 }
 
-}  // namespace
-
-std::string placeholder(std::string_view what) { return fmt::format("<fill in: {}>", what); }
-
-Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog& catalog) {
-  Plan plan;
-  plan.vgpu = request.vgpu;
-  plan.network = request.network;
-  plan.system_id = request.system_id;
-  plan.memory_mb = request.memory_mb.value_or(kDefaultMemoryMb);
-  plan.memory_default = !request.memory_mb;
-
-  // --- GPUs ---
-  std::vector<std::size_t> host_nics;
-  if (host != nullptr) {
-    host_nics = host_devices(*host, pci::Role::rdma_nic);
-    const std::vector<std::string> gpus = request.gpus.empty() ? std::vector<std::string>{"auto"}
-                                                               : request.gpus;
-    std::vector<std::size_t> chosen;
-    if (is_auto(gpus)) {
-      chosen = host_devices(*host, pci::Role::gpu);
-      if (chosen.empty()) throw Error("the host capture has no GPU");
-      if (request.gpu_count) {
-        chosen =
-            best_connected(*host, chosen, host_nics, *request.gpu_count,
-                           request.vgpu ? pci::PassthroughUse::vgpu : pci::PassthroughUse::full);
-      }
-    } else {
-      for (const std::string& g : gpus) {
-        const std::size_t i = host_device(*host, g, "gpu");
-        if (host->at(i).role != pci::Role::gpu) {
-          throw Error(fmt::format("--gpu {}: {} is not a GPU", g, device_label(*host, i)));
-        }
-        chosen.push_back(i);
-      }
+// The GPUs of the host capture: `auto` (the default) takes every GPU, or with `--gpus N` the N
+// best connected; addresses must name GPUs.
+void choose_host_gpus(Plan& plan, const Request& request, const pci::Host& host,
+                      const std::vector<std::size_t>& host_nics) {
+  const std::vector<std::string> gpus =
+      request.gpus.empty() ? std::vector<std::string>{"auto"} : request.gpus;
+  std::vector<std::size_t> chosen;
+  if (is_auto(gpus)) {
+    chosen = host_devices(host, pci::Role::gpu);
+    if (chosen.empty()) throw Error("the host capture has no GPU");
+    if (request.gpu_count) {
+      chosen = best_connected(host, chosen, host_nics, *request.gpu_count,
+                              request.vgpu ? pci::PassthroughUse::vgpu : pci::PassthroughUse::full);
     }
-    for (const std::size_t i : chosen) plan.gpus.push_back(host_choice(*host, i, DeviceRole::gpu));
   } else {
-    for (const std::string& g : request.gpus) {
-      if (g == "auto") throw Error("--gpu auto needs --host: name GPU models (h100-pcie) instead");
-      const pci::CatalogEntry* e = catalog.find_alias(g);
-      if (e == nullptr || e->role != pci::Role::gpu) {
-        throw Error(fmt::format("--gpu {}: not a GPU model of the catalogue (see `vmxkit generate "
-                                "--list-models`)",
-                                g));
+    for (const std::string& g : gpus) {
+      const std::size_t i = host_device(host, g, "gpu");
+      if (host.at(i).role != pci::Role::gpu) {
+        throw Error(fmt::format("--gpu {}: {} is not a GPU", g, device_label(host, i)));
       }
-      plan.gpus.push_back(model_choice(*e, DeviceRole::gpu));
-    }
-    if (plan.gpus.empty() && !request.vgpu) {
-      throw Error("no GPU: give --host HOST with --gpu auto, or --gpu MODEL, or --vgpu PROFILE");
+      chosen.push_back(i);
     }
   }
-  if (plan.gpus.empty() && request.vgpu) {
-    Choice c;
-    c.label = fmt::format("vGPU {}", *request.vgpu);
-    plan.gpus.push_back(c);
-  }
+  for (const std::size_t i : chosen) plan.gpus.push_back(host_choice(host, i, DeviceRole::gpu));
+}
 
-  // --- NICs ---
-  if (host != nullptr) {
-    std::map<std::size_t, unsigned> uses;
-    if (is_auto(request.nics)) {
-      if (host_nics.empty()) throw Error("--nic auto: the host capture has no RDMA-capable NIC");
-      const pci::PassthroughUse use =
-          request.sriov ? pci::PassthroughUse::sriov_pf : pci::PassthroughUse::full;
-      for (std::size_t g = 0; g < plan.gpus.size(); ++g) {
-        if (!plan.gpus[g].host_index) continue;
-        const std::size_t gi = *plan.gpus[g].host_index;
-        const auto best =
-            std::min_element(host_nics.begin(), host_nics.end(), [&](std::size_t a, std::size_t b) {
-              auto key = [&](std::size_t k) {
-                return std::tuple{rank(pci::classify(*host, gi, k).cls), uses[k],
-                                  not_ready(*host, k, use), host->at(k).bdf};
-              };
-              return key(a) < key(b);
-            });
-        if (uses[*best]++ == 0) plan.nics.push_back(host_choice(*host, *best, DeviceRole::nic));
-        const auto it = std::find_if(plan.nics.begin(), plan.nics.end(), [&](const Choice& c) {
-          return c.host_index == *best;
+// Without a host: GPU models of the catalogue; none at all only with --vgpu.
+void choose_model_gpus(Plan& plan, const Request& request, const pci::Catalog& catalog) {
+  for (const std::string& g : request.gpus) {
+    if (g == "auto") throw Error("--gpu auto needs --host: name GPU models (h100-pcie) instead");
+    const pci::CatalogEntry* e = catalog.find_alias(g);
+    if (e == nullptr || e->role != pci::Role::gpu) {
+      throw Error(fmt::format("--gpu {}: not a GPU model of the catalogue (see `vmxkit generate "
+                              "--list-models`)",
+                              g));
+    }
+    plan.gpus.push_back(model_choice(*e, DeviceRole::gpu));
+  }
+  if (plan.gpus.empty() && !request.vgpu) {
+    throw Error("no GPU: give --host HOST with --gpu auto, or --gpu MODEL, or --vgpu PROFILE");
+  }
+}
+
+// `--nic auto`: each GPU gets the RDMA NIC closest to it, preferring NICs not yet taken and
+// then those the host is ready to pass; a NIC shared by several GPUs is listed once.
+void choose_auto_nics(Plan& plan, const Request& request, const pci::Host& host,
+                      const std::vector<std::size_t>& host_nics) {
+  if (host_nics.empty()) throw Error("--nic auto: the host capture has no RDMA-capable NIC");
+  const pci::PassthroughUse use =
+      request.sriov ? pci::PassthroughUse::sriov_pf : pci::PassthroughUse::full;
+  std::map<std::size_t, unsigned> uses;
+  for (std::size_t g = 0; g < plan.gpus.size(); ++g) {
+    if (!plan.gpus[g].host_index) continue;
+    const std::size_t gi = *plan.gpus[g].host_index;
+    const auto best =
+        std::min_element(host_nics.begin(), host_nics.end(), [&](std::size_t a, std::size_t b) {
+          auto key = [&](std::size_t k) {
+            return std::tuple{rank(pci::classify(host, gi, k).cls), uses[k],
+                              not_ready(host, k, use), host.at(k).bdf};
+          };
+          return key(a) < key(b);
         });
-        plan.pairs.push_back({g, static_cast<std::size_t>(it - plan.nics.begin()), false, {}});
-      }
-    } else {
-      for (const std::string& n : request.nics) {
-        const std::size_t i = host_device(*host, n, "nic");
-        const pci::Role role = host->at(i).role;
-        if (role != pci::Role::rdma_nic && role != pci::Role::nic_vf) {
-          throw Error(fmt::format("--nic {}: {} is not an RDMA-capable NIC (ConnectX/BlueField)", n,
-                                  device_label(*host, i)));
-        }
-        plan.nics.push_back(host_choice(*host, i, DeviceRole::nic));
-      }
-      // Each GPU is paired with the closest of the NICs given.
-      for (std::size_t g = 0; g < plan.gpus.size() && !plan.nics.empty(); ++g) {
-        if (!plan.gpus[g].host_index) continue;
-        std::size_t best = 0;
-        for (std::size_t k = 1; k < plan.nics.size(); ++k) {
-          const auto ck = pci::classify(*host, *plan.gpus[g].host_index, *plan.nics[k].host_index);
-          const auto cb = pci::classify(*host, *plan.gpus[g].host_index, *plan.nics[best].host_index);
-          if (rank(ck.cls) < rank(cb.cls)) best = k;
-        }
-        plan.pairs.push_back({g, best, false, {}});
-      }
-    }
-  } else {
-    for (const std::string& n : request.nics) {
-      if (n == "auto") throw Error("--nic auto needs --host: name NIC models (cx7) instead");
-      const pci::CatalogEntry* e = catalog.find_alias(n);
-      if (e == nullptr || (e->role != pci::Role::rdma_nic && e->role != pci::Role::nic_vf)) {
-        throw Error(fmt::format("--nic {}: not a NIC model of the catalogue", n));
-      }
-      plan.nics.push_back(model_choice(*e, DeviceRole::nic));
-    }
-    for (std::size_t g = 0; g < plan.gpus.size() && !plan.nics.empty(); ++g) {
-      plan.pairs.push_back({g, std::min(g, plan.nics.size() - 1), false, {}});
-    }
+    if (uses[*best]++ == 0) plan.nics.push_back(host_choice(host, *best, DeviceRole::nic));
+    const auto it = std::find_if(plan.nics.begin(), plan.nics.end(),
+                                 [&](const Choice& c) { return c.host_index == *best; });
+    plan.pairs.push_back({g, static_cast<std::size_t>(it - plan.nics.begin()), false, {}});
   }
-  if (request.sriov) {
-    if (plan.nics.empty()) throw Error("--sriov needs NICs (--nic auto or --nic ADDRESS)");
-    for (Choice& n : plan.nics) {
-      n.sriov_vf = true;
-      if (host != nullptr && n.host_index && host->at(*n.host_index).role == pci::Role::nic_vf &&
-          host->at(*n.host_index).physfn) {
-        n.address = host->at(*host->at(*n.host_index).physfn).bdf;  // entries name the PF
-      }
-    }
-  }
-  // GPU pairs for multi-GPU P2P.
-  for (std::size_t a = 0; a < plan.gpus.size(); ++a) {
-    for (std::size_t b = a + 1; b < plan.gpus.size(); ++b) plan.pairs.push_back({a, b, true, {}});
-  }
-  plan.p2p = !plan.gpus.empty() && (plan.gpus.size() + plan.nics.size() >= 2);
+}
 
-  // --- verdicts ---
+// NICs given by address: each must be an RDMA NIC (or a VF of one), and each GPU is paired with
+// the closest of them.
+void choose_given_nics(Plan& plan, const Request& request, const pci::Host& host) {
+  for (const std::string& n : request.nics) {
+    const std::size_t i = host_device(host, n, "nic");
+    const pci::Role role = host.at(i).role;
+    if (role != pci::Role::rdma_nic && role != pci::Role::nic_vf) {
+      throw Error(fmt::format("--nic {}: {} is not an RDMA-capable NIC (ConnectX/BlueField)", n,
+                              device_label(host, i)));
+    }
+    plan.nics.push_back(host_choice(host, i, DeviceRole::nic));
+  }
+  for (std::size_t g = 0; g < plan.gpus.size() && !plan.nics.empty(); ++g) {
+    if (!plan.gpus[g].host_index) continue;
+    std::size_t best = 0;
+    for (std::size_t k = 1; k < plan.nics.size(); ++k) {
+      const auto ck = pci::classify(host, *plan.gpus[g].host_index, *plan.nics[k].host_index);
+      const auto cb = pci::classify(host, *plan.gpus[g].host_index, *plan.nics[best].host_index);
+      if (rank(ck.cls) < rank(cb.cls)) best = k;
+    }
+    plan.pairs.push_back({g, best, false, {}});
+  }
+}
+
+// Without a host: NIC models of the catalogue, paired with the GPUs in order (the last NIC
+// takes the GPUs beyond the NIC count).
+void choose_model_nics(Plan& plan, const Request& request, const pci::Catalog& catalog) {
+  for (const std::string& n : request.nics) {
+    if (n == "auto") throw Error("--nic auto needs --host: name NIC models (cx7) instead");
+    const pci::CatalogEntry* e = catalog.find_alias(n);
+    if (e == nullptr || (e->role != pci::Role::rdma_nic && e->role != pci::Role::nic_vf)) {
+      throw Error(fmt::format("--nic {}: not a NIC model of the catalogue", n));
+    }
+    plan.nics.push_back(model_choice(*e, DeviceRole::nic));
+  }
+  for (std::size_t g = 0; g < plan.gpus.size() && !plan.nics.empty(); ++g) {
+    plan.pairs.push_back({g, std::min(g, plan.nics.size() - 1), false, {}});
+  }
+}
+
+// `--sriov`: every NIC entry becomes an SR-IOV VF entry, which names the PF (a VF given by
+// address is replaced by its PF).
+void use_sriov_vfs(Plan& plan, const pci::Host* host) {
+  if (plan.nics.empty()) throw Error("--sriov needs NICs (--nic auto or --nic ADDRESS)");
+  for (Choice& n : plan.nics) {
+    n.sriov_vf = true;
+    if (host != nullptr && n.host_index && host->at(*n.host_index).role == pci::Role::nic_vf &&
+        host->at(*n.host_index).physfn) {
+      n.address = host->at(*host->at(*n.host_index).physfn).bdf;  // entries name the PF
+    }
+  }
+}
+
+// The explanation's first lines: the host and each device chosen.
+void explain_choices(Plan& plan, const Request& request, const pci::Host* host) {
   plan.explanation.push_back(
       host != nullptr ? fmt::format("host: {}", request.host_label)
                       : "no host capture: devices from the catalogue; host addresses are "
@@ -265,6 +255,13 @@ Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog
     plan.explanation.push_back(fmt::format("NIC{}: {}{}", n, plan.nics[n].label,
                                            plan.nics[n].sriov_vf ? " (an SR-IOV VF of it)" : ""));
   }
+}
+
+// Judges each pair on the host and explains it. Decides what refuses the plan: a GPU or NIC
+// without GPUDirect support, and a GPU<->NIC path that is unsupported, or degraded without
+// --allow-degraded; a GPU<->GPU path only limits GPU P2P (NCCL then goes through host memory),
+// so it is explained, not refused. Returns the refusals.
+std::vector<std::string> judge_pairs(Plan& plan, const Request& request, const pci::Host* host) {
   std::vector<std::string> refused;
   for (Pairing& p : plan.pairs) {
     const Choice& gpu = plan.gpus[p.gpu];
@@ -285,8 +282,6 @@ Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog
                                            pci::to_string(v.verdict)));
     for (const pci::Reason& r : v.reasons) {
       plan.explanation.push_back("  - " + r.text);
-      // GPU<->NIC paths decide; a GPU<->GPU path only limits GPU P2P (NCCL then goes through
-      // host memory), so it is explained, not refused.
       const bool blocking_path =
           !p.peer_is_gpu &&
           (r.kind == pci::ReasonKind::path || r.kind == pci::ReasonKind::path_unknown);
@@ -300,31 +295,32 @@ Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog
       }
     }
   }
-  // ESXi ownership of the chosen devices, when the capture says it (esxcli): the plan stands,
-  // the host needs a change first.
-  if (host != nullptr) {
-    auto note_owner = [&](std::optional<std::size_t> index, pci::PassthroughUse use) {
-      if (!index) return;
-      if (const auto f = pci::check_esxi_owner(host->at(*index), use)) {
-        plan.explanation.push_back("ESXi: " + f->message);
-        plan.explanation.push_back("    fix: " + f->fix);
-      }
-    };
-    for (const Choice& c : plan.gpus) {
-      note_owner(c.host_index,
-                 request.vgpu ? pci::PassthroughUse::vgpu : pci::PassthroughUse::full);
-    }
-    for (const Choice& c : plan.nics) {
-      note_owner(c.sriov_vf && c.address ? host->index_of(*c.address) : c.host_index,
-                 c.sriov_vf ? pci::PassthroughUse::sriov_pf : pci::PassthroughUse::full);
-    }
-  }
-  if (!refused.empty()) {
-    throw Error(fmt::format("this configuration cannot do peer-to-peer DMA:\n  {}",
-                            fmt::join(refused, "\n  ")));
-  }
+  return refused;
+}
 
-  // --- MMIO ---
+// ESXi ownership of the chosen devices, when the capture says it (esxcli): the plan stands,
+// the host needs a change first, so it is explained with its fix. An SR-IOV entry's device is
+// its PF, owned by the VMkernel.
+void explain_esxi_owners(Plan& plan, const Request& request, const pci::Host& host) {
+  auto note_owner = [&](std::optional<std::size_t> index, pci::PassthroughUse use) {
+    if (!index) return;
+    if (const auto f = pci::check_esxi_owner(host.at(*index), use)) {
+      plan.explanation.push_back("ESXi: " + f->message);
+      plan.explanation.push_back("    fix: " + f->fix);
+    }
+  };
+  for (const Choice& c : plan.gpus) {
+    note_owner(c.host_index, request.vgpu ? pci::PassthroughUse::vgpu : pci::PassthroughUse::full);
+  }
+  for (const Choice& c : plan.nics) {
+    note_owner(c.sriov_vf && c.address ? host.index_of(*c.address) : c.host_index,
+               c.sriov_vf ? pci::PassthroughUse::sriov_pf : pci::PassthroughUse::full);
+  }
+}
+
+// The 64-bit MMIO window from the devices' BARs: a vGPU counts as its profile's framebuffer
+// (KB 323402), an SR-IOV VF entry not at all (ESXi maps the VF; its BARs are not the PF's).
+void size_mmio(Plan& plan, const Request& request, const pci::Host* host) {
   std::vector<pci::MmioDevice> mmio_devices;
   std::vector<std::unique_ptr<pci::CatalogEntry>> vgpu_models;
   for (const Choice& c : plan.gpus) {
@@ -340,12 +336,61 @@ Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog
     mmio_devices.push_back({c.host_index ? &host->at(*c.host_index) : nullptr, c.model, c.label});
   }
   for (const Choice& c : plan.nics) {
-    if (c.sriov_vf) continue;  // ESXi maps the VF; its BARs are not the PF's
+    if (c.sriov_vf) continue;
     mmio_devices.push_back({c.host_index ? &host->at(*c.host_index) : nullptr, c.model, c.label});
   }
   plan.mmio = pci::size_64bit_mmio(mmio_devices);
   plan.needs_64bit_mmio = plan.mmio.size_gb > 16;
   explain_mmio(plan);
+}
+
+}  // namespace
+
+std::string placeholder(std::string_view what) { return fmt::format("<fill in: {}>", what); }
+
+Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog& catalog) {
+  Plan plan;
+  plan.vgpu = request.vgpu;
+  plan.network = request.network;
+  plan.system_id = request.system_id;
+  plan.memory_mb = request.memory_mb.value_or(kDefaultMemoryMb);
+  plan.memory_default = !request.memory_mb;
+
+  const std::vector<std::size_t> host_nics =
+      host != nullptr ? host_devices(*host, pci::Role::rdma_nic) : std::vector<std::size_t>{};
+  if (host != nullptr) {
+    choose_host_gpus(plan, request, *host, host_nics);
+  } else {
+    choose_model_gpus(plan, request, catalog);
+  }
+  if (plan.gpus.empty() && request.vgpu) {
+    Choice c;
+    c.label = fmt::format("vGPU {}", *request.vgpu);
+    plan.gpus.push_back(c);
+  }
+  if (host == nullptr) {
+    choose_model_nics(plan, request, catalog);
+  } else if (is_auto(request.nics)) {
+    choose_auto_nics(plan, request, *host, host_nics);
+  } else {
+    choose_given_nics(plan, request, *host);
+  }
+  if (request.sriov) use_sriov_vfs(plan, host);
+  // GPU pairs for multi-GPU P2P.
+  for (std::size_t a = 0; a < plan.gpus.size(); ++a) {
+    for (std::size_t b = a + 1; b < plan.gpus.size(); ++b) plan.pairs.push_back({a, b, true, {}});
+  }
+  plan.p2p = !plan.gpus.empty() && (plan.gpus.size() + plan.nics.size() >= 2);
+
+  explain_choices(plan, request, host);
+  const std::vector<std::string> refused = judge_pairs(plan, request, host);
+  if (host != nullptr) explain_esxi_owners(plan, request, *host);
+  if (!refused.empty()) {
+    throw Error(fmt::format("this configuration cannot do peer-to-peer DMA:\n  {}",
+                            fmt::join(refused, "\n  ")));
+  }
+
+  size_mmio(plan, request, host);
   plan.explanation.push_back(fmt::format("memory: {} MB{}, all reserved (passthrough DMA needs it)",
                                          plan.memory_mb,
                                          plan.memory_default ? " (default; set --memory-mb)" : ""));

@@ -60,14 +60,6 @@ const Device* Host::find(const Bdf& bdf) const {
   return i ? &devices_[*i] : nullptr;
 }
 
-std::vector<std::size_t> Host::find_ids(std::uint16_t vendor_id, std::uint16_t device_id) const {
-  std::vector<std::size_t> out;
-  for (std::size_t i = 0; i < devices_.size(); ++i) {
-    if (devices_[i].vendor_id == vendor_id && devices_[i].device_id == device_id) out.push_back(i);
-  }
-  return out;
-}
-
 std::string Host::describe(std::size_t index) const {
   const Device& d = devices_[index];
   if (d.model != nullptr) return fmt::format("{} ({})", d.bdf.to_string(), d.model->model);
@@ -108,28 +100,36 @@ void Host::match_catalog() {
   }
 }
 
-void Host::build_tree() {
-  // Root buses: given by a tree input, bus 0 of a domain (no bridge has secondary bus 0), and
-  // buses holding a host bridge, a root port or a root-complex-integrated device.
-  std::set<std::pair<std::uint16_t, std::uint8_t>> root_set(given_roots_.begin(),
-                                                             given_roots_.end());
-  std::map<std::pair<std::uint16_t, std::uint8_t>, std::size_t> by_secondary;
+// Bridges by the bus they lead to (their secondary bus). Warns when two claim one bus; the
+// first, in PCI address order, keeps it.
+std::map<Host::BusKey, std::size_t> Host::bridges_by_secondary_bus() {
+  std::map<BusKey, std::size_t> by_secondary;
   for (std::size_t i = 0; i < devices_.size(); ++i) {
     const Device& d = devices_[i];
-    const auto key = std::make_pair(d.bdf.domain, d.bdf.bus);
+    if (!d.secondary_bus || *d.secondary_bus == 0) continue;
+    const BusKey key{d.bdf.domain, *d.secondary_bus};
+    const auto [it, inserted] = by_secondary.try_emplace(key, i);
+    if (!inserted) {
+      warn(d.origins.empty() ? Origin{} : d.origins.front(),
+           fmt::format("bridges {} and {} both claim secondary bus {:02x}",
+                       devices_[it->second].bdf.to_string(), d.bdf.to_string(), key.second));
+    }
+  }
+  return by_secondary;
+}
+
+// Decides which buses are root buses: given by a tree input, bus 0 of a domain (no bridge has
+// secondary bus 0), buses holding a host bridge, a root port or a root-complex-integrated
+// device, and (for inputs that list every device) buses no bridge leads to. A bus a bridge
+// leads to is not one, whatever those heuristics say, unless a tree input gave it.
+std::set<Host::BusKey> Host::find_root_buses(
+    const std::map<BusKey, std::size_t>& by_secondary) const {
+  std::set<BusKey> root_set(given_roots_.begin(), given_roots_.end());
+  for (const Device& d : devices_) {
     if (d.bdf.bus == 0 || d.given_on_root_bus || (d.class_code && *d.class_code == 0x0600) ||
         d.port_type == PortType::root_port || d.port_type == PortType::rc_integrated_endpoint ||
         d.port_type == PortType::rc_event_collector) {
-      root_set.insert(key);
-    }
-    if (d.secondary_bus && *d.secondary_bus != 0) {
-      const auto skey = std::make_pair(d.bdf.domain, *d.secondary_bus);
-      const auto [it, inserted] = by_secondary.try_emplace(skey, i);
-      if (!inserted) {
-        warn(d.origins.empty() ? Origin{} : d.origins.front(),
-             fmt::format("bridges {} and {} both claim secondary bus {:02x}",
-                         devices_[it->second].bdf.to_string(), d.bdf.to_string(), skey.second));
-      }
+      root_set.insert({d.bdf.domain, d.bdf.bus});
     }
   }
   if (complete_) {
@@ -137,7 +137,6 @@ void Host::build_tree() {
       if (!by_secondary.count({d.bdf.domain, d.bdf.bus})) root_set.insert({d.bdf.domain, d.bdf.bus});
     }
   }
-  // A bus that a bridge leads to is not a root bus, whatever the heuristics said.
   for (auto it = root_set.begin(); it != root_set.end();) {
     const bool given = std::find(given_roots_.begin(), given_roots_.end(), *it) != given_roots_.end();
     if (!given && by_secondary.count(*it)) {
@@ -146,67 +145,71 @@ void Host::build_tree() {
       ++it;
     }
   }
-  std::map<std::pair<std::uint16_t, std::uint8_t>, std::size_t> root_index;
-  for (const auto& [domain, bus] : root_set) {
-    root_index.emplace(std::make_pair(domain, bus), roots_.size());
-    RootBus r;
-    r.domain = domain;
-    r.bus = bus;
-    roots_.push_back(r);
-  }
+  return root_set;
+}
 
-  std::vector<bool> on_root(devices_.size(), false);
-  for (std::size_t i = 0; i < devices_.size(); ++i) {
-    Device& d = devices_[i];
-    const Origin where = d.origins.empty() ? Origin{} : d.origins.front();
-    std::optional<std::size_t> by_range;
-    if (const auto it = by_secondary.find({d.bdf.domain, d.bdf.bus}); it != by_secondary.end()) {
-      by_range = it->second;
+// The bridge with the narrowest bus range holding device `i`'s bus, for a device whose own
+// bridge is missing from the input; nullopt when no range holds it.
+std::optional<std::size_t> Host::nearest_enclosing_bridge(std::size_t i) const {
+  const Device& d = devices_[i];
+  std::optional<std::size_t> best;
+  for (std::size_t j = 0; j < devices_.size(); ++j) {
+    const Device& b = devices_[j];
+    if (j == i || b.bdf.domain != d.bdf.domain || !b.secondary_bus || !b.subordinate_bus) continue;
+    if (*b.secondary_bus <= d.bdf.bus && d.bdf.bus <= *b.subordinate_bus &&
+        (!best || *b.subordinate_bus - *b.secondary_bus <
+                      *devices_[*best].subordinate_bus - *devices_[*best].secondary_bus)) {
+      best = j;
     }
-    if (d.given_parent) {
-      const auto p = index_of(*d.given_parent);
-      if (p && *p != i) {
-        d.parent = p;
-        if (by_range && *by_range != *p) {
-          warn(where, fmt::format("{}: the tree puts it below {} but bus ranges say {}",
-                                  d.bdf.to_string(), d.given_parent->to_string(),
-                                  devices_[*by_range].bdf.to_string()));
-        }
-        continue;
-      }
-    }
-    if (by_range && *by_range != i && !d.given_on_root_bus) {
-      d.parent = by_range;
-      continue;
-    }
-    if (root_set.count({d.bdf.domain, d.bdf.bus})) {
-      on_root[i] = true;
-      continue;
-    }
-    // Below some bridge whose range holds the bus, with the bridges between missing.
-    std::optional<std::size_t> best;
-    for (std::size_t j = 0; j < devices_.size(); ++j) {
-      const Device& b = devices_[j];
-      if (j == i || b.bdf.domain != d.bdf.domain || !b.secondary_bus || !b.subordinate_bus) continue;
-      if (*b.secondary_bus <= d.bdf.bus && d.bdf.bus <= *b.subordinate_bus &&
-          (!best || *b.subordinate_bus - *b.secondary_bus <
-                        *devices_[*best].subordinate_bus - *devices_[*best].secondary_bus)) {
-        best = j;
-      }
-    }
-    if (best) {
-      d.parent = best;
-      warn(where, fmt::format("{} is behind bridge {} but the bridges between are not in the "
-                              "input; its path class may be too close",
-                              d.bdf.to_string(), devices_[*best].bdf.to_string()));
-      continue;
-    }
-    warn(where, fmt::format("cannot place {}: no bridge in the input leads to bus {:02x} and it "
-                            "is not a root bus (add `lspci -tv` or the full `lspci -vvv`)",
-                            d.bdf.to_string(), d.bdf.bus));
   }
+  return best;
+}
 
-  // Depth and root by walking up; a cycle (corrupt input) stops at kMaxDepth.
+// Decides device `i`'s parent: the one a tree input gave, else the bridge whose secondary bus
+// it is on, else none when it is on a root bus (returns true), else the nearest bridge whose
+// range holds its bus (with a warning); a device none of these place is left unplaced.
+bool Host::place_device(std::size_t i, const std::map<BusKey, std::size_t>& by_secondary,
+                        const std::set<BusKey>& root_set) {
+  Device& d = devices_[i];
+  const Origin where = d.origins.empty() ? Origin{} : d.origins.front();
+  std::optional<std::size_t> by_range;
+  if (const auto it = by_secondary.find({d.bdf.domain, d.bdf.bus}); it != by_secondary.end()) {
+    by_range = it->second;
+  }
+  if (d.given_parent) {
+    const auto p = index_of(*d.given_parent);
+    if (p && *p != i) {
+      d.parent = p;
+      if (by_range && *by_range != *p) {
+        warn(where,
+             fmt::format("{}: the tree puts it below {} but bus ranges say {}", d.bdf.to_string(),
+                         d.given_parent->to_string(), devices_[*by_range].bdf.to_string()));
+      }
+      return false;
+    }
+  }
+  if (by_range && *by_range != i && !d.given_on_root_bus) {
+    d.parent = by_range;
+    return false;
+  }
+  if (root_set.count({d.bdf.domain, d.bdf.bus})) return true;
+  if (const auto best = nearest_enclosing_bridge(i)) {
+    d.parent = best;
+    warn(where, fmt::format("{} is behind bridge {} but the bridges between are not in the "
+                            "input; its path class may be too close",
+                            d.bdf.to_string(), devices_[*best].bdf.to_string()));
+    return false;
+  }
+  warn(where, fmt::format("cannot place {}: no bridge in the input leads to bus {:02x} and it "
+                          "is not a root bus (add `lspci -tv` or the full `lspci -vvv`)",
+                          d.bdf.to_string(), d.bdf.bus));
+  return false;
+}
+
+// Depth and root bus of every device, by walking up its parents; a cycle (corrupt input) stops
+// at kMaxDepth, and the device is cut loose with a warning.
+void Host::set_depths(const std::vector<bool>& on_root,
+                      const std::map<BusKey, std::size_t>& root_index) {
   for (std::size_t i = 0; i < devices_.size(); ++i) {
     std::size_t cur = i;
     unsigned depth = 0;
@@ -224,6 +227,24 @@ void Host::build_tree() {
       devices_[i].root = root_index.at({devices_[cur].bdf.domain, devices_[cur].bdf.bus});
     }
   }
+}
+
+void Host::build_tree() {
+  const std::map<BusKey, std::size_t> by_secondary = bridges_by_secondary_bus();
+  const std::set<BusKey> root_set = find_root_buses(by_secondary);
+  std::map<BusKey, std::size_t> root_index;
+  for (const auto& [domain, bus] : root_set) {
+    root_index.emplace(BusKey{domain, bus}, roots_.size());
+    RootBus r;
+    r.domain = domain;
+    r.bus = bus;
+    roots_.push_back(r);
+  }
+  std::vector<bool> on_root(devices_.size(), false);
+  for (std::size_t i = 0; i < devices_.size(); ++i) {
+    on_root[i] = place_device(i, by_secondary, root_set);
+  }
+  set_depths(on_root, root_index);
   for (std::size_t i = 0; i < devices_.size(); ++i) {
     if (devices_[i].parent) {
       devices_[*devices_[i].parent].children.push_back(i);

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,8 +64,6 @@ class Host {
   const Device& at(std::size_t index) const { return devices_[index]; }
   std::optional<std::size_t> index_of(const Bdf& bdf) const;
   const Device* find(const Bdf& bdf) const;
-  /// Devices with this vendor:device id, in PCI address order.
-  std::vector<std::size_t> find_ids(std::uint16_t vendor_id, std::uint16_t device_id) const;
   const std::vector<RootBus>& roots() const { return roots_; }
   const std::vector<HostWarning>& warnings() const { return warnings_; }
   const NumaInfo& numa() const { return numa_; }
@@ -73,8 +72,17 @@ class Host {
   std::string describe(std::size_t index) const;
 
  private:
+  using BusKey = std::pair<std::uint16_t, std::uint8_t>;  ///< domain, bus
+
   void match_catalog();
   void build_tree();
+  std::map<BusKey, std::size_t> bridges_by_secondary_bus();
+  std::set<BusKey> find_root_buses(const std::map<BusKey, std::size_t>& by_secondary) const;
+  std::optional<std::size_t> nearest_enclosing_bridge(std::size_t i) const;
+  bool place_device(std::size_t i, const std::map<BusKey, std::size_t>& by_secondary,
+                    const std::set<BusKey>& root_set);
+  void set_depths(const std::vector<bool>& on_root,
+                  const std::map<BusKey, std::size_t>& root_index);
   void infer_port_types();
   void assign_roles();
   void link_vfs();

@@ -161,42 +161,48 @@ std::optional<HostFinding> check_esxi_owner(const Device& d, PassthroughUse use)
                   bdf)};
 }
 
-std::vector<HostFinding> check_host(const Host& host, const std::optional<KernelCmdline>& cmdline) {
-  std::vector<HostFinding> out;
-  const CpuVendor cpu = cpu_vendor(host);
+namespace {
+
+// The kernel command line: decides whether the IOMMU is on (AMD: on unless turned off) and in
+// pass-through mode, with the GRUB line that fixes it for this CPU vendor.
+void check_iommu_cmdline(const KernelCmdline& cmdline, CpuVendor cpu,
+                         std::vector<HostFinding>& out) {
   const std::string on_arg = cpu == CpuVendor::amd ? "amd_iommu=on" : "intel_iommu=on";
   const std::string grub_fix =
       cpu == CpuVendor::unknown
           ? "add intel_iommu=on (Intel) or amd_iommu=on (AMD) and iommu=pt to GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub, run update-grub (or grub2-mkconfig -o /boot/grub2/grub.cfg) and reboot"
           : fmt::format("add {} iommu=pt to GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub, run update-grub (or grub2-mkconfig -o /boot/grub2/grub.cfg) and reboot", on_arg);
-  if (cmdline) {
-    const std::string where = cmdline->line ? fmt::format("{}:{}", cmdline->path, cmdline->line) : cmdline->path;
-    const auto intel = cmdline->value("intel_iommu");
-    const auto amd = cmdline->value("amd_iommu");
-    const auto iommu = cmdline->value("iommu");
-    const bool off = (intel && intel->rfind("off", 0) == 0) || amd == "off" || iommu == "off";
-    const bool on = (intel && intel->find("on") != std::string::npos) || amd == "on" ||
-                    (cpu == CpuVendor::amd && !off);
-    if (off) {
-      out.push_back({"iommu-off", Severity::error, where,
-                     "the IOMMU is turned off on the kernel command line: devices and SR-IOV VFs "
-                     "cannot be assigned to VMs",
-                     grub_fix});
-    } else if (!on) {
-      out.push_back({"iommu-off", Severity::error, where,
-                     fmt::format("the kernel command line does not turn the IOMMU on ({})", on_arg),
-                     grub_fix});
-    }
-    if (!off && iommu != "pt") {
-      out.push_back({"iommu-not-pt", Severity::warning, where,
-                     "the IOMMU translates DMA (no iommu=pt): bare-metal GPUDirect RDMA needs 1:1 "
-                     "(pass-through) translation",
-                     "add iommu=pt to GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub, run update-grub and reboot"});
-    }
+  const std::string where =
+      cmdline.line ? fmt::format("{}:{}", cmdline.path, cmdline.line) : cmdline.path;
+  const auto intel = cmdline.value("intel_iommu");
+  const auto amd = cmdline.value("amd_iommu");
+  const auto iommu = cmdline.value("iommu");
+  const bool off = (intel && intel->rfind("off", 0) == 0) || amd == "off" || iommu == "off";
+  const bool on = (intel && intel->find("on") != std::string::npos) || amd == "on" ||
+                  (cpu == CpuVendor::amd && !off);
+  if (off) {
+    out.push_back({"iommu-off", Severity::error, where,
+                   "the IOMMU is turned off on the kernel command line: devices and SR-IOV VFs "
+                   "cannot be assigned to VMs",
+                   grub_fix});
+  } else if (!on) {
+    out.push_back({"iommu-off", Severity::error, where,
+                   fmt::format("the kernel command line does not turn the IOMMU on ({})", on_arg),
+                   grub_fix});
   }
-  // ESXi ownership: which use a device is meant for is not known here, so a GPU or RDMA NIC
-  // left with the VMkernel is only noted (right for vGPU and SR-IOV PFs), while a device that
-  // cannot be passed through or waits for a reboot is a warning.
+  if (!off && iommu != "pt") {
+    out.push_back({"iommu-not-pt", Severity::warning, where,
+                   "the IOMMU translates DMA (no iommu=pt): bare-metal GPUDirect RDMA needs 1:1 "
+                   "(pass-through) translation",
+                   "add iommu=pt to GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub, run "
+                   "update-grub and reboot"});
+  }
+}
+
+// ESXi ownership: which use a device is meant for is not known here, so a GPU or RDMA NIC
+// left with the VMkernel is only noted (right for vGPU and SR-IOV PFs), while a device that
+// cannot be passed through or waits for a reboot is a warning.
+void check_esxi_owners(const Host& host, std::vector<HostFinding>& out) {
   for (const Device& d : host.devices()) {
     if (d.role != Role::gpu && d.role != Role::rdma_nic) continue;
     if (auto f = check_esxi_owner(d, PassthroughUse::full)) {
@@ -211,45 +217,56 @@ std::vector<HostFinding> check_host(const Host& host, const std::optional<Kernel
       out.push_back(std::move(*f));
     }
   }
-  for (const Device& d : host.devices()) {
-    if (d.role != Role::rdma_nic && d.role != Role::nic) continue;
-    if (d.sriov && d.sriov->total_vfs && d.sriov->num_vfs) {
-      const unsigned total = *d.sriov->total_vfs;
-      const unsigned num = *d.sriov->num_vfs;
-      if (num == 0 && d.role == Role::rdma_nic) {
-        out.push_back({"sriov-no-vfs", Severity::warning, d.bdf.to_string(),
-                       fmt::format("SR-IOV: no VFs created (Number of VFs: 0, Total VFs: {})", total),
-                       fmt::format("echo {} > /sys/bus/pci/devices/{}/sriov_numvfs (on ESXi: esxcli "
-                                   "system module parameters set -m nmlx5_core -p max_vfs={})",
-                                   std::min(total, 8U), d.bdf.to_string(), std::min(total, 8U))});
-      } else if (num > total) {
-        out.push_back({"sriov-too-many-vfs", Severity::error, d.bdf.to_string(),
-                       fmt::format("SR-IOV: Number of VFs {} is above Total VFs {}", num, total),
-                       fmt::format("echo 0 > /sys/bus/pci/devices/{0}/sriov_numvfs; echo {1} > "
-                                   "/sys/bus/pci/devices/{0}/sriov_numvfs",
-                                   d.bdf.to_string(), total)});
-      }
-    } else if (d.sriov && d.sriov->total_vfs == 0U && d.vendor_id == 0x15b3) {
+}
+
+// A NIC's SR-IOV state: decides whether VFs are missing (none created on an RDMA NIC, or SR-IOV
+// off in ConnectX firmware) or more are asked for than the device has.
+void check_sriov(const Device& d, std::vector<HostFinding>& out) {
+  if (d.sriov && d.sriov->total_vfs && d.sriov->num_vfs) {
+    const unsigned total = *d.sriov->total_vfs;
+    const unsigned num = *d.sriov->num_vfs;
+    if (num == 0 && d.role == Role::rdma_nic) {
       out.push_back({"sriov-no-vfs", Severity::warning, d.bdf.to_string(),
-                     "SR-IOV is off in the NIC firmware (Total VFs: 0)",
-                     fmt::format("mlxconfig -d {} set SRIOV_EN=1 NUM_OF_VFS=8, then reboot", d.bdf.to_string())});
+                     fmt::format("SR-IOV: no VFs created (Number of VFs: 0, Total VFs: {})", total),
+                     fmt::format("echo {} > /sys/bus/pci/devices/{}/sriov_numvfs (on ESXi: esxcli "
+                                 "system module parameters set -m nmlx5_core -p max_vfs={})",
+                                 std::min(total, 8U), d.bdf.to_string(), std::min(total, 8U))});
+    } else if (num > total) {
+      out.push_back({"sriov-too-many-vfs", Severity::error, d.bdf.to_string(),
+                     fmt::format("SR-IOV: Number of VFs {} is above Total VFs {}", num, total),
+                     fmt::format("echo 0 > /sys/bus/pci/devices/{0}/sriov_numvfs; echo {1} > "
+                                 "/sys/bus/pci/devices/{0}/sriov_numvfs",
+                                 d.bdf.to_string(), total)});
     }
-    if (d.role == Role::rdma_nic) {
-      if (d.ats_present && d.ats_enabled == false) {
-        out.push_back({"ats-disabled", Severity::warning, d.bdf.to_string(),
-                       "ATS is off (ATSCtl Enable-): in a VM, where ACS stays on, GPUDirect RDMA "
-                       "goes through the root complex",
-                       fmt::format("mlxconfig -d {} set ATS_ENABLED=true, then reboot the host", d.bdf.to_string())});
-      } else if (!d.ats_present && d.vendor_id == 0x15b3 && d.port_type != PortType::unknown &&
-                 !d.port_type_inferred) {
-        out.push_back({"ats-absent", Severity::warning, d.bdf.to_string(),
-                       "no ATS capability in lspci -vvv: the NIC firmware has ATS disabled (needed for "
-                       "GPUDirect RDMA in a VM)",
-                       fmt::format("mlxconfig -d {} set ATS_ENABLED=true, then reboot the host", d.bdf.to_string())});
-      }
-    }
+  } else if (d.sriov && d.sriov->total_vfs == 0U && d.vendor_id == 0x15b3) {
+    out.push_back({"sriov-no-vfs", Severity::warning, d.bdf.to_string(),
+                   "SR-IOV is off in the NIC firmware (Total VFs: 0)",
+                   fmt::format("mlxconfig -d {} set SRIOV_EN=1 NUM_OF_VFS=8, then reboot",
+                               d.bdf.to_string())});
   }
-  // ACS redirect on bridges between GPUs and NICs.
+}
+
+// An RDMA NIC's ATS: decides whether it is off (ATSCtl Enable-) or absent where lspci read the
+// capabilities (ConnectX firmware with ATS disabled).
+void check_ats(const Device& d, std::vector<HostFinding>& out) {
+  if (d.ats_present && d.ats_enabled == false) {
+    out.push_back({"ats-disabled", Severity::warning, d.bdf.to_string(),
+                   "ATS is off (ATSCtl Enable-): in a VM, where ACS stays on, GPUDirect RDMA "
+                   "goes through the root complex",
+                   fmt::format("mlxconfig -d {} set ATS_ENABLED=true, then reboot the host",
+                               d.bdf.to_string())});
+  } else if (!d.ats_present && d.vendor_id == 0x15b3 && d.port_type != PortType::unknown &&
+             !d.port_type_inferred) {
+    out.push_back({"ats-absent", Severity::warning, d.bdf.to_string(),
+                   "no ATS capability in lspci -vvv: the NIC firmware has ATS disabled (needed for "
+                   "GPUDirect RDMA in a VM)",
+                   fmt::format("mlxconfig -d {} set ATS_ENABLED=true, then reboot the host",
+                               d.bdf.to_string())});
+  }
+}
+
+// ACS redirect on bridges between GPUs and NICs, once per bridge.
+void check_acs_redirect(const Host& host, std::vector<HostFinding>& out) {
   const Topology topo = analyze(host, {});
   std::set<std::size_t> reported;
   for (const PairVerdict& v : topo.pairs) {
@@ -266,6 +283,20 @@ std::vector<HostFinding> check_host(const Host& host, const std::optional<Kernel
                                  b.bdf.to_string(), b.bdf.to_string())});
     }
   }
+}
+
+}  // namespace
+
+std::vector<HostFinding> check_host(const Host& host, const std::optional<KernelCmdline>& cmdline) {
+  std::vector<HostFinding> out;
+  if (cmdline) check_iommu_cmdline(*cmdline, cpu_vendor(host), out);
+  check_esxi_owners(host, out);
+  for (const Device& d : host.devices()) {
+    if (d.role != Role::rdma_nic && d.role != Role::nic) continue;
+    check_sriov(d, out);
+    if (d.role == Role::rdma_nic) check_ats(d, out);
+  }
+  check_acs_redirect(host, out);
   for (const HostWarning& w : host.warnings()) {
     out.push_back({"input", Severity::info, w.where.path.empty() ? "" : w.where.to_string(), w.message, ""});
   }

@@ -165,13 +165,179 @@ void parse_header(Host& host, std::size_t index, std::string_view rest, const Li
   if (ids.device_id) d.device_id = ids.device_id;
 }
 
+// Where the reader is: the device the indented lines describe, and which part of it.
+struct Section {
+  std::optional<std::size_t> device;
+  bool in_sriov = false;  ///< inside the SR-IOV capability: Region lines are the VFs' BARs
+  int plain_region = 0;   ///< -v "Memory at" lines so far, numbered -1, -2, ...
+};
+
+// A device line "[DDDD:]BB:DD.F <class>: <name>": decides which device the next indented lines
+// describe, and reads its class, name, ids and revision.
+std::size_t read_device_line(Host& host, std::string_view raw, const LineCtx& ctx) {
+  const auto sp = raw.find(' ');
+  const auto bdf = parse_bdf(raw.substr(0, sp));
+  if (!bdf || sp == std::string_view::npos) {
+    ctx.fail(raw, "expected a device line '[DDDD:]BB:DD.F <class>: <name>' (lspci -vvv output)");
+  }
+  const std::size_t index = host.upsert(*bdf);
+  host.at(index).origins.push_back(Origin{ctx.path, ctx.line});
+  parse_header(host, index, raw.substr(sp + 1), ctx);
+  return index;
+}
+
+// A "Capabilities:" heading: decides whether the SR-IOV section starts (it ends at the next
+// heading), and reads what the heading itself tells (PCIe port type, ATS or ACS present).
+// Warns once per input when lspci could not read the capabilities.
+void read_capability_heading(Host& host, Device& d, std::string_view body, Section& section,
+                             bool& warned_denied, const LineCtx& ctx) {
+  section.in_sriov = body.find("Single Root I/O Virtualization") != std::string_view::npos;
+  if (section.in_sriov && !d.sriov) d.sriov = Sriov{};
+  if (body.find("<access denied>") != std::string_view::npos && !warned_denied) {
+    warned_denied = true;
+    host.warn(Origin{ctx.path, ctx.line},
+              "capabilities not readable (lspci run without root): port types, ACS, ATS and "
+              "SR-IOV are unknown");
+  }
+  if (const auto e = body.find("] Express "); e != std::string_view::npos) {
+    std::string_view t = body.substr(e + 10);
+    if (starts_with(t, "(v")) t = trim(t.substr(t.find(')') + 1));
+    d.port_type = parse_port_type(t);
+    d.port_type_inferred = false;
+  } else if (body.find("Address Translation Service (ATS)") != std::string_view::npos) {
+    d.ats_present = true;
+  } else if (body.find("Access Control Services") != std::string_view::npos) {
+    if (!d.acs) d.acs = Acs{};
+  }
+}
+
+// "Region N: ..." (-vv) and "Memory at ..." / "I/O ports at ..." (-v): decides whose BAR it is
+// (the device's, or its VFs' inside the SR-IOV section). False for other lines.
+bool read_region_line(Device& d, std::string_view body, Section& section, const LineCtx& ctx) {
+  if (starts_with(body, "Region ")) {
+    const auto c = body.find(':');
+    const auto idx =
+        c == std::string_view::npos ? std::nullopt : parse_decimal(body.substr(7, c - 7));
+    if (!idx || *idx > 5) ctx.fail(body, "expected 'Region N:' with N from 0 to 5");
+    Bar bar = parse_region(trim(body.substr(c + 1)), static_cast<int>(*idx), ctx);
+    if (section.in_sriov) {
+      d.sriov->vf_bars.push_back(bar);
+    } else {
+      d.bars.push_back(bar);
+    }
+    return true;
+  }
+  if (starts_with(body, "Memory at ") || starts_with(body, "I/O ports at ")) {
+    d.bars.push_back(parse_region(body, -1 - section.plain_region++, ctx));
+    return true;
+  }
+  return false;
+}
+
+// "Bus: primary=XX, secondary=XX, subordinate=XX" of a bridge: decides which input's bus
+// numbers win when two disagree (the first, with a warning).
+void read_bus_line(Host& host, Device& d, std::string_view body, const LineCtx& ctx) {
+  const auto p = field_number(body, "primary=", 16);
+  const auto s = field_number(body, "secondary=", 16);
+  const auto u = field_number(body, "subordinate=", 16);
+  if (!p || !s || !u || *p > 0xff || *s > 0xff || *u > 0xff) {
+    ctx.fail(body, "expected 'Bus: primary=XX, secondary=XX, subordinate=XX'");
+  }
+  if (d.secondary_bus && *d.secondary_bus != *s) {
+    host.warn(Origin{ctx.path, ctx.line},
+              fmt::format("{}: another input gives secondary bus {:02x}, this line says {:02x}",
+                          d.bdf.to_string(), *d.secondary_bus, *s));
+    return;  // keep the first input's (lspci -tv is given first, as the kernel enumerated)
+  }
+  d.primary_bus = static_cast<std::uint8_t>(*p);
+  d.secondary_bus = static_cast<std::uint8_t>(*s);
+  d.subordinate_bus = static_cast<std::uint8_t>(*u);
+}
+
+// The subsystem, NUMA node, IOMMU group, driver, modules and slot lines. The driver and module
+// lines follow the capabilities, so they also end the SR-IOV section. False for other lines.
+bool read_placement_line(Device& d, std::string_view body, Section& section, const LineCtx& ctx) {
+  if (starts_with(body, "Subsystem:")) {
+    const NameIds ids = split_device_name(trim(body.substr(10)));
+    d.subsystem = std::string(ids.name);
+    d.subsys_vendor_id = ids.vendor_id;
+    d.subsys_device_id = ids.device_id;
+  } else if (starts_with(body, "NUMA node:")) {
+    const auto n = parse_signed(trim(body.substr(10)));
+    if (!n) ctx.fail(body, "expected a number after 'NUMA node:'");
+    if (*n >= 0) d.numa_node = static_cast<int>(*n);
+  } else if (starts_with(body, "IOMMU group:")) {
+    const auto n = parse_decimal(trim(body.substr(12)));
+    if (n) d.iommu_group = static_cast<int>(*n);
+  } else if (starts_with(body, "Flags:") && body.find("devsel") != std::string_view::npos) {
+    if (const auto n = field_number(body, "NUMA node ", 10)) d.numa_node = static_cast<int>(*n);
+    if (const auto g = field_number(body, "IOMMU group ", 10)) d.iommu_group = static_cast<int>(*g);
+  } else if (starts_with(body, "Kernel driver in use:")) {
+    d.driver = std::string(trim(body.substr(21)));
+    section.in_sriov = false;
+  } else if (starts_with(body, "Kernel modules:")) {
+    d.modules.clear();
+    for (const std::string_view m : split_any(body.substr(15), ",")) d.modules.emplace_back(m);
+    section.in_sriov = false;
+  } else if (starts_with(body, "Physical Slot:")) {
+    d.physical_slot = std::string(trim(body.substr(14)));
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// The link, ACS and ATS register lines of the PCIe capabilities. False for other lines.
+bool read_register_line(Device& d, std::string_view body, const LineCtx& ctx) {
+  if (starts_with(body, "LnkCap:")) {
+    d.link_cap = parse_link(body.substr(7));
+  } else if (starts_with(body, "LnkSta:")) {
+    d.link_sta = parse_link(body.substr(7));
+  } else if (starts_with(body, "ACSCap:")) {
+    if (!d.acs) d.acs = Acs{};
+    d.acs->cap = parse_acs_bits(body.substr(7));
+  } else if (starts_with(body, "ACSCtl:")) {
+    if (!d.acs) d.acs = Acs{};
+    d.acs->ctl = parse_acs_bits(body.substr(7));
+  } else if (starts_with(body, "ATSCtl:")) {
+    d.ats_present = true;
+    const std::string_view v = trim(body.substr(7));
+    if (starts_with(v, "Enable+")) {
+      d.ats_enabled = true;
+    } else if (starts_with(v, "Enable-")) {
+      d.ats_enabled = false;
+    } else {
+      ctx.fail(v, "expected 'Enable+' or 'Enable-' after 'ATSCtl:'");
+    }
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// The VF counts, offset, stride and device id inside the SR-IOV section.
+void read_sriov_line(Sriov& sriov, std::string_view body, const LineCtx& ctx) {
+  if (starts_with(body, "Initial VFs:")) {
+    sriov.initial_vfs = field_number(body, "Initial VFs:", 10);
+    sriov.total_vfs = field_number(body, "Total VFs:", 10);
+    sriov.num_vfs = field_number(body, "Number of VFs:", 10);
+    if (!sriov.total_vfs || !sriov.num_vfs) {
+      ctx.fail(body, "expected 'Initial VFs: N, Total VFs: N, Number of VFs: N'");
+    }
+  } else if (starts_with(body, "VF offset:")) {
+    sriov.vf_offset = field_number(body, "VF offset:", 10);
+    sriov.vf_stride = field_number(body, "stride:", 10);
+    if (const auto id = field_number(body, "Device ID:", 16); id && *id <= 0xffff) {
+      sriov.vf_device_id = static_cast<std::uint16_t>(*id);
+    }
+  }
+}
+
 }  // namespace
 
 void load_lspci_verbose(Host& host, std::string_view text, const std::string& path) {
-  std::optional<std::size_t> cur;
-  bool in_sriov = false;
-  bool saw_caps_denied = false;
-  int plain_region = 0;
+  Section section;
+  bool warned_denied = false;
   std::uint32_t line_no = 0;
   std::size_t parsed = 0;
   for (const std::string_view raw : LineRange(text)) {
@@ -179,133 +345,21 @@ void load_lspci_verbose(Host& host, std::string_view text, const std::string& pa
     const LineCtx ctx{path, line_no, raw};
     if (trim(raw).empty()) continue;
     if (raw.front() != ' ' && raw.front() != '\t') {
-      const auto sp = raw.find(' ');
-      const auto bdf = parse_bdf(raw.substr(0, sp));
-      if (!bdf || sp == std::string_view::npos) {
-        ctx.fail(raw, "expected a device line '[DDDD:]BB:DD.F <class>: <name>' (lspci -vvv output)");
-      }
-      cur = host.upsert(*bdf);
+      section = Section{read_device_line(host, raw, ctx)};
       ++parsed;
-      host.at(*cur).origins.push_back(Origin{path, line_no});
-      in_sriov = false;
-      plain_region = 0;
-      parse_header(host, *cur, raw.substr(sp + 1), ctx);
       continue;
     }
-    if (!cur) ctx.fail(raw, "indented line before the first device line");
-    Device& d = host.at(*cur);
+    if (!section.device) ctx.fail(raw, "indented line before the first device line");
+    Device& d = host.at(*section.device);
     const std::string_view body = trim(raw);
-
     if (starts_with(body, "Capabilities:")) {
-      in_sriov = body.find("Single Root I/O Virtualization") != std::string_view::npos;
-      if (in_sriov && !d.sriov) d.sriov = Sriov{};
-      if (body.find("<access denied>") != std::string_view::npos && !saw_caps_denied) {
-        saw_caps_denied = true;
-        host.warn(Origin{path, line_no},
-                  "capabilities not readable (lspci run without root): port types, ACS, ATS and "
-                  "SR-IOV are unknown");
-      }
-      if (const auto e = body.find("] Express "); e != std::string_view::npos) {
-        std::string_view t = body.substr(e + 10);
-        if (starts_with(t, "(v")) t = trim(t.substr(t.find(')') + 1));
-        d.port_type = parse_port_type(t);
-        d.port_type_inferred = false;
-      } else if (body.find("Address Translation Service (ATS)") != std::string_view::npos) {
-        d.ats_present = true;
-      } else if (body.find("Access Control Services") != std::string_view::npos) {
-        if (!d.acs) d.acs = Acs{};
-      }
-      continue;
-    }
-    if (starts_with(body, "Region ")) {
-      const auto c = body.find(':');
-      const auto idx = c == std::string_view::npos ? std::nullopt : parse_decimal(body.substr(7, c - 7));
-      if (!idx || *idx > 5) ctx.fail(body, "expected 'Region N:' with N from 0 to 5");
-      Bar bar = parse_region(trim(body.substr(c + 1)), static_cast<int>(*idx), ctx);
-      if (in_sriov) {
-        d.sriov->vf_bars.push_back(bar);
-      } else {
-        d.bars.push_back(bar);
-      }
-      continue;
-    }
-    if (starts_with(body, "Memory at ") || starts_with(body, "I/O ports at ")) {
-      d.bars.push_back(parse_region(body, -1 - plain_region++, ctx));
-      continue;
-    }
-    if (starts_with(body, "Subsystem:")) {
-      const NameIds ids = split_device_name(trim(body.substr(10)));
-      d.subsystem = std::string(ids.name);
-      d.subsys_vendor_id = ids.vendor_id;
-      d.subsys_device_id = ids.device_id;
+      read_capability_heading(host, d, body, section, warned_denied, ctx);
     } else if (starts_with(body, "Bus: primary=")) {
-      const auto p = field_number(body, "primary=", 16);
-      const auto s = field_number(body, "secondary=", 16);
-      const auto u = field_number(body, "subordinate=", 16);
-      if (!p || !s || !u || *p > 0xff || *s > 0xff || *u > 0xff) {
-        ctx.fail(body, "expected 'Bus: primary=XX, secondary=XX, subordinate=XX'");
-      }
-      if (d.secondary_bus && *d.secondary_bus != *s) {
-        host.warn(Origin{path, line_no},
-                  fmt::format("{}: another input gives secondary bus {:02x}, this line says {:02x}",
-                              d.bdf.to_string(), *d.secondary_bus, *s));
-        continue;  // keep the first input's (lspci -tv is given first, as the kernel enumerated)
-      }
-      d.primary_bus = static_cast<std::uint8_t>(*p);
-      d.secondary_bus = static_cast<std::uint8_t>(*s);
-      d.subordinate_bus = static_cast<std::uint8_t>(*u);
-    } else if (starts_with(body, "NUMA node:")) {
-      const auto n = parse_signed(trim(body.substr(10)));
-      if (!n) ctx.fail(body, "expected a number after 'NUMA node:'");
-      if (*n >= 0) d.numa_node = static_cast<int>(*n);
-    } else if (starts_with(body, "IOMMU group:")) {
-      const auto n = parse_decimal(trim(body.substr(12)));
-      if (n) d.iommu_group = static_cast<int>(*n);
-    } else if (starts_with(body, "Flags:") && body.find("devsel") != std::string_view::npos) {
-      if (const auto n = field_number(body, "NUMA node ", 10)) d.numa_node = static_cast<int>(*n);
-      if (const auto g = field_number(body, "IOMMU group ", 10)) d.iommu_group = static_cast<int>(*g);
-    } else if (starts_with(body, "Kernel driver in use:")) {
-      d.driver = std::string(trim(body.substr(21)));
-      in_sriov = false;
-    } else if (starts_with(body, "Kernel modules:")) {
-      d.modules.clear();
-      for (const std::string_view m : split_any(body.substr(15), ",")) d.modules.emplace_back(m);
-      in_sriov = false;
-    } else if (starts_with(body, "Physical Slot:")) {
-      d.physical_slot = std::string(trim(body.substr(14)));
-    } else if (starts_with(body, "LnkCap:")) {
-      d.link_cap = parse_link(body.substr(7));
-    } else if (starts_with(body, "LnkSta:")) {
-      d.link_sta = parse_link(body.substr(7));
-    } else if (starts_with(body, "ACSCap:")) {
-      if (!d.acs) d.acs = Acs{};
-      d.acs->cap = parse_acs_bits(body.substr(7));
-    } else if (starts_with(body, "ACSCtl:")) {
-      if (!d.acs) d.acs = Acs{};
-      d.acs->ctl = parse_acs_bits(body.substr(7));
-    } else if (starts_with(body, "ATSCtl:")) {
-      d.ats_present = true;
-      const std::string_view v = trim(body.substr(7));
-      if (starts_with(v, "Enable+")) {
-        d.ats_enabled = true;
-      } else if (starts_with(v, "Enable-")) {
-        d.ats_enabled = false;
-      } else {
-        ctx.fail(v, "expected 'Enable+' or 'Enable-' after 'ATSCtl:'");
-      }
-    } else if (in_sriov && starts_with(body, "Initial VFs:")) {
-      d.sriov->initial_vfs = field_number(body, "Initial VFs:", 10);
-      d.sriov->total_vfs = field_number(body, "Total VFs:", 10);
-      d.sriov->num_vfs = field_number(body, "Number of VFs:", 10);
-      if (!d.sriov->total_vfs || !d.sriov->num_vfs) {
-        ctx.fail(body, "expected 'Initial VFs: N, Total VFs: N, Number of VFs: N'");
-      }
-    } else if (in_sriov && starts_with(body, "VF offset:")) {
-      d.sriov->vf_offset = field_number(body, "VF offset:", 10);
-      d.sriov->vf_stride = field_number(body, "stride:", 10);
-      if (const auto id = field_number(body, "Device ID:", 16); id && *id <= 0xffff) {
-        d.sriov->vf_device_id = static_cast<std::uint16_t>(*id);
-      }
+      read_bus_line(host, d, body, ctx);
+    } else if (!read_region_line(d, body, section, ctx) &&
+               !read_placement_line(d, body, section, ctx) && !read_register_line(d, body, ctx) &&
+               section.in_sriov) {
+      read_sriov_line(*d.sriov, body, ctx);
     }
   }
   if (parsed == 0) throw Error(path, "no devices in lspci output");

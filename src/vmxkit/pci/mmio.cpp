@@ -45,63 +45,73 @@ std::uint64_t next_pow2(std::uint64_t n) {
   return p;
 }
 
-MmioResult size_64bit_mmio(const std::vector<MmioDevice>& devices) {
-  MmioResult r;
-  std::uint64_t fb_total = 0;
-  bool fb_known = true;
-  bool any_gpu = false;
-  std::vector<std::string> kb_gpus;  // GPUs sized by the KB rule alone
-  for (const MmioDevice& m : devices) {
-    const CatalogEntry* model = m.model ? m.model : (m.device ? m.device->model : nullptr);
-    const bool gpu = (m.device && m.device->role == Role::gpu) || (model && model->role == Role::gpu);
-    if (gpu) {
-      any_gpu = true;
-      if (model && model->framebuffer_gb) {
-        fb_total += *model->framebuffer_gb;
-      } else {
-        fb_known = false;
-      }
-    }
-    // 1. The capture.
-    bool from_capture = false;
-    if (m.device != nullptr) {
-      for (const Bar& b : m.device->bars) {
-        if (b.io || !b.size) continue;
-        if (!b.is_64bit) {
-          r.below_4g.push_back(fmt::format("{} BAR{} {} (32-bit)", m.label, b.index, format_size(*b.size)));
-          continue;
-        }
-        r.bars.push_back(MmioBar{m.label, b.index >= 0 ? fmt::format("BAR{}", b.index) : "BAR", *b.size,
-                                 0, origin_text(*m.device)});
-        from_capture = true;
-      }
-    }
-    if (from_capture) continue;
-    // 2. The catalogue.
-    if (model && model->bar1_bytes) {
-      const std::string src = fmt::format("catalogue {} ({})", model->id_string(), model->source);
-      r.bars.push_back(MmioBar{m.label, "BAR1", *model->bar1_bytes, 0, src});
-      for (const Bar& b : model->other_bars) {
-        r.bars.push_back(MmioBar{m.label, fmt::format("BAR{}", b.index), *b.size, 0, src});
-      }
-      continue;
-    }
-    if (model && !gpu && !model->other_bars.empty()) {
-      const std::string src = fmt::format("catalogue {} ({})", model->id_string(), model->source);
-      for (const Bar& b : model->other_bars) {
-        r.bars.push_back(MmioBar{m.label, fmt::format("BAR{}", b.index), *b.size, 0, src});
-      }
-      continue;
-    }
-    // 3. A GPU whose BARs are not known: KB 323402's rule covers it (below), not a guessed BAR.
-    if (gpu && model && model->framebuffer_gb) {
-      kb_gpus.push_back(fmt::format("{} ({} GB framebuffer)", m.label, *model->framebuffer_gb));
-      continue;
-    }
-    r.unknown.push_back(m.label);
-  }
+namespace {
 
-  // Natural alignment: each BAR at a multiple of its (power-of-two) size; largest first packs tight.
+// What KB 323402 needs: the GPUs' total framebuffer, known when every GPU's is.
+struct Framebuffers {
+  bool any_gpu = false;
+  bool known = true;
+  std::uint64_t total_gb = 0;
+  std::vector<std::string> kb_gpus;  ///< GPUs sized by the KB rule alone
+};
+
+// Decides where one device's BARs come from: the capture (its 64-bit BARs; 32-bit ones live
+// below 4 GiB), else the catalogue, else, for a GPU whose framebuffer is known, KB 323402's rule
+// alone rather than a guessed BAR; a device with none of these is not counted.
+void add_device_bars(const MmioDevice& m, MmioResult& r, Framebuffers& fb) {
+  const CatalogEntry* model = m.model ? m.model : (m.device ? m.device->model : nullptr);
+  const bool gpu = (m.device && m.device->role == Role::gpu) || (model && model->role == Role::gpu);
+  if (gpu) {
+    fb.any_gpu = true;
+    if (model && model->framebuffer_gb) {
+      fb.total_gb += *model->framebuffer_gb;
+    } else {
+      fb.known = false;
+    }
+  }
+  // 1. The capture.
+  bool from_capture = false;
+  if (m.device != nullptr) {
+    for (const Bar& b : m.device->bars) {
+      if (b.io || !b.size) continue;
+      if (!b.is_64bit) {
+        r.below_4g.push_back(
+            fmt::format("{} BAR{} {} (32-bit)", m.label, b.index, format_size(*b.size)));
+        continue;
+      }
+      r.bars.push_back(MmioBar{m.label, b.index >= 0 ? fmt::format("BAR{}", b.index) : "BAR",
+                               *b.size, 0, origin_text(*m.device)});
+      from_capture = true;
+    }
+  }
+  if (from_capture) return;
+  // 2. The catalogue.
+  if (model && model->bar1_bytes) {
+    const std::string src = fmt::format("catalogue {} ({})", model->id_string(), model->source);
+    r.bars.push_back(MmioBar{m.label, "BAR1", *model->bar1_bytes, 0, src});
+    for (const Bar& b : model->other_bars) {
+      r.bars.push_back(MmioBar{m.label, fmt::format("BAR{}", b.index), *b.size, 0, src});
+    }
+    return;
+  }
+  if (model && !gpu && !model->other_bars.empty()) {
+    const std::string src = fmt::format("catalogue {} ({})", model->id_string(), model->source);
+    for (const Bar& b : model->other_bars) {
+      r.bars.push_back(MmioBar{m.label, fmt::format("BAR{}", b.index), *b.size, 0, src});
+    }
+    return;
+  }
+  // 3. A GPU whose BARs are not known: KB 323402's rule covers it (below), not a guessed BAR.
+  if (gpu && model && model->framebuffer_gb) {
+    fb.kb_gpus.push_back(fmt::format("{} ({} GB framebuffer)", m.label, *model->framebuffer_gb));
+    return;
+  }
+  r.unknown.push_back(m.label);
+}
+
+// Packs the BARs with natural alignment (each at a multiple of its power-of-two size; largest
+// first packs tight) and sizes 64bitMMIOSizeGB as the power of two of GiB that holds them.
+void pack_bars(MmioResult& r) {
   std::stable_sort(r.bars.begin(), r.bars.end(),
                    [](const MmioBar& a, const MmioBar& b) { return a.size > b.size; });
   std::uint64_t offset = 0;
@@ -122,22 +132,36 @@ MmioResult size_64bit_mmio(const std::vector<MmioDevice>& devices) {
     r.lines.push_back(
         fmt::format("BARs: 64bitMMIOSizeGB = {} (the power of two >= {} GiB)", r.size_gb, gib));
   }
-  if (any_gpu && fb_known && fb_total > 0) {
-    r.kb_gb = static_cast<unsigned>(next_pow2(2 * fb_total));
-    r.lines.push_back(fmt::format("KB 323402: 2 x {} GB total framebuffer = {} -> {}", fb_total,
-                                  2 * fb_total, *r.kb_gb));
-  } else if (any_gpu) {
+}
+
+// KB 323402's figure (the power of two >= 2 x total framebuffer), and whether it decides: for
+// GPUs without known BARs, the KB figure (whose doubling is the headroom for the small BARs and
+// alignment) is the answer when it is larger than what the known BARs need.
+void apply_kb_rule(MmioResult& r, const Framebuffers& fb) {
+  if (fb.any_gpu && fb.known && fb.total_gb > 0) {
+    r.kb_gb = static_cast<unsigned>(next_pow2(2 * fb.total_gb));
+    r.lines.push_back(fmt::format("KB 323402: 2 x {} GB total framebuffer = {} -> {}", fb.total_gb,
+                                  2 * fb.total_gb, *r.kb_gb));
+  } else if (fb.any_gpu) {
     r.lines.push_back("KB 323402: not computed (framebuffer of a GPU not known)");
   }
-  // GPUs without known BARs: the KB figure (whose doubling is the headroom for the small BARs
-  // and alignment) is the answer when it is larger than what the known BARs need.
-  if (!kb_gpus.empty() && r.kb_gb) {
-    for (const std::string& g : kb_gpus) {
+  if (!fb.kb_gpus.empty() && r.kb_gb) {
+    for (const std::string& g : fb.kb_gpus) {
       r.lines.push_back(fmt::format("BAR sizes not known for {}: KB 323402 rule applies", g));
     }
     if (*r.kb_gb > r.size_gb) r.size_gb = *r.kb_gb;
     r.estimated = true;
   }
+}
+
+}  // namespace
+
+MmioResult size_64bit_mmio(const std::vector<MmioDevice>& devices) {
+  MmioResult r;
+  Framebuffers fb;
+  for (const MmioDevice& m : devices) add_device_bars(m, r, fb);
+  pack_bars(r);
+  apply_kb_rule(r, fb);
   if (!r.bars.empty() || r.estimated) {
     r.lines.push_back(fmt::format("=> pciPassthru.64bitMMIOSizeGB = {}", r.size_gb));
   }

@@ -103,10 +103,5 @@ Topology analyze(const Host& host, const AnalysisOptions& options);
 /// The matrix and legends in the layout of `nvidia-smi topo -m` (tabs, `X` cells, CPU/NUMA
 /// affinity columns, `Legend:` and `NIC Legend:`), then the verdicts and the best NIC per GPU.
 std::string render_topology_text(const Host& host, const Topology& topo);
-/// The same as a JSON document (fields in docs/json-output.md).
-std::string render_topology_json(const Host& host, const Topology& topo);
-
-/// JSON string literal with escapes.
-std::string json_quote(std::string_view text);
 
 }  // namespace vmxkit::pci

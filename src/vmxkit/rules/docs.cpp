@@ -40,7 +40,7 @@ std::string catalogue_markdown() {
   }
   for (const Rule* r : all_rules()) {
     // A rule page is a level-2 heading inside the catalogue.
-    const std::string page = "#" + rule_page(*r);
+    const std::string page = fmt::format("#{}", rule_page(*r));
     // Level-2 headings of the doc become level-3.
     std::string shifted;
     std::size_t pos = 0;

@@ -10,6 +10,7 @@
 #include "vmxkit/core/text_edit.h"
 #include "vmxkit/pci/catalog.h"
 #include "vmxkit/rules/context.h"
+#include "vmxkit/rules/parse_problems.h"
 #include "vmxkit/rules/rules.h"
 #include "vmxkit/vsphere/load.h"
 #include "vmxkit/vmx/document.h"
@@ -146,7 +147,7 @@ void lint_spec(LintResult& result, std::string bytes, const LintOptions& options
                const pci::Catalog& catalog) {
   vsphere::Loaded loaded = vsphere::load(result.path, std::move(bytes));
   result.format = InputFormat::configspec;
-  result.diagnostics = std::move(loaded.diagnostics);
+  result.diagnostics = schema_diagnostics(loaded.schema_problems);
   for (const vsphere::LoadedVm& vm : loaded.vms) {
     const Context ctx(result.path, loaded.source.bytes(), nullptr, vm.config, catalog,
                       options.host);

@@ -11,6 +11,11 @@
 namespace vmxkit::rules {
 namespace {
 
+struct KnownKey {
+  std::string_view name;  // canonical spelling; per-device keys are written `pciPassthruN.`
+  ValueType type;
+};
+
 // Sources: vmware-vmx-and-configspec.md §2-3 (NVIDIA GPU Operator and OpenShift docs, VMware
 // blogs and KBs, ESXi-written files).
 constexpr std::array<KnownKey, 27> kKeys = {{
@@ -69,8 +74,6 @@ const KnownKey* find_known(std::string_view key) {
 }
 
 }  // namespace
-
-std::span<const KnownKey> known_keys() { return kKeys; }
 
 std::optional<std::string> canonical_key(std::string_view key) {
   const KnownKey* k = find_known(key);

@@ -3,21 +3,12 @@
 #pragma once
 
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 
 namespace vmxkit::rules {
 
 enum class ValueType : unsigned char { boolean, integer, text };
-
-struct KnownKey {
-  std::string_view name;  ///< canonical spelling; per-device keys are written `pciPassthruN.`
-  ValueType type;
-};
-
-/// VM-wide keys (`pciPassthru.allowP2P`...) and per-device fields (`pciPassthruN.present`...).
-std::span<const KnownKey> known_keys();
 
 /// The canonical spelling of `key` when it is a known key written in another letter case or
 /// exactly; `pciPassthru7.DEVICEID` gives `pciPassthru7.deviceId`. nullopt for unknown keys.

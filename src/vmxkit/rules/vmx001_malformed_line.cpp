@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "vmxkit/rules/parse_problems.h"
 #include "vmxkit/rules/rules.h"
 
 namespace vmxkit::rules {
@@ -34,15 +35,29 @@ No automatic fix: what the line meant cannot be known. vmxkit keeps the line byt
 - NVIDIA cloud-native-docs `openshift/nvaie-with-ocp.rst` (settings written as `key VALUE`)
 )md";
 
-void check(const Context& ctx, Sink& sink) {
+void check(const Context& ctx, Sink& sink) { report_line_problems(kVMX001, ctx, sink); }
+
+}  // namespace
+
+const Rule& rule_for(vmx::Problem kind) {
+  // VMX002 has the line cut short; VMX001 every other line VMware's reader rejects.
+  return kind == vmx::Problem::unterminated_quote ? kVMX002 : kVMX001;
+}
+
+void report_line_problems(const Rule& rule, const Context& ctx, Sink& sink) {
   if (ctx.document() == nullptr) return;
-  for (Diagnostic& d : ctx.document()->diagnostics()) {
-    if (d.rule_id != kVMX001.id) continue;
-    sink.report(kVMX001, d.begin, d.end, std::move(d.message));
+  for (vmx::LineProblem& p : ctx.document()->problems()) {
+    if (&rule_for(p.kind) == &rule) sink.report(rule, p.begin, p.end, std::move(p.message));
   }
 }
 
-}  // namespace
+std::vector<Diagnostic> line_diagnostics(std::span<const vmx::LineProblem> problems) {
+  Sink sink;
+  for (const vmx::LineProblem& p : problems) {
+    sink.report(rule_for(p.kind), p.begin, p.end, p.message);
+  }
+  return std::move(sink.diagnostics());
+}
 
 extern const Rule kVMX001{
     .id = "VMX001",

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "vmxkit/rules/parse_problems.h"
 #include "vmxkit/rules/rules.h"
 
 namespace vmxkit::rules {
@@ -30,13 +31,8 @@ No automatic fix: where the value was meant to end cannot be known.
 - open-vm-tools `lib/dict/dictll.c` (quoted values end at the next `"`)
 )md";
 
-void check(const Context& ctx, Sink& sink) {
-  if (ctx.document() == nullptr) return;
-  for (Diagnostic& d : ctx.document()->diagnostics()) {
-    if (d.rule_id != kVMX002.id) continue;
-    sink.report(kVMX002, d.begin, d.end, std::move(d.message));
-  }
-}
+// The parser finds the line (vmx::Document::problems()); rule_for() says it is this rule's.
+void check(const Context& ctx, Sink& sink) { report_line_problems(kVMX002, ctx, sink); }
 
 }  // namespace
 

@@ -54,7 +54,7 @@ void check(const Context& ctx, Sink& sink) {
         kVMX008, line.value_begin, line.value_end,
         raw.empty() ? fmt::format("empty value of '{}' is not written as \"\"", doc->key(line))
                     : fmt::format("value of '{}' is not quoted", doc->key(line)));
-    std::string quoted = "\"" + std::string(raw) + "\"";
+    std::string quoted = fmt::format("\"{}\"", raw);
     if (raw.empty() && line.comment_begin < line.end && line.value_begin == line.comment_begin) {
       quoted.push_back(' ');
     }

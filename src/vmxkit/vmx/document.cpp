@@ -232,18 +232,17 @@ std::string describe(Problem problem, std::string_view key) {
   return "malformed line";
 }
 
-std::vector<Diagnostic> Document::diagnostics() const {
-  std::vector<Diagnostic> out;
+std::vector<LineProblem> Document::problems() const {
+  std::vector<LineProblem> out;
   for (const Line& line : lines_) {
     if (line.kind != LineKind::malformed) continue;
-    Diagnostic d;
-    d.rule_id = line.problem == Problem::unterminated_quote ? "VMX002" : "VMX001";
-    d.severity = Severity::error;
-    d.begin = line.problem_at;
+    LineProblem p;
+    p.kind = line.problem;
+    p.begin = line.problem_at;
     // At least one byte wide, but never past the end of a last line without a newline.
-    d.end = std::min<std::size_t>(std::max(line.problem_at + 1, line.end), bytes().size());
-    d.message = describe(line.problem, key(line));
-    out.push_back(std::move(d));
+    p.end = std::min<std::size_t>(std::max(line.problem_at + 1, line.end), bytes().size());
+    p.message = describe(line.problem, key(line));
+    out.push_back(std::move(p));
   }
   return out;
 }

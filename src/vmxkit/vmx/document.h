@@ -11,7 +11,6 @@
 
 #include "vmxkit/core/text.h"
 #include "vmxkit/model/vm_config.h"
-#include "vmxkit/core/diagnostic.h"
 #include "vmxkit/core/source_file.h"
 
 /// The lossless `.vmx` document: every byte of the input belongs to exactly one line, and an
@@ -54,6 +53,16 @@ enum class Problem : std::uint8_t {
   text_after_value,    ///< something other than a '#' comment after the value
 };
 
+/// A malformed line as the parser reports it: what is wrong, where (from the problem to the end
+/// of the line, at least one byte unless at the end of the document) and the message naming
+/// what was expected. The rules layer turns these into diagnostics (rules/parse_problems.h).
+struct LineProblem {
+  Problem kind = Problem::none;
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  std::string message;
+};
+
 /// One line as byte offsets into the document. Offsets are absolute, so a line can be turned
 /// into text edits without copying it.
 struct Line {
@@ -77,7 +86,7 @@ struct Line {
 class Document {
  public:
   /// Parses `bytes`. Never fails on content: malformed lines are kept and reported by
-  /// diagnostics(). Throws vmxkit::Error only when the input is larger than 4 GiB - 1.
+  /// problems(). Throws vmxkit::Error only when the input is larger than 4 GiB - 1.
   static Document parse(std::string bytes, std::string path = {});
 
   Document() = default;
@@ -116,8 +125,8 @@ class Document {
   /// The line ending most lines use; LF when the document has none.
   LineEnding dominant_line_ending() const;
 
-  /// A diagnostic for every malformed line (VMX001, or VMX002 for an unterminated quote).
-  std::vector<Diagnostic> diagnostics() const;
+  /// Every malformed line, in file order.
+  std::vector<LineProblem> problems() const;
 
   /// Line and column (1-based, bytes) of a byte offset.
   Location location(std::size_t offset) const;

@@ -44,7 +44,9 @@ TextEdit replace_value(const Document& doc, const Line& line, std::string_view v
     edit.replacement = std::string(value);
     return edit;
   }
-  edit.replacement = "\"" + escape::encode(value) + "\"";
+  edit.replacement.push_back('"');
+  escape::encode_append(value, edit.replacement);
+  edit.replacement.push_back('"');
   // An empty unquoted value right before a comment: keep a space between value and '#'.
   if (line.value_begin == line.comment_begin && line.comment_begin < line.end) {
     edit.replacement.push_back(' ');

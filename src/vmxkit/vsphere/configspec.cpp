@@ -3,11 +3,13 @@
 #include "vmxkit/vsphere/configspec.h"
 
 #include <charconv>
+#include <cstdint>
 #include <map>
 #include <set>
 
 #include "vmxkit/core/error.h"
 #include "vmxkit/vsphere/ids.h"
+#include "vmxkit/vsphere/text_checks.h"
 #include "vmxkit/vmx/document.h"
 #include "vmxkit/vmx/escape.h"
 
@@ -26,8 +28,25 @@ std::string vmx_device_id(const std::string& api_device_id) {
   return api_device_id;
 }
 
-[[noreturn]] void bad_setting(const std::string& path, const Setting& s, const std::string& what) {
-  throw Error(path, s.key + " = \"" + s.value + "\": " + what);
+// Where the settings came from, for messages: a path, and the file when the spans point into it.
+struct Origin {
+  const std::string& path;
+  const SourceFile* source = nullptr;
+};
+
+[[noreturn]] void bad_setting(const Origin& origin, const Setting& s, const std::string& what) {
+  const std::string message = s.key + " = " + quote_for_message(s.value) + ": " + what;
+  if (origin.source != nullptr && s.value_span.begin <= origin.source->bytes().size()) {
+    const Location l = origin.source->location(s.value_span.begin);
+    throw Error(origin.source->path(), l.line, l.column, message);
+  }
+  throw Error(origin.path, message);
+}
+
+std::int32_t count_setting(const Origin& origin, const Setting& s, const std::string& what) {
+  const auto v = parse_int(s.value);
+  if (!v || *v < 1 || *v > INT32_MAX) bad_setting(origin, s, what);
+  return static_cast<std::int32_t>(*v);
 }
 
 const Setting* field(const VmConfig& cfg, const PassthroughDevice& d, std::string_view name) {
@@ -40,21 +59,21 @@ const Setting* field(const VmConfig& cfg, const PassthroughDevice& d, std::strin
 
 std::string value_of(const Setting* s) { return s == nullptr ? std::string() : s->value; }
 
-std::int16_t api_vendor_id(const std::string& path, const Setting* s) {
+std::int16_t api_vendor_id(const Origin& path, const Setting* s) {
   if (s == nullptr) return 0;
   const auto v = parse_vmx_pci_id(s->value);
   if (!v) bad_setting(path, *s, "expected a PCI vendor id such as 0x10de");
   return to_signed_short(*v);
 }
 
-std::string api_device_id(const std::string& path, const Setting* s) {
+std::string api_device_id(const Origin& path, const Setting* s) {
   if (s == nullptr) return {};
   const auto v = parse_vmx_pci_id(s->value);
   if (!v) bad_setting(path, *s, "expected a PCI device id such as 0x20b5");
   return format_api_hex_id(*v);
 }
 
-std::string api_id(const std::string& path, const Setting* s) {
+std::string api_id(const Origin& path, const Setting* s) {
   if (s == nullptr) return {};
   const auto v = api_id_from_vmx(s->value);
   if (!v) bad_setting(path, *s, "expected a PCI address such as 00000:059:00.0");
@@ -62,7 +81,7 @@ std::string api_id(const std::string& path, const Setting* s) {
 }
 
 // Parses `0x10de:0x20f1` entries separated by commas or spaces.
-std::vector<AllowedDevice> parse_allowed(const std::string& path, const Setting& s) {
+std::vector<AllowedDevice> parse_allowed(const Origin& path, const Setting& s) {
   std::vector<AllowedDevice> out;
   std::string_view rest = s.value;
   while (!rest.empty()) {
@@ -99,6 +118,15 @@ std::string format_allowed(const std::vector<AllowedDevice>& devices) {
 
 VmConfig to_vm_config(const ConfigSpec& spec) {
   VmConfig cfg;
+  if (spec.name) cfg.add("displayName", *spec.name, spec.name_span, spec.name_span);
+  if (spec.guest_id) cfg.add("guestOS", *spec.guest_id, spec.guest_id_span, spec.guest_id_span);
+  if (spec.num_cpus) {
+    cfg.add("numvcpus", std::to_string(*spec.num_cpus), spec.cpus_span, spec.cpus_span);
+  }
+  if (spec.num_cores_per_socket) {
+    cfg.add("cpuid.coresPerSocket", std::to_string(*spec.num_cores_per_socket), spec.cores_span,
+            spec.cores_span);
+  }
   if (spec.memory_mb) {
     cfg.add("memsize", std::to_string(*spec.memory_mb), spec.memory_span, spec.memory_span);
   }
@@ -144,8 +172,12 @@ VmConfig to_vm_config(const ConfigSpec& spec) {
       case BackingType::none: break;
     }
   }
+  if (spec.memory_reservation_mb) {
+    cfg.add("sched.mem.min", std::to_string(*spec.memory_reservation_mb), spec.reservation_span,
+            spec.reservation_span);
+  }
   for (const OptionValue& o : spec.extra_config) {
-    if (o.value.empty()) continue;  // "Keys with empty values will be removed"
+    // An empty value asks vSphere to remove the key; it stays, empty, so that it is seen.
     cfg.settings.push_back({o.key, o.value, o.whole, o.key_span, o.value_span});
   }
   if (spec.firmware) cfg.add("firmware", *spec.firmware, spec.firmware_span, spec.firmware_span);
@@ -180,7 +212,9 @@ bool owned_by_vsphere(std::string_view key) {
   return false;
 }
 
-ConfigSpec from_vm_config(const VmConfig& config, const std::string& path) {
+namespace {
+
+ConfigSpec build_spec(const VmConfig& config, const Origin& path) {
   ConfigSpec spec;
   std::set<std::size_t> consumed;
   for (const PassthroughDevice& d : config.passthrough_devices()) {
@@ -252,6 +286,19 @@ ConfigSpec from_vm_config(const VmConfig& config, const std::string& path) {
       const auto v = parse_int(s.value);
       if (!v) bad_setting(path, s, "expected a memory size in MB");
       spec.memory_mb = *v;
+    } else if (iequals(s.key, "displayName")) {
+      spec.name = s.value;
+    } else if (iequals(s.key, "guestOS")) {
+      spec.guest_id = s.value;
+    } else if (iequals(s.key, "numvcpus")) {
+      spec.num_cpus = count_setting(path, s, "expected a number of virtual CPUs (1 or more)");
+    } else if (iequals(s.key, "cpuid.coresPerSocket")) {
+      spec.num_cores_per_socket =
+          count_setting(path, s, "expected a number of cores per socket (1 or more)");
+    } else if (iequals(s.key, "sched.mem.min") || iequals(s.key, "sched.mem.minSize")) {
+      const auto v = parse_int(s.value);
+      if (!v || *v < 0) bad_setting(path, s, "expected a memory reservation in MB");
+      spec.memory_reservation_mb = *v;
     } else if (iequals(s.key, "firmware")) {
       spec.firmware = s.value;
     } else if (iequals(s.key, "sched.mem.pin")) {
@@ -268,6 +315,16 @@ ConfigSpec from_vm_config(const VmConfig& config, const std::string& path) {
     }
   }
   return spec;
+}
+
+}  // namespace
+
+ConfigSpec from_vm_config(const VmConfig& config, const std::string& path) {
+  return build_spec(config, Origin{path, nullptr});
+}
+
+ConfigSpec from_vm_config(const VmConfig& config, const SourceFile& source) {
+  return build_spec(config, Origin{source.path(), &source});
 }
 
 std::string render_vmx(const VmConfig& config) {

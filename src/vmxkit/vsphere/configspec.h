@@ -76,39 +76,55 @@ struct DeviceChange {
 };
 
 struct ConfigSpec {
-  std::optional<std::int64_t> memory_mb;
+  std::optional<std::string> name;                   ///< `displayName`
+  std::optional<std::string> guest_id;               ///< `guestOS`
+  std::optional<std::int32_t> num_cpus;              ///< `numvcpus`
+  std::optional<std::int32_t> num_cores_per_socket;  ///< `cpuid.coresPerSocket`
+  std::optional<std::int64_t> memory_mb;             ///< `memsize`
   std::vector<DeviceChange> device_change;
+  /// memoryAllocation.reservation, in MB: `sched.mem.min`.
+  std::optional<std::int64_t> memory_reservation_mb;
   std::vector<OptionValue> extra_config;
   std::optional<std::string> firmware;
-  std::optional<bool> memory_reservation_locked_to_max;
-  SourceSpan whole, memory_span, firmware_span, locked_span;
+  std::optional<bool> memory_reservation_locked_to_max;  ///< `sched.mem.pin`
+  SourceSpan whole, name_span, guest_id_span, cpus_span, cores_span, memory_span, reservation_span,
+      firmware_span, locked_span;
   /// from_vm_config: keys left out because vSphere owns them (see owned_by_vsphere()).
   std::vector<std::string> not_sent;
 };
 
 /// Keys that vSphere sets through ConfigSpec fields or virtual devices and ignores (or
 /// rejects) as extraConfig: identity and hardware (`displayName`, `guestOS`, `numvcpus`,
-/// `virtualHW.version`, `uuid.*`...), the memory reservation (`sched.mem.min`: the reservation
-/// is `memoryReservationLockedToMax`), and device keys (`scsi0:0.fileName`, `ethernet0.*`,
-/// `pciBridge4.*`, `sata0.*`, ...).
+/// `virtualHW.version`, `uuid.*`...), the memory reservation (`sched.mem.min`), and device keys
+/// (`scsi0:0.fileName`, `ethernet0.*`, `pciBridge4.*`, `sata0.*`, ...). from_vm_config() maps
+/// those with a ConfigSpec field to it (see there); the others are not sent.
 bool owned_by_vsphere(std::string_view key);
 
-/// The settings the equivalent `.vmx` would hold, in the spec's element order: `memsize`, one
-/// `pciPassthruN.*` group per added or edited passthrough device (N counts from 0 in document
-/// order), the `extraConfig` keys as they are (an empty value removes a key, so it is left
-/// out), `firmware`, `sched.mem.pin`. Spans point at the elements the settings came from.
-/// Devices being removed are not settings of the VM and are left out.
+/// The settings the equivalent `.vmx` would hold, in the spec's element order: `displayName`
+/// (name), `guestOS` (guestId), `numvcpus` (numCPUs), `cpuid.coresPerSocket`
+/// (numCoresPerSocket), `memsize` (memoryMB), one `pciPassthruN.*` group per added or edited
+/// passthrough device (N counts from 0 in document order), `sched.mem.min`
+/// (memoryAllocation.reservation), the `extraConfig` keys as they are, `firmware`,
+/// `sched.mem.pin` (memoryReservationLockedToMax). An extraConfig key with an empty value, which
+/// asks vSphere to remove the key, is kept with its empty value so that no key goes missing.
+/// Spans point at the elements the settings came from. Devices being removed are not settings
+/// of the VM and are left out.
 VmConfig to_vm_config(const ConfigSpec& spec);
 
-/// The reverse mapping, for the writers: `memsize` -> memoryMB, `firmware`, `sched.mem.pin` ->
-/// memoryReservationLockedToMax, each present `pciPassthruN` group -> a device being added
-/// (key -(100 + N)) and every other key -> extraConfig, in the order of the settings, except
-/// the keys vSphere owns (owned_by_vsphere(), listed in `not_sent`).
+/// The reverse mapping, for the writers: `displayName` -> name, `guestOS` -> guestId,
+/// `numvcpus` -> numCPUs, `cpuid.coresPerSocket` -> numCoresPerSocket, `memsize` -> memoryMB,
+/// `sched.mem.min` (or `sched.mem.minSize`) -> memoryAllocation.reservation, `firmware`,
+/// `sched.mem.pin` -> memoryReservationLockedToMax, each present `pciPassthruN` group -> a
+/// device being added (key -(100 + N)) and every other key -> extraConfig, in the order of the
+/// settings, except the other keys vSphere owns (owned_by_vsphere(), listed in `not_sent`).
 /// `.encoding` is a property of the file and is dropped. A `pciPassthruN` group that names no
 /// device vmxkit can build (no id, vgpu, allowedDevices or pfId) goes to extraConfig as it is.
-/// Throws vmxkit::Error naming the setting when a device's id, deviceId or vendorId cannot be
-/// converted.
+/// Throws vmxkit::Error naming the setting (its value quoted, control bytes escaped) when a
+/// number, a boolean or a device's id, deviceId or vendorId cannot be converted.
 ConfigSpec from_vm_config(const VmConfig& config, const std::string& path = {});
+
+/// The same, for settings read from `source`: errors name `file:line:col` of the value.
+ConfigSpec from_vm_config(const VmConfig& config, const SourceFile& source);
 
 /// The `.vmx` text of a VmConfig, in VMware's writer form (`key = "value"`, `|XX` escapes).
 std::string render_vmx(const VmConfig& config);

@@ -6,6 +6,7 @@
 #include <pugixml.hpp>
 
 #include "vmxkit/vsphere/ids.h"
+#include "vmxkit/vsphere/text_checks.h"
 #include "vmxkit/vsphere/xml_support.h"
 
 namespace vmxkit::vsphere {
@@ -60,9 +61,26 @@ class Reader {
     for (pugi::xml_node c = node.first_child(); c; c = c.next_sibling()) {
       if (c.type() != pugi::node_element) continue;
       const std::string_view name = local_name(c.name());
-      if (name == "memoryMB") {
+      if (name == "name") {
+        s.name = c.text().get();
+        s.name_span = pos_.element(c);
+      } else if (name == "guestId") {
+        s.guest_id = c.text().get();
+        s.guest_id_span = pos_.element(c);
+      } else if (name == "numCPUs") {
+        s.num_cpus = int32(c, "numCPUs");
+        s.cpus_span = pos_.element(c);
+      } else if (name == "numCoresPerSocket") {
+        s.num_cores_per_socket = int32(c, "numCoresPerSocket");
+        s.cores_span = pos_.element(c);
+      } else if (name == "memoryMB") {
         s.memory_mb = integer(c, "memoryMB");
         s.memory_span = pos_.element(c);
+      } else if (name == "memoryAllocation") {
+        if (const pugi::xml_node r = child(c, "reservation")) {
+          s.memory_reservation_mb = integer(r, "reservation");
+          s.reservation_span = pos_.element(r);
+        }
       } else if (name == "deviceChange") {
         if (auto dc = read_device_change(c)) s.device_change.push_back(std::move(*dc));
       } else if (name == "extraConfig") {
@@ -104,7 +122,8 @@ class Reader {
       dc.operation = op.text().get();
       dc.operation_span = pos_.element(op);
       if (dc.operation != "add" && dc.operation != "remove" && dc.operation != "edit") {
-        pos_.fail(op, "operation must be add, remove or edit, not '" + dc.operation + "'");
+        pos_.fail(op,
+                  "operation must be add, remove or edit, not " + quote_for_message(dc.operation));
       }
     } else {
       dc.operation.clear();
@@ -204,8 +223,10 @@ class Reader {
     if (const pugi::xml_node v = child(node, "vendorId")) {
       const auto n = parse_long(v.text().get());
       if (!n || *n < -32768 || *n > 65535) {
-        pos_.fail(v, "vendorId must be a PCI vendor id as an xsd:short (0x10de is 4318, "
-                     "0x8086 is -32634), not '" + std::string(v.text().get()) + "'");
+        pos_.fail(v,
+                  "vendorId must be a PCI vendor id as an xsd:short (0x10de is 4318, "
+                  "0x8086 is -32634), not " +
+                      quote_for_message(v.text().get()));
       }
       b.vendor_id = static_cast<std::int32_t>(*n);
       b.vendor_id_span = pos_.text(v);
@@ -225,7 +246,8 @@ class Reader {
   std::int64_t integer(pugi::xml_node node, std::string_view what) {
     const auto v = parse_long(node.text().get());
     if (!v) {
-      pos_.fail(node, std::string(what) + " must be an integer, not '" + node.text().get() + "'");
+      pos_.fail(node, std::string(what) + " must be an integer, not " +
+                          quote_for_message(node.text().get()));
     }
     return *v;
   }
@@ -240,8 +262,8 @@ class Reader {
     const std::string_view t = node.text().get();
     if (t == "true" || t == "1") return true;
     if (t == "false" || t == "0") return false;
-    pos_.fail(node, std::string(local_name(node.name())) + " must be true or false, not '" +
-                        std::string(t) + "'");
+    pos_.fail(node, std::string(local_name(node.name())) + " must be true or false, not " +
+                        quote_for_message(t));
   }
 
   xml::Positions pos_;
@@ -254,8 +276,19 @@ class Writer {
   explicit Writer(std::string& out) : out_(out) {}
 
   void spec_fields(const ConfigSpec& s, int indent) {
+    if (s.name) leaf(indent, "name", *s.name);
+    if (s.guest_id) leaf(indent, "guestId", *s.guest_id);
+    if (s.num_cpus) leaf(indent, "numCPUs", std::to_string(*s.num_cpus));
+    if (s.num_cores_per_socket) {
+      leaf(indent, "numCoresPerSocket", std::to_string(*s.num_cores_per_socket));
+    }
     if (s.memory_mb) leaf(indent, "memoryMB", std::to_string(*s.memory_mb));
     for (const DeviceChange& dc : s.device_change) device_change(dc, indent);
+    if (s.memory_reservation_mb) {
+      open(indent, "memoryAllocation", {});
+      leaf(indent + 1, "reservation", std::to_string(*s.memory_reservation_mb));
+      close(indent, "memoryAllocation");
+    }
     for (const OptionValue& o : s.extra_config) {
       open(indent, "extraConfig", "OptionValue");
       leaf(indent + 1, "key", o.key);

@@ -2,8 +2,11 @@
 #include "vmxkit/vsphere/json.h"
 
 #include <cstdio>
+#include <unordered_map>
 
 #include "vmxkit/core/error.h"
+#include "vmxkit/core/text.h"
+#include "vmxkit/vsphere/text_checks.h"
 #include "vmxkit/vsphere/xml_support.h"
 
 namespace vmxkit::vsphere::json {
@@ -51,6 +54,7 @@ class Parser {
       if (peek('}')) {
         ++pos_;
       } else {
+        std::unordered_map<std::string, std::size_t> index;  // used from kIndexFrom members on
         for (;;) {
           skip_ws();
           if (!peek('"')) fail(pos_, "expected a member name in double quotes");
@@ -62,6 +66,7 @@ class Parser {
           if (!peek(':')) fail(pos_, "expected ':' after the member name");
           ++pos_;
           skip_ws();
+          check_unique(v, m, index);
           m.value = value(depth + 1);
           v.members.push_back(std::move(m));
           skip_ws();
@@ -116,6 +121,35 @@ class Parser {
     }
     v.span = {begin, pos_};
     return v;
+  }
+
+  // RFC 8259 lets readers differ on repeated names (some take the first, some the last), so a
+  // document with one means different things to different tools: refuse it.
+  void check_unique(const Value& object, const Member& m,
+                    std::unordered_map<std::string, std::size_t>& index) {
+    const Member* first = nullptr;
+    if (object.members.size() < kIndexFrom) {
+      for (const Member& other : object.members) {
+        if (other.key == m.key) {
+          first = &other;
+          break;
+        }
+      }
+    } else {
+      if (index.empty()) {
+        for (std::size_t i = 0; i < object.members.size(); ++i) {
+          index.emplace(object.members[i].key, i);
+        }
+      }
+      const auto [it, inserted] = index.emplace(m.key, object.members.size());
+      if (!inserted) first = &object.members[it->second];
+    }
+    if (first != nullptr) {
+      const Location l = source_.location(first->key_span.begin);
+      fail(m.key_span.begin, "duplicate member " + quote_for_message(m.key) + " (first at line " +
+                                 std::to_string(l.line) + ", column " + std::to_string(l.column) +
+                                 "): a member may appear once per object");
+    }
   }
 
   bool peek(char c) const { return pos_ < s_.size() && s_[pos_] == c; }
@@ -199,6 +233,17 @@ class Parser {
         return out;
       }
       if (static_cast<unsigned char>(c) < 0x20) fail(pos_, "control character in a string");
+      if (static_cast<unsigned char>(c) >= 0x80) {
+        // JSON text is UTF-8 (RFC 8259 section 8.1): other bytes would reach every output.
+        const std::size_t n = utf8_sequence_length(s_, pos_);
+        if (n == 0) {
+          fail(pos_, "invalid UTF-8 in a string (byte " + hex_byte(c) +
+                         "): JSON text must be UTF-8; save the file as UTF-8");
+        }
+        out.append(s_.substr(pos_, n));
+        pos_ += n;
+        continue;
+      }
       if (c != '\\') {
         out += c;
         ++pos_;
@@ -234,12 +279,19 @@ class Parser {
     }
   }
 
+  // Objects with this many members look names up in a hash index instead of a scan.
+  static constexpr std::size_t kIndexFrom = 16;
+
   const SourceFile& source_;
   std::string_view s_;
   std::size_t pos_ = 0;
 };
 
 void write_string(std::string_view s, std::string& out) {
+  if (const std::size_t bad = find_invalid_utf8(s); bad != std::string_view::npos) {
+    throw Error("value " + quote_for_message(s) + " is not valid UTF-8 (byte " + hex_byte(s[bad]) +
+                "), which JSON cannot carry; convert the file to UTF-8 first");
+  }
   out += '"';
   for (const char c : s) {
     switch (c) {

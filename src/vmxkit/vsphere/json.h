@@ -46,12 +46,14 @@ struct Member {
 /// The JSON type's name for messages: "a string", "true", "an object", ...
 std::string describe(const Value& v);
 
-/// Parses a whole document. Throws vmxkit::Error with file:line:col for malformed JSON, a
-/// document over 16 MiB or nesting deeper than 64 levels.
+/// Parses a whole document. Throws vmxkit::Error with file:line:col for malformed JSON (a string
+/// that is not UTF-8, a member name given twice in one object), a document over 16 MiB or
+/// nesting deeper than 64 levels.
 Value parse(const SourceFile& source);
 
 /// Writes `v` with two-space indentation and a final newline; an object of at most two scalar
 /// members (a boxed value such as `{"_typeName": "string", "_value": "TRUE"}`) stays on one line.
+/// Throws vmxkit::Error for a string that is not UTF-8.
 std::string write(const Value& v);
 
 }  // namespace vmxkit::vsphere::json

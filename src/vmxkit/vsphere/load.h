@@ -5,9 +5,10 @@
 #include <string_view>
 #include <vector>
 
-#include "vmxkit/core/diagnostic.h"
 #include "vmxkit/core/source_file.h"
 #include "vmxkit/model/vm_config.h"
+#include "vmxkit/vmx/document.h"
+#include "vmxkit/vsphere/schema.h"
 
 /// One entry point for every input format: detects the format from the content and returns the
 /// neutral VmConfig of each VM in the file, with spans into the file's bytes.
@@ -25,9 +26,11 @@ enum class Format {
 std::string_view to_string(Format format);
 
 /// Tells the format from the bytes (a leading BOM and whitespace are skipped): `{` or `[` is
-/// VI/JSON; `<` is XML, whose root element says which (an OVF or SOAP Envelope by namespace,
-/// anything else a ConfigSpec); everything else is a `.vmx`. The path is not consulted, so a
-/// file keeps its format whatever it is called.
+/// VI/JSON, and so is a document that is one JSON number, string or literal (`42`); `<` is XML,
+/// whose root element says which (an OVF or SOAP Envelope by namespace, anything else a
+/// ConfigSpec); everything else is a `.vmx`. UTF-16 and UTF-32 text is told by its ASCII
+/// characters (load() refuses it). The path is not consulted, so a file keeps its format
+/// whatever it is called.
 Format detect_format(std::string_view bytes);
 
 struct LoadedVm {
@@ -39,15 +42,17 @@ struct Loaded {
   Format format = Format::vmx;
   SourceFile source;
   std::vector<LoadedVm> vms;  ///< one, except for OVF files with several VirtualSystems
-  /// Schema findings (XML001) for ConfigSpec XML and SOAP input. For a `.vmx`, malformed lines
-  /// are not repeated here: vmx::Document::diagnostics() reports them.
-  std::vector<Diagnostic> diagnostics;
+  /// Schema problems of ConfigSpec XML and SOAP input (XML001: rules::schema_diagnostics()).
+  std::vector<SchemaProblem> schema_problems;
   std::string vm;  ///< SOAP: the `_this` VirtualMachine moref
+  /// A `.vmx`'s malformed lines (VMX001, VMX002: rules::line_diagnostics()), which VMware
+  /// cannot read and which its VmConfig therefore lacks: a conversion would lose them.
+  std::vector<vmx::LineProblem> malformed;
 };
 
 /// Reads `bytes` (named `path` in messages) in whatever format they are. Throws vmxkit::Error
-/// with file:line:col when the content cannot be read as its format (malformed or unsafe XML,
-/// malformed JSON, values of the wrong type).
+/// with file:line:col when the content cannot be read as its format (UTF-16 or UTF-32 text,
+/// malformed or unsafe XML, malformed JSON, values of the wrong type).
 Loaded load(std::string path, std::string bytes);
 
 }  // namespace vmxkit::vsphere

@@ -95,8 +95,18 @@ std::string render_govc(const VmConfig& config) {
       "# as for any govc command. Power the VM off first: passthrough devices cannot be hot-added.\n"
       "set -eu\n"
       ": \"${VM:?set VM to the name or inventory path of the VM}\"\n";
-  if (spec.memory_mb) {
-    out += "govc vm.change -vm \"$VM\" -m " + std::to_string(*spec.memory_mb) + "\n";
+  std::string flags;
+  if (spec.name) flags += " -name " + sh_quote(*spec.name);
+  if (spec.guest_id) flags += " -g " + sh_quote(*spec.guest_id);
+  if (spec.num_cpus) flags += " -c " + std::to_string(*spec.num_cpus);
+  if (spec.memory_mb) flags += " -m " + std::to_string(*spec.memory_mb);
+  if (spec.memory_reservation_mb) {
+    flags += " -mem.reservation " + std::to_string(*spec.memory_reservation_mb);
+  }
+  if (!flags.empty()) out += "govc vm.change -vm \"$VM\"" + flags + "\n";
+  if (spec.num_cores_per_socket) {
+    out += "# cpuid.coresPerSocket = " + std::to_string(*spec.num_cores_per_socket) +
+           ": govc vm.change cannot set it; apply the configspec-xml or vi-json output.\n";
   }
   if (!spec.extra_config.empty()) {
     out += "govc vm.change -vm \"$VM\"";
@@ -152,7 +162,18 @@ std::string render_powercli(const VmConfig& config) {
            ps_quote(o.value) + " -Force -Confirm:$false | Out-Null\n";
   }
   out += "\n$spec = New-Object VMware.Vim.VirtualMachineConfigSpec\n";
+  if (spec.name) out += "$spec.Name = " + ps_quote(*spec.name) + "\n";
+  if (spec.guest_id) out += "$spec.GuestId = " + ps_quote(*spec.guest_id) + "\n";
+  if (spec.num_cpus) out += "$spec.NumCPUs = " + std::to_string(*spec.num_cpus) + "\n";
+  if (spec.num_cores_per_socket) {
+    out += "$spec.NumCoresPerSocket = " + std::to_string(*spec.num_cores_per_socket) + "\n";
+  }
   if (spec.memory_mb) out += "$spec.MemoryMB = " + std::to_string(*spec.memory_mb) + "\n";
+  if (spec.memory_reservation_mb) {
+    out += "$spec.MemoryAllocation = New-Object VMware.Vim.ResourceAllocationInfo\n";
+    out += "$spec.MemoryAllocation.Reservation = " + std::to_string(*spec.memory_reservation_mb) +
+           "\n";
+  }
   if (spec.firmware) out += "$spec.Firmware = " + ps_quote(*spec.firmware) + "\n";
   if (spec.memory_reservation_locked_to_max) {
     out += std::string("$spec.MemoryReservationLockedToMax = ") +

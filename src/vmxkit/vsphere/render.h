@@ -26,15 +26,17 @@ struct RenderOptions {
 std::string render(const VmConfig& config, OutputFormat format, const RenderOptions& options = {});
 
 /// A POSIX shell script of govc commands for the VM named by `$VM`: `vm.change -e key=value`
-/// for the settings, `-m` for memory, `-memory-pin=true` for the full reservation and
+/// for the settings, `-name`, `-g`, `-c`, `-m` and `-mem.reservation` for the display name,
+/// guest OS, CPUs, memory and its reservation, `-memory-pin=true` for the full reservation and
 /// `device.pci.add` for each DirectPath device (by its hex host address). What govc cannot
-/// express (firmware, vGPU, Dynamic DirectPath, SR-IOV) is a comment pointing at the
-/// ConfigSpec outputs.
+/// express (cores per socket, firmware, vGPU, Dynamic DirectPath, SR-IOV) is a comment pointing
+/// at the ConfigSpec outputs.
 std::string render_govc(const VmConfig& config);
 
 /// A PowerShell script for VMware PowerCLI taking `-VMName`: `New-AdvancedSetting` for the
-/// settings, then a VirtualMachineConfigSpec with memory, firmware, the reservation lock and the
-/// passthrough devices applied through `Get-View` and `ReconfigVM`.
+/// settings, then a VirtualMachineConfigSpec with name, guest OS, CPUs, cores per socket, memory
+/// and its reservation, firmware, the reservation lock and the passthrough devices applied
+/// through `Get-View` and `ReconfigVM`.
 std::string render_powercli(const VmConfig& config);
 
 }  // namespace vmxkit::vsphere

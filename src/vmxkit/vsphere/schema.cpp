@@ -24,7 +24,8 @@ namespace {
 
 constexpr std::string_view kSchemaName = "vim25-configspec.xsd";
 
-struct Problem {
+// One libxml2 error: the line and element it names, and its text.
+struct XmlError {
   int line = 0;
   std::string element;
   std::string message;
@@ -32,8 +33,8 @@ struct Problem {
 
 void collect(void* user, xmlErrorPtr err) {
   if (err == nullptr || err->message == nullptr) return;
-  auto* problems = static_cast<std::vector<Problem>*>(user);
-  Problem p;
+  auto* problems = static_cast<std::vector<XmlError>*>(user);
+  XmlError p;
   p.line = err->line;
   if (err->node != nullptr) {
     const auto* node = static_cast<const xmlNode*>(err->node);
@@ -59,7 +60,7 @@ xmlSchema* compiled_schema() {
     const std::string_view xsd = configspec_schema();
     xmlSchemaParserCtxtPtr pctxt =
         xmlSchemaNewMemParserCtxt(xsd.data(), static_cast<int>(xsd.size()));
-    std::vector<Problem> problems;
+    std::vector<XmlError> problems;
     xmlSchemaSetParserStructuredErrors(pctxt, collect, &problems);
     xmlSchema* s = xmlSchemaParse(pctxt);
     xmlSchemaFreeParserCtxt(pctxt);
@@ -97,7 +98,7 @@ std::string_view configspec_schema() {
   throw Error("vim25-configspec.xsd is not compiled in");
 }
 
-std::vector<Diagnostic> validate_configspec(const SourceFile& source) {
+std::vector<SchemaProblem> validate_configspec(const SourceFile& source) {
   {
     pugi::xml_document safe;
     xml::load(source, safe);  // DOCTYPE, size and depth checks before libxml2 sees the bytes
@@ -110,7 +111,7 @@ std::vector<Diagnostic> validate_configspec(const SourceFile& source) {
       bytes.data(), static_cast<int>(bytes.size()), "spec.xml", "UTF-8", options));
   if (!doc) throw Error(source.path(), "libxml2 could not parse the document");
   const std::unique_ptr<xmlSchemaValidCtxt, ValidDeleter> vctxt(xmlSchemaNewValidCtxt(schema));
-  std::vector<Problem> problems;
+  std::vector<XmlError> problems;
   xmlSchemaSetValidStructuredErrors(vctxt.get(), collect, &problems);
 
   xmlNode* root = xmlDocGetRootElement(doc.get());
@@ -129,12 +130,9 @@ std::vector<Diagnostic> validate_configspec(const SourceFile& source) {
   }
   if (rc != 0 && problems.empty()) problems.push_back({0, {}, "the document is not valid"});
 
-  std::vector<Diagnostic> out;
+  std::vector<SchemaProblem> out;
   const LineIndex& lines = source.lines();
-  for (const Problem& p : problems) {
-    Diagnostic d;
-    d.rule_id = kSchemaRuleId;
-    d.severity = Severity::error;
+  for (const XmlError& p : problems) {
     std::size_t at = 0;
     if (p.line > 0 && static_cast<std::size_t>(p.line) <= lines.line_count()) {
       at = lines.line_start(static_cast<std::size_t>(p.line));
@@ -153,10 +151,7 @@ std::vector<Diagnostic> validate_configspec(const SourceFile& source) {
       }
       if (col != std::string_view::npos) at += col;
     }
-    d.begin = at;
-    d.end = at;
-    d.message = "not valid in vmxkit's vim25 subset: " + p.message;
-    out.push_back(std::move(d));
+    out.push_back({{at, at}, "not valid in vmxkit's vim25 subset: " + p.message});
   }
   return out;
 }

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
-#include "vmxkit/core/diagnostic.h"
 #include "vmxkit/core/source_file.h"
 
 /// Validation of ConfigSpec XML against vmxkit's vim25 subset (schemas/vim25-configspec.xsd,
@@ -12,15 +12,20 @@
 /// from disk or the network: no DTD, no entity, no schema import.
 namespace vmxkit::vsphere {
 
-/// The rule id of schema findings.
-inline constexpr std::string_view kSchemaRuleId = "XML001";
+/// A place where the document breaks the schema: the element's start tag (an empty span; the
+/// document's start when libxml2 gives no line) and what is wrong. The rules layer reports these
+/// as XML001 (rules/parse_problems.h).
+struct SchemaProblem {
+  SourceSpan span;
+  std::string message;
+};
 
 /// The XSD text, as compiled in.
 std::string_view configspec_schema();
 
 /// Validates a standalone ConfigSpec document (root `<spec>` in urn:vim25) or a SOAP envelope
-/// (its `ReconfigVM_Task` element) and returns one error per problem, at the element. Throws
-/// vmxkit::Error, as read_configspec_xml() does, for XML that is unsafe or not well-formed.
-std::vector<Diagnostic> validate_configspec(const SourceFile& source);
+/// (its `ReconfigVM_Task` element) and returns one problem per libxml2 error, at the element.
+/// Throws vmxkit::Error, as read_configspec_xml() does, for XML that is unsafe or not well-formed.
+std::vector<SchemaProblem> validate_configspec(const SourceFile& source);
 
 }  // namespace vmxkit::vsphere

@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vmxkit/vsphere/vi_json.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <optional>
 #include <set>
 
 #include "vmxkit/core/error.h"
+#include "vmxkit/core/text.h"
 #include "vmxkit/vsphere/ids.h"
 #include "vmxkit/vsphere/json.h"
+#include "vmxkit/vsphere/text_checks.h"
+#include "vmxkit/vsphere/vim25_types.h"
 
 namespace vmxkit::vsphere {
 namespace {
@@ -18,37 +24,61 @@ const std::set<std::string, std::less<>> kStringBoxes = {"string", "dateTime", "
 const std::set<std::string, std::less<>> kNumberBoxes = {"byte", "short", "int", "long",
                                                           "float", "double"};
 
+// A name as messages show it: as it is when it is a plain identifier, else quoted and escaped.
+std::string shown(std::string_view name) {
+  const bool plain = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.';
+  });
+  return plain ? std::string(name) : quote_for_message(name);
+}
+
 class Reader {
  public:
   explicit Reader(const SourceFile& source) : source_(source) {}
 
   JsonConfigSpec read(const Value& root) {
     JsonConfigSpec out;
-    if (!root.is(Type::object)) fail(root, "expected a VirtualMachineConfigSpec object");
-    const Value* spec = &root;
-    if (root.find("_typeName") == nullptr) {
-      if (const Value* inner = root.find("spec")) spec = inner;  // ReconfigVM_Task's body
+    if (!root.is(Type::object)) {
+      fail(root, "a JSON document whose top level is " + json::describe(root) +
+                     ", not an object: expected a VirtualMachineConfigSpec, a "
+                     "VirtualMachineConfigInfo or a ReconfigVM_Task body {\"spec\": ...}");
     }
-    if (!spec->is(Type::object)) fail(*spec, "expected a VirtualMachineConfigSpec object");
-    out.type_name = "VirtualMachineConfigSpec";
-    if (const Value* t = spec->find("_typeName")) {
+    const Value* spec = &root;
+    if (const Value* t = root.find("_typeName")) {
       out.type_name = text(*t, "_typeName");
       if (out.type_name != "VirtualMachineConfigSpec" &&
           out.type_name != "VirtualMachineConfigInfo") {
         fail(*t, "expected _typeName VirtualMachineConfigSpec or VirtualMachineConfigInfo, found " +
-                     out.type_name);
+                     shown(out.type_name));
       }
+    } else if (root.find("spec") != nullptr) {
+      // ReconfigVM_Task's body: the request's parameters, whose `spec` has a declared type.
+      check_members(root, "ReconfigVMRequestType");
+      spec = root.find("spec");
+      object(*spec, "spec");
+      out.type_name = "VirtualMachineConfigSpec";
+      expect_type(*spec, out.type_name);
+    } else {
+      fail(root,
+           "a JSON object without _typeName: not a vSphere document (expected _typeName "
+           "VirtualMachineConfigSpec or VirtualMachineConfigInfo, or a ReconfigVM_Task "
+           "body {\"spec\": ...})");
     }
+    check_members(*spec, out.type_name);
     ConfigSpec& s = out.spec;
     s.whole = spec->span;
-    const bool info = out.type_name == "VirtualMachineConfigInfo";
-    if (info) {
-      if (const Value* hw = spec->find("hardware")) {
-        if (const Value* mem = hw->find("memoryMB")) {
-          s.memory_mb = integer(*mem, "memoryMB");
-          s.memory_span = mem->span;
-        }
-        if (const Value* devices = hw->find("device")) {
+    read_text(*spec, "name", s.name, s.name_span);
+    read_text(*spec, "guestId", s.guest_id, s.guest_id_span);
+    if (out.type_name == "VirtualMachineConfigInfo") {
+      if (const Value* hw = member(*spec, "hardware")) {
+        object(*hw, "hardware");
+        expect_type(*hw, "VirtualHardware");
+        check_members(*hw, "VirtualHardware");
+        read_int32(*hw, "numCPU", s.num_cpus, s.cpus_span);
+        read_int32(*hw, "numCoresPerSocket", s.num_cores_per_socket, s.cores_span);
+        read_memory(*hw, s);
+        if (const Value* devices = member(*hw, "device")) {
           for (const Value& d : array(*devices, "device")) {
             DeviceChange dc;
             dc.whole = d.span;
@@ -57,24 +87,29 @@ class Reader {
         }
       }
     } else {
-      if (const Value* mem = spec->find("memoryMB")) {
-        s.memory_mb = integer(*mem, "memoryMB");
-        s.memory_span = mem->span;
-      }
-      if (const Value* changes = spec->find("deviceChange")) {
+      read_int32(*spec, "numCPUs", s.num_cpus, s.cpus_span);
+      read_int32(*spec, "numCoresPerSocket", s.num_cores_per_socket, s.cores_span);
+      read_memory(*spec, s);
+      if (const Value* changes = member(*spec, "deviceChange")) {
         for (const Value& c : array(*changes, "deviceChange")) {
           if (auto dc = read_device_change(c)) s.device_change.push_back(std::move(*dc));
         }
       }
     }
-    if (const Value* extra = spec->find("extraConfig")) {
+    if (const Value* alloc = member(*spec, "memoryAllocation")) {
+      object(*alloc, "memoryAllocation");
+      expect_type(*alloc, "ResourceAllocationInfo");
+      check_members(*alloc, "ResourceAllocationInfo");
+      if (const Value* r = member(*alloc, "reservation")) {
+        s.memory_reservation_mb = integer(*r, "reservation");
+        s.reservation_span = r->span;
+      }
+    }
+    if (const Value* extra = member(*spec, "extraConfig")) {
       for (const Value& o : array(*extra, "extraConfig")) s.extra_config.push_back(option(o));
     }
-    if (const Value* fw = spec->find("firmware")) {
-      s.firmware = text(*fw, "firmware");
-      s.firmware_span = fw->span;
-    }
-    if (const Value* locked = spec->find("memoryReservationLockedToMax")) {
+    read_text(*spec, "firmware", s.firmware, s.firmware_span);
+    if (const Value* locked = member(*spec, "memoryReservationLockedToMax")) {
       if (!locked->is(Type::boolean)) {
         fail(*locked, "memoryReservationLockedToMax must be true or false, not " +
                           json::describe(*locked));
@@ -86,9 +121,46 @@ class Reader {
   }
 
  private:
-  [[noreturn]] void fail(const Value& at, const std::string& message) const {
-    const Location l = source_.location(at.span.begin);
+  [[noreturn]] void fail_at(std::size_t offset, const std::string& message) const {
+    const Location l = source_.location(offset);
     throw Error(source_.path(), l.line, l.column, message);
+  }
+
+  [[noreturn]] void fail(const Value& at, const std::string& message) const {
+    fail_at(at.span.begin, message);
+  }
+
+  // A member that is there and not null (VI/JSON writes an unset property as null or not at all).
+  static const Value* member(const Value& obj, std::string_view name) {
+    const Value* v = obj.find(name);
+    return v == nullptr || v->is(Type::null) ? nullptr : v;
+  }
+
+  // Members of a vSphere type vmxkit maps must be members of that type: one that is not is a
+  // typo (`memoryMb`), and reading past it would drop what the user meant. Members the type has
+  // and vmxkit does not model are fine: they are not vmxkit's business.
+  void check_members(const Value& obj, std::string_view type) const {
+    const std::vector<std::string_view>* known = vim25_members(type);
+    if (known == nullptr) return;
+    for (const json::Member& m : obj.members) {
+      if (m.key == "_typeName" || std::find(known->begin(), known->end(), m.key) != known->end()) {
+        continue;
+      }
+      std::string message = quote_for_message(m.key) + " is not a member of " + std::string(type);
+      for (const std::string_view k : *known) {
+        if (iequals(k, m.key)) {
+          message += " (did you mean \"" + std::string(k) + "\"?)";
+          break;
+        }
+      }
+      fail_at(m.key_span.begin, message);
+    }
+  }
+
+  void object(const Value& v, std::string_view what) const {
+    if (!v.is(Type::object)) {
+      fail(v, std::string(what) + " must be an object, not " + json::describe(v));
+    }
   }
 
   const std::vector<Value>& array(const Value& v, std::string_view what) const {
@@ -107,16 +179,41 @@ class Reader {
     return *n;
   }
 
+  void read_text(const Value& obj, const char* name, std::optional<std::string>& out,
+                 SourceSpan& span) const {
+    if (const Value* v = member(obj, name)) {
+      out = text(*v, name);
+      span = v->span;
+    }
+  }
+
+  void read_int32(const Value& obj, const char* name, std::optional<std::int32_t>& out,
+                  SourceSpan& span) const {
+    if (const Value* v = member(obj, name)) {
+      out = int32(*v, name);
+      span = v->span;
+    }
+  }
+
+  void read_memory(const Value& obj, ConfigSpec& s) const {
+    if (const Value* mem = member(obj, "memoryMB")) {
+      s.memory_mb = integer(*mem, "memoryMB");
+      s.memory_span = mem->span;
+    }
+  }
+
+  // The _typeName of an object whose declared type is `expected`, when it has one.
   void expect_type(const Value& obj, std::string_view expected) const {
     const Value* t = obj.find("_typeName");
     if (t != nullptr && text(*t, "_typeName") != expected) {
-      fail(*t, "expected _typeName " + std::string(expected) + ", found " + t->text);
+      fail(*t, "expected _typeName " + std::string(expected) + ", found " + shown(t->text));
     }
   }
 
   OptionValue option(const Value& v) const {
     if (!v.is(Type::object)) fail(v, "extraConfig entries must be OptionValue objects");
     expect_type(v, "OptionValue");
+    check_members(v, "OptionValue");
     OptionValue o;
     o.whole = v.span;
     const Value* key = v.find("key");
@@ -143,6 +240,12 @@ class Reader {
     if (t == nullptr || inner == nullptr) {
       fail(*value, "a boxed value needs _typeName and _value");
     }
+    for (const json::Member& m : value->members) {
+      if (m.key != "_typeName" && m.key != "_value") {
+        fail_at(m.key_span.begin, quote_for_message(m.key) +
+                                      " in a boxed value, which holds _typeName and _value only");
+      }
+    }
     const std::string type = text(*t, "_typeName");
     o.value_type = type;
     o.value_span = inner->span;
@@ -165,8 +268,8 @@ class Reader {
       }
       o.value = inner->text;
     } else {
-      fail(*t, "unknown boxed type '" + type +
-                   "': expected string, boolean, byte, short, int, long, float, double, "
+      fail(*t, "unknown boxed type " + quote_for_message(type) +
+                   ": expected string, boolean, byte, short, int, long, float, double, "
                    "dateTime or binary");
     }
     return o;
@@ -174,18 +277,25 @@ class Reader {
 
   std::optional<DeviceChange> read_device_change(const Value& v) {
     if (!v.is(Type::object)) fail(v, "deviceChange entries must be VirtualDeviceConfigSpec objects");
-    expect_type(v, "VirtualDeviceConfigSpec");
+    std::string type = "VirtualDeviceConfigSpec";
+    if (const Value* t = v.find("_typeName")) {
+      type = text(*t, "_typeName");
+      if (type != "VirtualDeviceConfigSpec" && type != "VirtualDiskConfigSpec") {
+        fail(*t, "expected _typeName VirtualDeviceConfigSpec, found " + shown(type));
+      }
+    }
+    check_members(v, type);
     DeviceChange dc;
     dc.whole = v.span;
     dc.operation.clear();
-    if (const Value* op = v.find("operation")) {
+    if (const Value* op = member(v, "operation")) {
       dc.operation = text(*op, "operation");
       dc.operation_span = op->span;
       if (dc.operation != "add" && dc.operation != "remove" && dc.operation != "edit") {
-        fail(*op, "operation must be add, remove or edit, not '" + dc.operation + "'");
+        fail(*op, "operation must be add, remove or edit, not " + quote_for_message(dc.operation));
       }
     }
-    const Value* device = v.find("device");
+    const Value* device = member(v, "device");
     if (device == nullptr) fail(v, "deviceChange without device");
     if (!read_device(*device, dc)) return std::nullopt;
     return dc;
@@ -201,18 +311,21 @@ class Reader {
       dc.type = DeviceType::pci_passthrough;
     } else if (type == "VirtualSriovEthernetCard") {
       dc.type = DeviceType::sriov_ethernet;
+    } else if (is_virtual_device_type(type)) {
+      return false;  // a disk, a NIC, ...: not passthrough, not vmxkit's business
     } else {
-      return false;
+      fail(*t, "unknown device type " + shown(type) +
+                   ": not a vSphere VirtualDevice (VirtualPCIPassthrough, VirtualDisk, ...)");
     }
+    check_members(device, type);
     dc.device_span = device.span;
-    if (const Value* key = device.find("key")) {
-      const std::int64_t k = integer(*key, "key");
-      if (k < INT32_MIN || k > INT32_MAX) fail(*key, "key is out of the range of int");
-      dc.key = static_cast<std::int32_t>(k);
-    }
-    if (const Value* backing = device.find("backing")) read_backing(*backing, dc);
-    if (const Value* sriov = device.find("sriovBacking")) {
-      if (const Value* pf = sriov->find("physicalFunctionBacking")) {
+    if (const Value* key = member(device, "key")) dc.key = int32(*key, "key");
+    if (const Value* backing = member(device, "backing")) read_backing(*backing, dc);
+    if (const Value* sriov = member(device, "sriovBacking")) {
+      object(*sriov, "sriovBacking");
+      expect_type(*sriov, "VirtualSriovEthernetCardSriovBackingInfo");
+      check_members(*sriov, "VirtualSriovEthernetCardSriovBackingInfo");
+      if (const Value* pf = member(*sriov, "physicalFunctionBacking")) {
         dc.physical_function = device_backing(*pf);
       }
     }
@@ -229,25 +342,31 @@ class Reader {
       dc.backing_type = BackingType::device;
       dc.device = device_backing(b);
     } else if (type == "VirtualPCIPassthroughVmiopBackingInfo") {
+      check_members(b, type);
       dc.backing_type = BackingType::vmiop;
-      if (const Value* vgpu = b.find("vgpu")) {
+      if (const Value* vgpu = member(b, "vgpu")) {
         dc.vgpu = text(*vgpu, "vgpu");
         dc.vgpu_span = vgpu->span;
       }
     } else if (type == "VirtualPCIPassthroughDynamicBackingInfo") {
+      check_members(b, type);
       dc.backing_type = BackingType::dynamic;
       dc.allowed_span = b.span;
-      if (const Value* list = b.find("allowedDevice")) {
+      if (const Value* list = member(b, "allowedDevice")) {
         for (const Value& a : array(*list, "allowedDevice")) {
+          object(a, "allowedDevice");
           expect_type(a, "VirtualPCIPassthroughAllowedDevice");
+          check_members(a, "VirtualPCIPassthroughAllowedDevice");
           AllowedDevice ad;
           ad.whole = a.span;
           if (dc.allowed_devices.empty()) dc.allowed_span = a.span;
           ad.vendor_id = int32(required(a, "vendorId"), "vendorId");
           ad.device_id = int32(required(a, "deviceId"), "deviceId");
-          if (const Value* n = a.find("subVendorId")) ad.sub_vendor_id = int32(*n, "subVendorId");
-          if (const Value* n = a.find("subDeviceId")) ad.sub_device_id = int32(*n, "subDeviceId");
-          if (const Value* n = a.find("revisionId")) {
+          if (const Value* n = member(a, "subVendorId"))
+            ad.sub_vendor_id = int32(*n, "subVendorId");
+          if (const Value* n = member(a, "subDeviceId"))
+            ad.sub_device_id = int32(*n, "subDeviceId");
+          if (const Value* n = member(a, "revisionId")) {
             const std::int64_t r = integer(*n, "revisionId");
             if (r < -32768 || r > 32767) fail(*n, "revisionId is not a short");
             ad.revision_id = static_cast<std::int16_t>(r);
@@ -255,29 +374,39 @@ class Reader {
           dc.allowed_devices.push_back(ad);
         }
       }
-      if (const Value* label = b.find("customLabel")) dc.custom_label = text(*label, "customLabel");
+      if (const Value* label = member(b, "customLabel")) {
+        dc.custom_label = text(*label, "customLabel");
+      }
     } else if (type == "VirtualEthernetCardNetworkBackingInfo") {
+      check_members(b, type);
       dc.backing_type = BackingType::network;
-      if (const Value* n = b.find("deviceName")) dc.network_name = text(*n, "deviceName");
+      if (const Value* n = member(b, "deviceName")) dc.network_name = text(*n, "deviceName");
     } else if (type == "VirtualEthernetCardDistributedVirtualPortBackingInfo") {
+      check_members(b, type);
       dc.backing_type = BackingType::dvport;
-      if (const Value* port = b.find("port")) {
-        if (const Value* u = port->find("switchUuid")) dc.switch_uuid = text(*u, "switchUuid");
-        if (const Value* k = port->find("portgroupKey")) dc.portgroup_key = text(*k, "portgroupKey");
+      if (const Value* port = member(b, "port")) {
+        object(*port, "port");
+        expect_type(*port, "DistributedVirtualSwitchPortConnection");
+        check_members(*port, "DistributedVirtualSwitchPortConnection");
+        if (const Value* u = member(*port, "switchUuid")) dc.switch_uuid = text(*u, "switchUuid");
+        if (const Value* k = member(*port, "portgroupKey")) {
+          dc.portgroup_key = text(*k, "portgroupKey");
+        }
       }
     } else {
-      fail(*t, "unsupported backing type " + type + " for a passthrough device");
+      fail(*t, "unsupported backing type " + shown(type) + " for a passthrough device");
     }
   }
 
   DeviceBacking device_backing(const Value& b) const {
     if (!b.is(Type::object)) fail(b, "backing must be an object");
     expect_type(b, "VirtualPCIPassthroughDeviceBackingInfo");
+    check_members(b, "VirtualPCIPassthroughDeviceBackingInfo");
     DeviceBacking out;
     out.whole = b.span;
     auto str = [&](const char* name, std::string& value, SourceSpan& span) {
       span = b.span;
-      if (const Value* v = b.find(name)) {
+      if (const Value* v = member(b, name)) {
         value = text(*v, name);
         span = v->span;
       }
@@ -288,7 +417,7 @@ class Reader {
     str("deviceId", out.device_id, out.device_id_span);
     str("systemId", out.system_id, out.system_id_span);
     out.vendor_id_span = b.span;
-    if (const Value* v = b.find("vendorId")) {
+    if (const Value* v = member(b, "vendorId")) {
       const auto n = v->is(Type::number) ? parse_long(v->text) : std::nullopt;
       if (!n || *n < -32768 || *n > 65535) {
         fail(*v, "vendorId must be a PCI vendor id as a short number (0x10de is 4318, 0x8086 is "
@@ -301,7 +430,7 @@ class Reader {
   }
 
   const Value& required(const Value& obj, const char* name) const {
-    const Value* v = obj.find(name);
+    const Value* v = member(obj, name);
     if (v == nullptr) fail(obj, std::string("missing ") + name);
     return *v;
   }
@@ -391,10 +520,20 @@ JsonConfigSpec read_vi_json(const SourceFile& source) {
 
 std::string write_vi_json(const ConfigSpec& spec) {
   Value v = typed("VirtualMachineConfigSpec");
+  if (spec.name) v.add("name", Value::string(*spec.name));
+  if (spec.guest_id) v.add("guestId", Value::string(*spec.guest_id));
+  if (spec.num_cpus) v.add("numCPUs", Value::number(std::to_string(*spec.num_cpus)));
+  if (spec.num_cores_per_socket) {
+    v.add("numCoresPerSocket", Value::number(std::to_string(*spec.num_cores_per_socket)));
+  }
   if (spec.memory_mb) v.add("memoryMB", Value::number(std::to_string(*spec.memory_mb)));
   if (!spec.device_change.empty()) {
     Value& list = v.add("deviceChange", Value::array());
     for (const DeviceChange& dc : spec.device_change) list.items.push_back(device_change(dc));
+  }
+  if (spec.memory_reservation_mb) {
+    Value& alloc = v.add("memoryAllocation", typed("ResourceAllocationInfo"));
+    alloc.add("reservation", Value::number(std::to_string(*spec.memory_reservation_mb)));
   }
   if (!spec.extra_config.empty()) {
     Value& list = v.add("extraConfig", Value::array());

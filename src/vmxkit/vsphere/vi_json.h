@@ -16,12 +16,16 @@ struct JsonConfigSpec {
   std::string type_name;  ///< VirtualMachineConfigSpec, or VirtualMachineConfigInfo
 };
 
-/// Reads a `VirtualMachineConfigSpec` (bare, or as the `{"spec": ...}` body of
-/// ReconfigVM_Task), or a `VirtualMachineConfigInfo` (a VM's `config` property, whose passthrough
-/// devices in `hardware.device` are read as devices being added). Member order does not
-/// matter. Throws vmxkit::Error with file:line:col for malformed JSON, an unknown `_typeName`
-/// where vmxkit expects one, a box whose `_value` does not match its `_typeName`, and values of
-/// the wrong JSON type.
+/// Reads a `VirtualMachineConfigSpec` (with its `_typeName`, or as the `spec` of a
+/// ReconfigVM_Task body `{"spec": ...}`), or a `VirtualMachineConfigInfo` (a VM's `config`
+/// property, whose passthrough devices in `hardware.device` are read as devices being added).
+/// Member order does not matter; a null member is an unset one. Throws vmxkit::Error with
+/// file:line:col for malformed JSON (including invalid UTF-8 and a member given twice), a
+/// document that is not an object or is an object without `_typeName` (not a vSphere document),
+/// an unknown `_typeName` where vmxkit expects one (also a device type that is no VirtualDevice),
+/// a member that the vSphere type of an object vmxkit maps does not have (a typo: members the
+/// type has and vmxkit does not model are accepted, see vim25_types.h), a box whose `_value`
+/// does not match its `_typeName`, and values of the wrong JSON type.
 JsonConfigSpec read_vi_json(const SourceFile& source);
 
 /// Writes the ConfigSpec as VI/JSON: `_typeName` first, then the fields in schema order.

@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vmxkit/vsphere/xml_support.h"
 
+#include <libxml/parser.h>
+#include <libxml/xmlerror.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "vmxkit/core/error.h"
+#include "vmxkit/core/text.h"
+#include "vmxkit/vsphere/text_checks.h"
 
 namespace vmxkit::vsphere::xml {
 namespace {
@@ -33,6 +39,116 @@ std::size_t find_doctype(std::string_view bytes) {
   return std::string_view::npos;
 }
 
+// The `encoding` the XML declaration names, or empty.
+std::string declared_encoding(std::string_view b) {
+  if (b.substr(0, 3) == "\xEF\xBB\xBF") b.remove_prefix(3);
+  if (b.substr(0, 5) != "<?xml") return {};
+  const std::string_view decl = b.substr(0, b.find("?>"));
+  const std::size_t at = decl.find("encoding");
+  if (at == std::string_view::npos) return {};
+  const std::size_t q = decl.find_first_of("\"'", at);
+  if (q == std::string_view::npos) return {};
+  const std::size_t end = decl.find(decl[q], q + 1);
+  if (end == std::string_view::npos) return {};
+  return std::string(decl.substr(q + 1, end - q - 1));
+}
+
+// XML is read as UTF-8 (pugixml and libxml2 are both told so): bytes that are not UTF-8 are
+// refused where they are, with what the declaration says when it names another encoding.
+void check_utf8(const SourceFile& source, const Positions& pos) {
+  const std::size_t bad = find_invalid_utf8(source.bytes());
+  if (bad == std::string_view::npos) return;
+  const std::string declared = declared_encoding(source.bytes());
+  std::string message = "invalid UTF-8 (byte " + hex_byte(source.bytes()[bad]) + ")";
+  if (!declared.empty() && !iequals(declared, "UTF-8") && !iequals(declared, "UTF8")) {
+    message += ": the document declares encoding=" + quote_for_message(declared) +
+               ", and vmxkit reads XML as UTF-8 only; save it as UTF-8";
+  } else {
+    message += ": vmxkit reads XML as UTF-8; save the file as UTF-8";
+  }
+  pos.fail_at(bad, message);
+}
+
+// The first error libxml2 reports, with where its parser was then.
+struct FirstError {
+  bool set = false;
+  int code = 0;
+  int line = 0;
+  int column = 0;                 // libxml2's, in characters
+  std::size_t offset = SIZE_MAX;  // bytes, when the parser's input could tell
+  std::string message;
+};
+
+void on_libxml2_error(void* /*user*/, xmlErrorPtr err) {
+  // Fatal errors are those that make the document not well-formed; others (a namespace
+  // warning) leave a document that loads.
+  if (err == nullptr || err->level != XML_ERR_FATAL) return;
+  auto* ctxt = static_cast<xmlParserCtxtPtr>(err->ctxt);
+  if (ctxt == nullptr || ctxt->_private == nullptr) return;
+  auto* first = static_cast<FirstError*>(ctxt->_private);
+  if (first->set) return;
+  first->set = true;
+  first->code = err->code;
+  first->line = err->line;
+  first->column = err->int2;
+  const xmlParserInputPtr in = ctxt->input;
+  if (in != nullptr && in->base != nullptr && in->cur != nullptr && in->cur >= in->base) {
+    first->offset =
+        static_cast<std::size_t>(in->consumed) + static_cast<std::size_t>(in->cur - in->base);
+  }
+  first->message = err->message != nullptr ? err->message : "";
+  while (!first->message.empty() &&
+         (first->message.back() == '\n' || first->message.back() == ' ')) {
+    first->message.pop_back();
+  }
+}
+
+struct ParserDeleter {
+  void operator()(xmlParserCtxt* c) const { xmlFreeParserCtxt(c); }
+};
+struct LibxmlDocDeleter {
+  void operator()(xmlDoc* d) const { xmlFreeDoc(d); }
+};
+
+// libxml2 is the stricter reader (the schema validator's): a document it refuses (a second root
+// element, a character reference to a character XML forbids, an undeclared entity) is refused
+// here, at its place, rather than later without one.
+void check_with_libxml2(const SourceFile& source, const Positions& pos) {
+  const std::string_view b = source.bytes();
+  xmlInitParser();
+  const std::unique_ptr<xmlParserCtxt, ParserDeleter> ctxt(xmlNewParserCtxt());
+  if (!ctxt) throw Error(source.path(), "out of memory starting the XML parser");
+  FirstError first;
+  ctxt->_private = &first;
+  ctxt->sax->serror = on_libxml2_error;
+  const int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
+                      XML_PARSE_BIG_LINES;  // no DTDLOAD, no NOENT: entities stay unexpanded
+  const std::unique_ptr<xmlDoc, LibxmlDocDeleter> doc(xmlCtxtReadMemory(
+      ctxt.get(), b.data(), static_cast<int>(b.size()), "input.xml", "UTF-8", options));
+  if (doc && ctxt->wellFormed != 0) return;
+  if (!first.set) throw Error(source.path(), "malformed XML (libxml2 gave no reason)");
+  std::string message = "malformed XML: " + first.message;
+  std::size_t at = first.offset;
+  if (at != SIZE_MAX && at <= b.size()) {
+    // A bad character reference is reported after its ';': point at its '&'.
+    const std::size_t amp =
+        at > 0 && b[at - 1] == ';' ? b.rfind("&#", at - 1) : std::string_view::npos;
+    if (first.code == XML_ERR_INVALID_CHAR && amp != std::string_view::npos && at - amp <= 12) {
+      message = quote_for_message(b.substr(amp, at - amp)) +
+                " is a character reference to a character XML 1.0 does not allow";
+      at = amp;
+    } else if (first.code == XML_ERR_DOCUMENT_END) {
+      message = "content after the root element (an XML document has exactly one root element)";
+    }
+    pos.fail_at(at, message);
+  }
+  if (first.line > 0) {
+    throw Error(source.path(), static_cast<std::uint32_t>(first.line),
+                static_cast<std::uint32_t>(first.column > 0 ? first.column : 1), message);
+  }
+  throw Error(source.path(), message);
+}
+
 }  // namespace
 
 void load(const SourceFile& source, pugi::xml_document& doc) {
@@ -42,9 +158,11 @@ void load(const SourceFile& source, pugi::xml_document& doc) {
     throw Error(source.path(), "document is larger than " +
                                    std::to_string(kMaxDocumentBytes >> 20) + " MiB");
   }
+  refuse_wide_encoding(source);
   if (const std::size_t d = find_doctype(bytes); d != std::string_view::npos) {
     pos.fail_at(d, "a DOCTYPE is not allowed: vmxkit never loads DTDs or entities");
   }
+  check_utf8(source, pos);
   const unsigned options = pugi::parse_default & ~pugi::parse_doctype;
   const pugi::xml_parse_result r =
       doc.load_buffer(bytes.data(), bytes.size(), options, pugi::encoding_utf8);
@@ -65,6 +183,7 @@ void load(const SourceFile& source, pugi::xml_document& doc) {
     }
   }
   if (!doc.document_element()) throw Error(source.path(), "no root element");
+  check_with_libxml2(source, pos);
 }
 
 std::string_view local_name(const char* name) {
@@ -187,7 +306,7 @@ void check_text(std::string_view text) {
     if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
       char hex[8];
       std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned>(c));
-      throw Error("value '" + std::string(text) + "' holds the control byte " + hex +
+      throw Error("value " + quote_for_message(text) + " holds the control byte " + hex +
                   ", which XML 1.0 cannot carry");
     }
     std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
@@ -203,13 +322,13 @@ void check_text(std::string_view text) {
     static constexpr std::uint32_t kMinForLength[] = {0, 0, 0x80, 0x800, 0x10000};
     ok = ok && cp >= kMinForLength[len] && cp <= 0x10FFFF && (cp < 0xD800 || cp > 0xDFFF);
     if (!ok) {
-      throw Error("value '" + std::string(text) +
-                  "' is not valid UTF-8; convert the file to UTF-8 first");
+      throw Error("value " + quote_for_message(text) +
+                  " is not valid UTF-8; convert the file to UTF-8 first");
     }
     if (cp == 0xFFFE || cp == 0xFFFF) {
       char hex[12];
       std::snprintf(hex, sizeof hex, "U+%04X", static_cast<unsigned>(cp));
-      throw Error("value '" + std::string(text) + "' holds the noncharacter " + hex +
+      throw Error("value " + quote_for_message(text) + " holds the noncharacter " + hex +
                   ", which XML 1.0 cannot carry");
     }
     i += len;

@@ -19,10 +19,13 @@ inline constexpr std::size_t kMaxDocumentBytes = std::size_t{16} << 20;
 /// Deepest element nesting accepted. A ConfigSpec in a SOAP envelope is about 10 deep.
 inline constexpr std::size_t kMaxDepth = 64;
 
-/// Parses `source` with pugixml. Never loads a DTD or an entity and never touches the network:
-/// pugixml has no such features, and a document with a DOCTYPE is refused outright. Throws
-/// vmxkit::Error with file:line:col for malformed XML, a DOCTYPE, a document over
-/// kMaxDocumentBytes or nesting deeper than kMaxDepth.
+/// Parses `source` with pugixml, after checking that it is well-formed UTF-8 XML that libxml2
+/// (the schema validator's parser) reads too. Never loads a DTD or an entity and never touches
+/// the network: pugixml has no such features, libxml2 is not allowed them, and a document with
+/// a DOCTYPE is refused outright. Throws vmxkit::Error with file:line:col for UTF-16 or UTF-32
+/// text, bytes that are not UTF-8 (whatever encoding the declaration names), malformed XML
+/// (pugixml's or libxml2's finding: a second root element, `&#1;`, an undeclared entity...), a
+/// DOCTYPE, a document over kMaxDocumentBytes or nesting deeper than kMaxDepth.
 void load(const SourceFile& source, pugi::xml_document& doc);
 
 /// The element or attribute name without its prefix.

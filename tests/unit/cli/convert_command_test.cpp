@@ -2,6 +2,8 @@
 // vmxkit convert through the command line, in-process.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 #include "support/support.h"
 
 using vmxkit::test::read_bytes;
@@ -73,7 +75,8 @@ TEST_CASE("convert renders govc and PowerCLI scripts", "[cli][convert]") {
 
 TEST_CASE("convert reports bad input with file:line:col and exit 2", "[cli][convert]") {
   vmxkit::test::TempDir dir;
-  write_bytes(dir / "bad.json", "{\n  \"memoryMB\": true\n}\n");
+  write_bytes(dir / "bad.json",
+              "{\"_typeName\": \"VirtualMachineConfigSpec\",\n  \"memoryMB\": true\n}\n");
   auto r = run_cli({"convert", (dir / "bad.json").string(), "--to", "vmx"});
   CHECK(r.code == 2);
   CHECK(r.err.find("bad.json:2:15: memoryMB must be an integer, not true") != std::string::npos);
@@ -98,4 +101,124 @@ TEST_CASE("convert picks one VirtualSystem of a multi-VM OVF", "[cli][convert][c
   auto r = run_cli({"convert", path.string(), "--to", "vmx"});
   CHECK(r.code == 2);
   CHECK(r.err.find("pick one with --system") != std::string::npos);
+}
+
+TEST_CASE("convert refuses a vmx with unreadable lines, naming each, and writes nothing",
+          "[cli][convert]") {
+  // It used to write an empty <spec> and exit 0.
+  vmxkit::test::TempDir dir;
+  const auto out = dir / "spec.xml";
+  const auto r = run_cli({"convert", "-", "--to", "configspec-xml", "-o", out.string()},
+                         "memsize = \"4096\nfirmware efi\nnumvcpus = \"2\"\n");
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK_FALSE(std::filesystem::exists(out));
+  CHECK(r.err.find("<stdin>:1:11: error: ") != std::string::npos);
+  CHECK(r.err.find("<stdin>:2:9: error: ") != std::string::npos);
+  CHECK(r.err.find("vmxkit: error: <stdin>: not converted: 2 lines VMware cannot read (fix them; "
+                   "nothing was written)") != std::string::npos);
+}
+
+TEST_CASE("convert refuses UTF-16 text and a JSON document that is not an object",
+          "[cli][convert]") {
+  vmxkit::test::TempDir dir;
+  const std::string xml = "<spec xmlns=\"urn:vim25\"><memoryMB>4</memoryMB></spec>\n";
+  std::string utf16 = "\xFF\xFE";
+  for (const char c : xml) utf16 += std::string{c, '\0'};
+  write_bytes(dir / "wide.xml", utf16);
+  auto r = run_cli({"convert", (dir / "wide.xml").string(), "--to", "vmx"});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("wide.xml:1:1: UTF-16 text: save it as UTF-8") != std::string::npos);
+  write_bytes(dir / "n.json", "42\n");
+  r = run_cli({"convert", (dir / "n.json").string(), "--to", "vmx"});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("n.json:1:1: a JSON document whose top level is the number 42, not an object") !=
+        std::string::npos);
+  r = run_cli({"lint", "-"}, "{\"foo\":1}");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("<stdin>:1:1: a JSON object without _typeName: not a vSphere document") !=
+        std::string::npos);
+}
+
+TEST_CASE("convert names the place of a value that does not convert", "[cli][convert]") {
+  auto r = run_cli({"convert", "-", "--to", "configspec-xml"},
+                   "firmware = \"efi\"\nmemsize = \"abc\"\n");
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "vmxkit: error: <stdin>:2:12: memsize = \"abc\": expected a memory size in MB\n");
+  r = run_cli({"convert", "-", "--to", "vi-json"},
+              "pciPassthru0.present = \"TRUE\"\npciPassthru0.id = \"3b:00.0x\"\n");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("<stdin>:2:20: pciPassthru0.id = \"3b:00.0x\": expected a PCI address") !=
+        std::string::npos);
+  // A NUL (|00) in the value is shown, not the end of the message.
+  r = run_cli({"convert", "-", "--to", "govc"}, "memsize = \"4|0096\"\n");
+  CHECK(r.code == 2);
+  CHECK(r.err ==
+        "vmxkit: error: <stdin>:1:12: memsize = \"4\\x0096\": expected a memory size in "
+        "MB\n");
+}
+
+TEST_CASE("convert keeps the name, guest, CPUs and memory reservation through ConfigSpec",
+          "[cli][convert]") {
+  // sched.mem.min and numvcpus were "not sent": the converted VM then failed PT008.
+  const std::string vmx =
+      "displayName = \"gpu-vm\"\n"
+      "guestOS = \"ubuntu-64\"\n"
+      "numvcpus = \"16\"\n"
+      "cpuid.coresPerSocket = \"8\"\n"
+      "memsize = \"65536\"\n"
+      "pciPassthru0.present = \"TRUE\"\n"
+      "pciPassthru0.id = \"00000:059:00.0\"\n"
+      "pciPassthru0.deviceId = \"0x20b5\"\n"
+      "pciPassthru0.vendorId = \"0x10de\"\n"
+      "pciPassthru0.systemId = \"host-uuid\"\n"
+      "sched.mem.min = \"65536\"\n";
+  vmxkit::test::TempDir dir;
+  for (const char* to : {"configspec-xml", "vi-json"}) {
+    INFO(to);
+    const auto spec = dir / (std::string("spec.") + to);
+    auto r = run_cli({"convert", "-", "--to", to, "-o", spec.string()}, vmx);
+    REQUIRE(r.code == 0);
+    CHECK(r.err.empty());  // nothing "not sent"
+    r = run_cli({"lint", spec.string(), "--fail-on", "error"});
+    CHECK(r.out.find("PT008") == std::string::npos);
+    r = run_cli({"convert", spec.string(), "--to", "vmx"});
+    REQUIRE(r.code == 0);
+    CHECK(r.out == vmx);
+  }
+  const auto r = run_cli({"convert", "-", "--to", "govc"}, vmx);
+  CHECK(r.out.find("govc vm.change -vm \"$VM\" -name 'gpu-vm' -g 'ubuntu-64' -c 16 -m 65536 "
+                   "-mem.reservation 65536\n") != std::string::npos);
+  CHECK(r.out.find("# cpuid.coresPerSocket = 8: govc vm.change cannot set it") !=
+        std::string::npos);
+  const auto ps = run_cli({"convert", "-", "--to", "powercli"}, vmx);
+  CHECK(ps.out.find("$spec.NumCPUs = 16\n$spec.NumCoresPerSocket = 8\n") != std::string::npos);
+  CHECK(ps.out.find("$spec.MemoryAllocation.Reservation = 65536\n") != std::string::npos);
+}
+
+TEST_CASE("convert keeps an empty extraConfig value and notes that vSphere removes the key",
+          "[cli][convert]") {
+  // It used to vanish from the .vmx without a word.
+  const std::string json =
+      "{\"_typeName\": \"VirtualMachineConfigSpec\", \"extraConfig\": [{\"_typeName\": "
+      "\"OptionValue\", \"key\": \"pciPassthru.allowP2P\", \"value\": {\"_typeName\": \"string\", "
+      "\"_value\": \"\"}}], \"firmware\": \"efi\"}";
+  auto r = run_cli({"convert", "-", "--to", "vmx"}, json);
+  REQUIRE(r.code == 0);
+  CHECK(r.out == "pciPassthru.allowP2P = \"\"\nfirmware = \"efi\"\n");
+  CHECK(r.err ==
+        "vmxkit: note: written as key = \"\" from an empty extraConfig value, with which "
+        "vSphere removes the key: pciPassthru.allowP2P\n");
+  r = run_cli({"convert", "-", "--to", "vi-json"}, json);
+  REQUIRE(r.code == 0);
+  CHECK(r.err.empty());  // the same removal, in the same format family
+  CHECK(r.out.find("\"_value\": \"\"") != std::string::npos);
+  r = run_cli({"convert", "-", "--to", "configspec-xml"}, "a = \"\"\nb = \"1\"\n");
+  REQUIRE(r.code == 0);
+  CHECK(r.err ==
+        "vmxkit: note: sent as extraConfig with an empty value, which makes vSphere "
+        "remove the key: a\n");
 }

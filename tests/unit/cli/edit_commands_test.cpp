@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 #include "support/support.h"
 
 using vmxkit::test::read_bytes;
@@ -147,4 +149,65 @@ TEST_CASE("usage errors exit 2 and --help exits 0", "[cli]") {
   const auto missing = run_cli({"get", "/nonexistent/vm.vmx", "a"});
   CHECK(missing.code == 2);
   CHECK(missing.err.find("/nonexistent/vm.vmx: cannot open") != std::string::npos);
+}
+
+TEST_CASE("every writer refuses a VM that holds its lock, naming it, unless --force",
+          "[cli][set][unset][fmt][fix][convert][generate]") {
+  vmxkit::test::TempDir dir;
+  const auto path = dir / "vm.vmx";
+  const std::string lock = (dir / "vm.vmx.lck").string();
+  const std::string text =
+      "a=TRUE\nmemsize = \"4096\"\npciPassthru0.present = \"TRUE\"\n"
+      "pciPassthru0.id = \"0000:3b:00.0\"\n";
+  const std::vector<std::vector<std::string>> writers = {
+      {"set", "-i", path.string(), "firmware=efi"},
+      {"unset", "-i", path.string(), "memsize"},
+      {"fmt", "-i", path.string()},
+      {"fix", "-i", "--unsafe-fixes", path.string()},
+      {"convert", "-", "--to", "vmx", "-o", path.string()},
+      {"generate", "--gpu", "h100-pcie", "-o", path.string()},
+  };
+  for (std::vector<std::string> args : writers) {
+    INFO(args[0]);
+    write_bytes(path, text);
+    std::filesystem::create_directory(lock);
+    auto r = run_cli(args, kVm);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("holds its lock (" + lock + ")") != std::string::npos);
+    CHECK(read_bytes(path) == text);
+    args.push_back("--force");
+    r = run_cli(args, kVm);
+    CHECK(r.code != 2);
+    CHECK(read_bytes(path) != text);
+    std::filesystem::remove(lock);
+  }
+}
+
+TEST_CASE("a new -o file gets 0666 less the umask, an existing one keeps its mode",
+          "[cli][convert]") {
+  vmxkit::test::TempDir dir;
+  const auto path = dir / "out.vmx";
+  auto mode_of = [&] {
+    struct stat st {};
+    REQUIRE(::stat(path.c_str(), &st) == 0);
+    return st.st_mode & 07777;
+  };
+  const std::vector<std::string> args = {"convert", "-", "--to", "vmx", "-o", path.string()};
+  const mode_t old_mask = ::umask(077);
+  const auto r1 = run_cli(args, kVm);
+  const mode_t private_mode = mode_of();
+  std::filesystem::remove(path);
+  ::umask(002);
+  const auto r2 = run_cli(args, kVm);
+  const mode_t group_mode = mode_of();
+  REQUIRE(::chmod(path.c_str(), 0604) == 0);
+  ::umask(077);
+  const auto r3 = run_cli(args, kVm);
+  ::umask(old_mask);
+  CHECK(r1.code == 0);
+  CHECK(r2.code == 0);
+  CHECK(r3.code == 0);
+  CHECK(private_mode == 0600);
+  CHECK(group_mode == 0664);
+  CHECK(mode_of() == 0604);
 }

@@ -4,12 +4,43 @@
 #include <sys/stat.h>
 
 #include <catch2/catch.hpp>
+#include <atomic>
+#include <chrono>
 #include <sstream>
+#include <thread>
 
 #include "support/support.h"
 #include "vmxkit/core/error.h"
 
 using namespace vmxkit;
+
+namespace {
+
+int count_entries(const std::filesystem::path& dir) {
+  int entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++entries;
+  return entries;
+}
+
+mode_t mode_of(const std::filesystem::path& path) {
+  struct stat st {};
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  return st.st_mode & 07777;
+}
+
+// Sets the umask for one scope.
+class ScopedUmask {
+ public:
+  explicit ScopedUmask(mode_t mask) : old_(::umask(mask)) {}
+  ScopedUmask(const ScopedUmask&) = delete;
+  ScopedUmask& operator=(const ScopedUmask&) = delete;
+  ~ScopedUmask() { ::umask(old_); }
+
+ private:
+  mode_t old_;
+};
+
+}  // namespace
 
 TEST_CASE("write_file_atomic replaces the file and keeps its mode", "[core][io]") {
   test::TempDir dir;
@@ -22,9 +53,7 @@ TEST_CASE("write_file_atomic replaces the file and keeps its mode", "[core][io]"
   REQUIRE(::stat(path.c_str(), &st) == 0);
   CHECK((st.st_mode & 07777) == 0600);
   // No temporary file is left behind.
-  int entries = 0;
-  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++entries;
-  CHECK(entries == 1);
+  CHECK(count_entries(dir.path()) == 1);
 }
 
 TEST_CASE("write_file_atomic keeps a symbolic link and replaces its target", "[core][io]") {
@@ -67,4 +96,145 @@ TEST_CASE("vmx_lock_present finds a VM's lock directory", "[core][io]") {
   CHECK(vmx_lock_present(vmx).empty());
   std::filesystem::create_directory(dir / "vm.vmx.lck");
   CHECK(vmx_lock_present(vmx) == vmx + ".lck");
+}
+
+TEST_CASE("write_file_atomic gives a new file 0666 less the umask", "[core][io]") {
+  test::TempDir dir;
+  {
+    const ScopedUmask mask(077);
+    write_file_atomic((dir / "private.vmx").string(), "a\n");
+  }
+  {
+    const ScopedUmask mask(002);
+    write_file_atomic((dir / "group.vmx").string(), "a\n");
+  }
+  CHECK(mode_of(dir / "private.vmx") == 0600);
+  CHECK(mode_of(dir / "group.vmx") == 0664);
+  // An existing file keeps its own mode whatever the umask.
+  REQUIRE(::chmod((dir / "group.vmx").c_str(), 0640) == 0);
+  {
+    const ScopedUmask mask(077);
+    write_file_atomic((dir / "group.vmx").string(), "b\n");
+  }
+  CHECK(mode_of(dir / "group.vmx") == 0640);
+  CHECK(count_entries(dir.path()) == 2);
+}
+
+TEST_CASE("edit_file_atomic makes a second editor wait and then edit the first one's result",
+          "[core][io]") {
+  test::TempDir dir;
+  const auto path = (dir / "vm.vmx").string();
+  test::write_bytes(path, "base\n");
+  std::atomic<bool> second_done{false};
+  std::thread second;
+  {
+    FileEditLock first(path);
+    const std::string bytes = first.read();
+    second = std::thread([&] {
+      edit_file_atomic(path, [](const std::string& b) { return b + "second\n"; });
+      second_done = true;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    CHECK_FALSE(second_done);  // it waits for the lock instead of reading "base\n" now
+    first.replace(bytes + "first\n");
+  }
+  second.join();
+  CHECK(test::read_bytes(path) == "base\nfirst\nsecond\n");
+  CHECK(count_entries(dir.path()) == 1);
+}
+
+TEST_CASE("a whole-file write waits for an edit of the same file under way", "[core][io]") {
+  test::TempDir dir;
+  const auto path = (dir / "vm.vmx").string();
+  test::write_bytes(path, "base\n");
+  std::atomic<bool> write_done{false};
+  std::thread writer;
+  {
+    FileEditLock edit(path);
+    const std::string bytes = edit.read();
+    writer = std::thread([&] {
+      write_file_atomic(path, "whole\n");
+      write_done = true;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    CHECK_FALSE(write_done);
+    // Without the wait, the whole-file write would land between the read and this replace,
+    // and the replace would report it (or, after its check, silently undo it).
+    CHECK_NOTHROW(edit.replace(bytes + "edit\n"));
+  }
+  writer.join();
+  CHECK(test::read_bytes(path) == "whole\n");
+}
+
+TEST_CASE("FileEditLock refuses to replace a file changed in place since it was read",
+          "[core][io]") {
+  test::TempDir dir;
+  const auto path = (dir / "vm.vmx").string();
+  test::write_bytes(path, "base\n");
+  FileEditLock lock(path);
+  const std::string bytes = lock.read();
+  test::write_bytes(path, "edited by an editor\n");  // same inode, no lock taken
+  CHECK_THROWS_WITH(lock.replace(bytes + "mine\n"),
+                    Catch::Contains("vm.vmx: changed on disk while vmxkit was editing it"));
+  CHECK(test::read_bytes(path) == "edited by an editor\n");
+  CHECK(count_entries(dir.path()) == 1);
+}
+
+TEST_CASE("FileEditLock refuses to replace a file that another program replaced",
+          "[core][io]") {
+  test::TempDir dir;
+  const auto path = dir / "vm.vmx";
+  test::write_bytes(path, "base\n");
+  FileEditLock lock(path.string());
+  const std::string bytes = lock.read();
+  test::write_bytes(dir / "other", "base\n");
+  std::filesystem::rename(dir / "other", path);  // a new inode, same content and size
+  CHECK_THROWS_AS(lock.replace(bytes + "mine\n"), Error);
+  CHECK(test::read_bytes(path) == "base\n");
+  CHECK(count_entries(dir.path()) == 1);
+}
+
+TEST_CASE("FileEditLock locks the file now at the path after a replace it waited for",
+          "[core][io]") {
+  test::TempDir dir;
+  const auto path = (dir / "vm.vmx").string();
+  test::write_bytes(path, "old\n");
+  std::string seen;
+  std::thread waiter;
+  {
+    FileEditLock first(path);
+    first.read();
+    waiter = std::thread([&] {
+      FileEditLock second(path);  // waits on the old inode, then moves to the new one
+      seen = second.read();
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    first.replace("new\n");
+  }
+  waiter.join();
+  CHECK(seen == "new\n");
+}
+
+TEST_CASE("edit_file_atomic writes nothing for no change or a failed edit", "[core][io]") {
+  test::TempDir dir;
+  const auto path = dir / "vm.vmx";
+  test::write_bytes(path, "base\n");
+  struct stat before {};
+  REQUIRE(::stat(path.c_str(), &before) == 0);
+  CHECK_FALSE(edit_file_atomic(path.string(), [](const std::string& b) { return b; }));
+  CHECK_THROWS_AS(edit_file_atomic(path.string(),
+                                   [](const std::string&) -> std::string {
+                                     throw Error("vm.vmx", 2, 4, "bad");
+                                   }),
+                  Error);
+  struct stat after {};
+  REQUIRE(::stat(path.c_str(), &after) == 0);
+  CHECK(after.st_ino == before.st_ino);
+  CHECK(test::read_bytes(path) == "base\n");
+  CHECK(edit_file_atomic(path.string(), [](const std::string& b) { return b + "x\n"; }));
+  CHECK(test::read_bytes(path) == "base\nx\n");
+  CHECK(count_entries(dir.path()) == 1);
+  CHECK_THROWS_WITH(edit_file_atomic((dir / "missing.vmx").string(),
+                                     [](const std::string& b) { return b; }),
+                    Catch::Contains("missing.vmx: cannot open"));
 }

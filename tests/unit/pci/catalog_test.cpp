@@ -29,7 +29,7 @@ TEST_CASE("built-in catalogue finds models by id, alias and lspci name", "[pci][
   }
 }
 
-TEST_CASE("a user catalogue overrides and adds entries; bad lines name file:line", "[pci][catalog]") {
+TEST_CASE("a user catalogue overrides and adds entries, bad lines name file:line", "[pci][catalog]") {
   Catalog c = Catalog::builtin();
   c.merge(Catalog::parse("# mine\n10de:2331\th100-pcie\tH100 PCIe\tgpu\t-\t80\t128G\t3:32M\tyes\t-\tmy lab\n"
                          "10de:9999\tnew-gpu\tNew\tgpu\t-\t16\t-\t-\tunknown\t-\tguess\n",

@@ -215,7 +215,7 @@ TEST_CASE("lspci -tv loader builds the tree, with -nn ids and pasted without the
                     Catch::StartsWith("bad2.txt:2:6: this branch does not continue"));
 }
 
-TEST_CASE("a -tv tree merges with -vvv -s blocks; bus ranges cross-check the tree", "[pci][lspci][merge]") {
+TEST_CASE("a -tv tree merges with -vvv -s blocks, bus ranges cross-check the tree", "[pci][lspci][merge]") {
   const std::string tree =
       "-[0000:00]-+-00.0  Intel Corporation Device 09a2\n"
       "           \\-01.0-[01]----00.0  NVIDIA Corporation GH100 [H100 PCIe]\n";

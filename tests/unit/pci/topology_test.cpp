@@ -72,7 +72,7 @@ vmxkit::pci::PairVerdict judge(const vmxkit::pci::Host& host, Bdf a, Bdf b,
 
 }  // namespace
 
-TEST_CASE("one switch is PIX and ok; host bridges of one node are NODE; sockets are SYS", "[pci][topology]") {
+TEST_CASE("one switch is PIX and ok, host bridges of one node are NODE, sockets are SYS", "[pci][topology]") {
   const auto host = host_from({{"h.txt", socket(0x10, 0, {"gpu", "nic"}) + socket(0x30, 0, {"nic"}) +
                                              socket(0x90, 1, {"nic"})}});
   const Bdf gpu{0, 0x13, 0, 0};
@@ -108,7 +108,7 @@ TEST_CASE("two devices on root ports of one host bridge are PHB", "[pci][topolog
   CHECK(v.path.bridges.size() == 2);
 }
 
-TEST_CASE("cascaded switches are PXB; an unknown NUMA node leaves NODE/SYS unknown", "[pci][topology]") {
+TEST_CASE("cascaded switches are PXB, an unknown NUMA node leaves NODE/SYS unknown", "[pci][topology]") {
   const std::string tree =
       "-+-[0000:00]---01.0-[01-06]----00.0-[02-06]--+-00.0-[03]----00.0  Mellanox Technologies MT2910 Family [ConnectX-7]\n"
       " |                                           \\-01.0-[04-06]----00.0-[05-06]----00.0-[06]----00.0  NVIDIA Corporation GH100 [H100 PCIe]\n"

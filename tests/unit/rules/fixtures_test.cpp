@@ -4,12 +4,19 @@
 // the line before, or at the end of the line itself;
 // `<name>.fixed.vmx` beside it is the expected output of `fix --unsafe-fixes`. A first-line
 // `# fixture: host=FILE` lints with that host capture (path relative to the fixture).
+// Every fixture, `.fixed.vmx` files included, also has `<fixture>.expected` beside it: the whole
+// text `vmxkit lint [--host FILE] tests/rules/<ID>/<fixture>` prints from the project root
+// (tests/rules/README.md). VMXKIT_UPDATE_SNAPSHOTS=1 rewrites those snapshots instead of failing.
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <set>
+#include <sstream>
 
+#include "cli/diff.h"
+#include "cli/lint_output.h"
 #include "support/support.h"
 #include "vmxkit/core/source_file.h"
 #include "vmxkit/pci/host.h"
@@ -74,18 +81,38 @@ Fixture load_fixture(const fs::path& path) {
   return f;
 }
 
-std::vector<fs::path> fixture_files() {
+// The fixtures (`*.vmx`, `*.xml`), without or with the `*.fixed.vmx` files.
+std::vector<fs::path> fixture_files(bool with_fixed = false) {
   std::vector<fs::path> files;
   for (const auto& e : fs::recursive_directory_iterator(test::source_path("tests/rules"))) {
     const std::string name = e.path().filename().string();
     const auto ext = e.path().extension();
     if (e.is_regular_file() && (ext == ".vmx" || ext == ".xml") &&
-        name.find(".fixed.") == std::string::npos) {
+        (with_fixed || name.find(".fixed.") == std::string::npos)) {
       files.push_back(e.path());
     }
   }
   std::sort(files.begin(), files.end());
   return files;
+}
+
+constexpr std::string_view kSnapshotExtension = ".expected";
+
+// What `vmxkit lint [--host FILE] tests/rules/<ID>/<fixture>` prints from the project root,
+// rendered with the functions `vmxkit lint` uses, without colour.
+std::string lint_text(const fs::path& path) {
+  const Fixture f = load_fixture(path);
+  rules::LintOptions options;
+  options.host = f.host.get();
+  const std::string name = fs::relative(path, test::source_path("")).generic_string();
+  std::ostringstream out;
+  cli::write_text(out, {rules::lint(name, f.text, options)}, /*color=*/false);
+  return out.str();
+}
+
+bool updating_snapshots() {
+  const char* value = std::getenv("VMXKIT_UPDATE_SNAPSHOTS");
+  return value != nullptr && std::string_view(value) == "1";
 }
 
 }  // namespace
@@ -159,4 +186,57 @@ TEST_CASE("every rule has a firing and a clean fixture, and a .fixed file when i
         rule->fix != rules::FixAvailability::none && rule->fix_safety != FixSafety::display_only;
     if (applies_fixes) CHECK(with_fixed.count(std::string(rule->id)) == 1);
   }
+}
+
+TEST_CASE("every rule fixture's lint output equals its .expected snapshot",
+          "[rules][fixtures][snapshots]") {
+  const bool update = updating_snapshots();
+  const fs::path root = test::source_path("");
+  int compared = 0;
+  int written = 0;
+  for (const fs::path& path : fixture_files(/*with_fixed=*/true)) {
+    const std::string rel = fs::relative(path, root).generic_string();
+    INFO(rel);
+    const std::string actual = lint_text(path);
+    fs::path snapshot = path;
+    snapshot += std::string(kSnapshotExtension);
+    const std::string snapshot_rel = fs::relative(snapshot, root).generic_string();
+    const bool exists = fs::exists(snapshot);
+    const std::string expected = exists ? test::read_bytes(snapshot) : std::string();
+    ++compared;
+    if (exists && actual == expected) continue;
+    if (update) {
+      test::write_bytes(snapshot, actual);
+      ++written;
+    } else if (!exists) {
+      FAIL_CHECK(
+          fmt::format("{} is missing; VMXKIT_UPDATE_SNAPSHOTS=1 writes it. "
+                      "`vmxkit lint` prints:\n{}",
+                      snapshot_rel, actual));
+    } else {
+      FAIL_CHECK(fmt::format(
+          "{} differs from the lint output (VMXKIT_UPDATE_SNAPSHOTS=1 "
+          "rewrites it):\n{}",
+          snapshot_rel,
+          cli::unified_diff(expected, actual, "a/" + snapshot_rel, "b/" + snapshot_rel)));
+    }
+  }
+  if (written > 0) WARN(fmt::format("VMXKIT_UPDATE_SNAPSHOTS=1: rewrote {} snapshots", written));
+  CHECK(compared >= 100);
+}
+
+TEST_CASE("every .expected snapshot under tests/rules belongs to a fixture",
+          "[rules][fixtures][snapshots]") {
+  const auto fixtures = fixture_files(/*with_fixed=*/true);
+  const std::set<fs::path> known(fixtures.begin(), fixtures.end());
+  int snapshots = 0;
+  for (const auto& e : fs::recursive_directory_iterator(test::source_path("tests/rules"))) {
+    if (!e.is_regular_file() || e.path().extension() != kSnapshotExtension) continue;
+    ++snapshots;
+    fs::path fixture = e.path();
+    fixture.replace_extension();
+    INFO(fs::relative(e.path(), test::source_path("")).generic_string());
+    CHECK(known.count(fixture) == 1);
+  }
+  CHECK(snapshots == static_cast<int>(fixtures.size()));
 }

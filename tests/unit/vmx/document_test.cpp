@@ -95,18 +95,17 @@ TEST_CASE("parser reports malformed lines with their column and keeps them", "[v
     std::string text;
     Problem problem;
     std::uint32_t column;
-    std::string_view id;
   };
   const Case cases[] = {
-      {"key \"value1\"", Problem::space_in_key, 4, "VMX001"},
-      {"keyvalue", Problem::missing_equals, 9, "VMX001"},
-      {"key 1 = \"value1\"", Problem::space_in_key, 4, "VMX001"},
-      {"key1 = \"value1", Problem::unterminated_quote, 8, "VMX002"},
-      {"= \"x\"", Problem::missing_key, 1, "VMX001"},
-      {"key = two words", Problem::text_after_value, 11, "VMX001"},
-      {"key = \"a\" b", Problem::text_after_value, 11, "VMX001"},
-      {"key = a\"b\"", Problem::quote_in_value, 8, "VMX001"},
-      {"key6 = \"value\\\"hello\"", Problem::text_after_value, 16, "VMX001"},
+      {"key \"value1\"", Problem::space_in_key, 4},
+      {"keyvalue", Problem::missing_equals, 9},
+      {"key 1 = \"value1\"", Problem::space_in_key, 4},
+      {"key1 = \"value1", Problem::unterminated_quote, 8},
+      {"= \"x\"", Problem::missing_key, 1},
+      {"key = two words", Problem::text_after_value, 11},
+      {"key = \"a\" b", Problem::text_after_value, 11},
+      {"key = a\"b\"", Problem::quote_in_value, 8},
+      {"key6 = \"value\\\"hello\"", Problem::text_after_value, 16},
   };
   for (const Case& c : cases) {
     INFO(c.text);
@@ -115,10 +114,11 @@ TEST_CASE("parser reports malformed lines with their column and keeps them", "[v
     const Line& l = doc.lines()[1];
     CHECK(l.kind == LineKind::malformed);
     CHECK(l.problem == c.problem);
-    const auto diags = doc.diagnostics();
-    REQUIRE(diags.size() == 1);
-    CHECK(diags[0].rule_id == c.id);
-    const Location at = doc.location(diags[0].begin);
+    const auto problems = doc.problems();
+    REQUIRE(problems.size() == 1);
+    CHECK(problems[0].kind == c.problem);
+    CHECK(problems[0].message == describe(c.problem, doc.key(l)));
+    const Location at = doc.location(problems[0].begin);
     CHECK(at.line == 2);
     CHECK(at.column == c.column);
     CHECK(doc.lines()[2].kind == LineKind::entry);
@@ -130,10 +130,10 @@ TEST_CASE("a malformed last line without a newline is reported inside the file",
   // Found by fuzz_lint: "expected '='" at the very end gave a span one byte past the file.
   for (const std::string text : {"a = \"1\"\n}", "keyvalue", "key1 = \"value1"}) {
     INFO(text);
-    const auto diags = Document::parse(text).diagnostics();
-    REQUIRE(diags.size() == 1);
-    CHECK(diags[0].begin <= diags[0].end);
-    CHECK(diags[0].end <= text.size());
+    const auto problems = Document::parse(text).problems();
+    REQUIRE(problems.size() == 1);
+    CHECK(problems[0].begin <= problems[0].end);
+    CHECK(problems[0].end <= text.size());
   }
 }
 
@@ -152,7 +152,7 @@ TEST_CASE("lookup ignores ASCII case and finds every duplicate", "[vmx][parser]"
   CHECK_FALSE(doc.get("missing").has_value());
 }
 
-TEST_CASE("value decodes escapes; raw_value keeps them", "[vmx][parser]") {
+TEST_CASE("value decodes escapes, raw_value keeps them", "[vmx][parser]") {
   const auto doc = Document::parse("annotation = \"line1|0Aline2 |22q|22 a|b\"\n");
   const Line& l = only_line(doc);
   CHECK(doc.raw_value(l) == "line1|0Aline2 |22q|22 a|b");

@@ -128,7 +128,8 @@ TEST_CASE("a ConfigSpec reads as the settings the vmx would hold", "[spec][xml]"
   CHECK(loc.line > 1);
 }
 
-TEST_CASE("an empty extraConfig value removes the key and is not a vmx setting", "[spec][xml]") {
+TEST_CASE("an empty extraConfig value, which removes the key, stays a setting with an empty value",
+          "[spec][xml]") {
   const auto r = read(kHead +
                       "  <extraConfig><key>a</key><value xsi:type=\"xsd:string\"></value>"
                       "</extraConfig>\n  <extraConfig><key>b</key><value "
@@ -136,8 +137,13 @@ TEST_CASE("an empty extraConfig value removes the key and is not a vmx setting",
   REQUIRE(r.spec.extra_config.size() == 2);
   CHECK(r.spec.extra_config[0].value.empty());
   const VmConfig cfg = to_vm_config(r.spec);
-  CHECK_FALSE(cfg.get("a").has_value());
+  CHECK(cfg.get("a") == "");
   CHECK(cfg.get("b") == "1");
+  // ... and goes back out as the same removal.
+  const ConfigSpec back = from_vm_config(cfg);
+  REQUIRE(back.extra_config.size() == 2);
+  CHECK(back.extra_config[0].key == "a");
+  CHECK(back.extra_config[0].value.empty());
 }
 
 TEST_CASE("devices other than passthrough are skipped and removals are not settings",
@@ -168,10 +174,10 @@ TEST_CASE("unsafe XML is refused with file, line and column", "[spec][xml][safet
 
 TEST_CASE("values of the wrong type are errors at the element", "[spec][xml]") {
   CHECK(error_of(kHead + "  <memoryMB>lots</memoryMB>\n</spec>") ==
-        "spec.xml:2:3: memoryMB must be an integer, not 'lots'");
+        "spec.xml:2:3: memoryMB must be an integer, not \"lots\"");
   CHECK(error_of(kHead + "  <memoryReservationLockedToMax>yes</memoryReservationLockedToMax>\n"
                          "</spec>") ==
-        "spec.xml:2:3: memoryReservationLockedToMax must be true or false, not 'yes'");
+        "spec.xml:2:3: memoryReservationLockedToMax must be true or false, not \"yes\"");
   CHECK(error_of(kHead +
                  "  <deviceChange><operation>add</operation>\n"
                  "    <device xsi:type=\"VirtualPCIPassthrough\"><key>-1</key>\n"
@@ -180,7 +186,7 @@ TEST_CASE("values of the wrong type are errors at the element", "[spec][xml]") {
                  "<systemId>x</systemId>\n        <vendorId>0x10de</vendorId></backing>"
                  "</device></deviceChange>\n</spec>") ==
         "spec.xml:5:9: vendorId must be a PCI vendor id as an xsd:short (0x10de is 4318, 0x8086 "
-        "is -32634), not '0x10de'");
+        "is -32634), not \"0x10de\"");
   CHECK(error_of(kHead + "  <deviceChange><operation>plug</operation></deviceChange></spec>")
             .find("operation must be add, remove or edit") != std::string::npos);
   CHECK(error_of("<soapenv:Envelope xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/envelope/\">"
@@ -203,9 +209,13 @@ TEST_CASE("written XML always loads back: ill-formed UTF-8 is refused when writi
           "[spec][xml][fuzz]") {
   // fuzz_vsphere_load: VI/JSON with an overlong UTF-8 form loaded, rendered as ConfigSpec XML, and
   // the output was then refused by libxml2 when loaded back.
-  const Loaded json = load("fuzz.json", std::string("{\"firmware\":\"\xc0\x8c\"}"));
-  REQUIRE(json.vms.size() == 1);
-  CHECK_THROWS_WITH(render(json.vms.front().config, OutputFormat::configspec_xml),
+  // The VI/JSON reader now refuses that string itself; the writer still refuses such a value.
+  CHECK_THROWS_WITH(load("fuzz.json", std::string("{\"_typeName\": \"VirtualMachineConfigSpec\", "
+                                                  "\"firmware\":\"\xc0\x8c\"}")),
+                    Catch::StartsWith("fuzz.json:1:55: invalid UTF-8 in a string (byte 0xC0)"));
+  VmConfig overlong;
+  overlong.add("firmware", "\xc0\x8c", {}, {});
+  CHECK_THROWS_WITH(render(overlong, OutputFormat::configspec_xml),
                     Catch::Contains("not valid UTF-8"));
 
   ConfigSpec s;
@@ -240,4 +250,107 @@ TEST_CASE("CRLF documents keep exact element positions", "[spec][xml]") {
   const Location mem = f.location(r.spec.memory_span.begin);
   CHECK(mem.line == 3);
   CHECK(r.spec.memory_span.end - r.spec.memory_span.begin == std::string("<memoryMB>8</memoryMB>").size());
+}
+
+TEST_CASE("name, guestId, CPUs, cores per socket and the reservation are ConfigSpec fields",
+          "[spec][xml]") {
+  // They used to be left out as "owned by vSphere", so a round trip lost the reservation.
+  const std::string vmx =
+      "displayName = \"gpu-vm\"\nguestOS = \"ubuntu-64\"\nnumvcpus = \"16\"\n"
+      "cpuid.coresPerSocket = \"8\"\nmemsize = \"4096\"\nsched.mem.min = \"4096\"\n";
+  const VmConfig cfg = vmx::to_vm_config(vmx::Document::parse(vmx));
+  const ConfigSpec spec = from_vm_config(cfg);
+  CHECK(spec.not_sent.empty());
+  CHECK(spec.name == "gpu-vm");
+  CHECK(spec.guest_id == "ubuntu-64");
+  CHECK(spec.num_cpus == 16);
+  CHECK(spec.num_cores_per_socket == 8);
+  CHECK(spec.memory_reservation_mb == 4096);
+  const std::string xml = write_configspec_xml(spec);
+  CHECK(xml.find("  <name>gpu-vm</name>\n  <guestId>ubuntu-64</guestId>\n  <numCPUs>16</numCPUs>\n"
+                 "  <numCoresPerSocket>8</numCoresPerSocket>\n  <memoryMB>4096</memoryMB>\n"
+                 "  <memoryAllocation>\n    <reservation>4096</reservation>\n"
+                 "  </memoryAllocation>\n") != std::string::npos);
+  const Loaded back = load("spec.xml", xml);
+  CHECK(back.schema_problems.empty());  // the schema's element order
+  CHECK(render_vmx(back.vms.at(0).config) == vmx);
+  CHECK(back.vms.at(0).config.memory_fully_reserved());
+  // A reservation elsewhere in the file still lands in schema order.
+  const auto r = read(kHead +
+                      "  <memoryAllocation><reservation>512</reservation>"
+                      "<limit>-1</limit></memoryAllocation>\n</spec>\n");
+  CHECK(r.spec.memory_reservation_mb == 512);
+  CHECK(error_of(kHead + "  <numCPUs>many</numCPUs>\n</spec>") ==
+        "spec.xml:2:3: numCPUs must be an integer, not \"many\"");
+}
+
+TEST_CASE("libxml2's parse errors name the line and column", "[spec][xml][load]") {
+  // They used to be "libxml2 could not parse the document", without a place.
+  const auto err = [](const std::string& xml) {
+    try {
+      (void)load("s.xml", xml);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(err("<spec xmlns=\"urn:vim25\">\n  <firmware>e\xff"
+            "fi</firmware>\n</spec>\n") ==
+        "s.xml:2:14: invalid UTF-8 (byte 0xFF): vmxkit reads XML as UTF-8; save the file as UTF-8");
+  CHECK(err("<spec xmlns=\"urn:vim25\">\n  <firmware>e&#1;fi</firmware>\n</spec>\n") ==
+        "s.xml:2:14: \"&#1;\" is a character reference to a character XML 1.0 does not allow");
+  CHECK(err("<spec xmlns=\"urn:vim25\"/>\n  <spec xmlns=\"urn:vim25\"/>\n") ==
+        "s.xml:2:3: content after the root element (an XML document has exactly one root "
+        "element)");
+  CHECK(err("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<spec xmlns=\"urn:vim25\">\n"
+            "  <extraConfig><key>k</key><value>caf\xe9</value></extraConfig>\n</spec>\n") ==
+        "s.xml:3:38: invalid UTF-8 (byte 0xE9): the document declares encoding=\"ISO-8859-1\", "
+        "and vmxkit reads XML as UTF-8 only; save it as UTF-8");
+  CHECK(err("<spec xmlns=\"urn:vim25\">\n  <firmware>&nbsp;</firmware>\n</spec>\n")
+            .rfind("s.xml:2:", 0) == 0);
+  // Columns count bytes, after multi-byte characters too.
+  CHECK(err("<spec xmlns=\"urn:vim25\">\n  <a>\xc3\xa9\xc3\xa9 &#1;</a></spec>")
+            .rfind("s.xml:2:11: \"&#1;\"", 0) == 0);
+  // A declaration naming another encoding is fine while the bytes are ASCII.
+  CHECK(load("s.xml",
+             "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<spec xmlns=\"urn:vim25\">"
+             "<firmware>efi</firmware></spec>\n")
+            .vms.at(0)
+            .config.firmware() == "efi");
+}
+
+TEST_CASE("a value that does not convert is named at its place, control bytes escaped",
+          "[spec][xml]") {
+  const auto err = [](const std::string& vmx) {
+    const SourceFile src("vm.vmx", vmx);
+    try {
+      (void)from_vm_config(vmx::to_vm_config(vmx::Document::parse(vmx, "vm.vmx")), src);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(err("firmware = \"efi\"\nmemsize = \"abc\"\n") ==
+        "vm.vmx:2:12: memsize = \"abc\": expected a memory size in MB");
+  CHECK(err("pciPassthru0.present = \"TRUE\"\npciPassthru0.id = \"3b:00.0x\"\n") ==
+        "vm.vmx:2:20: pciPassthru0.id = \"3b:00.0x\": expected a PCI address such as "
+        "00000:059:00.0");
+  // `|00` is a NUL once decoded: it used to cut the message off.
+  CHECK(err("memsize = \"4|0096\"\n") ==
+        "vm.vmx:1:12: memsize = \"4\\x0096\": expected a memory size in MB");
+  CHECK(err("numvcpus = \"0\"\n") ==
+        "vm.vmx:1:13: numvcpus = \"0\": expected a number of virtual CPUs (1 or more)");
+  CHECK(err("sched.mem.min = \"-1\"\n") ==
+        "vm.vmx:1:18: sched.mem.min = \"-1\": expected a memory reservation in MB");
+  // Without the file, the path alone.
+  CHECK_THROWS_WITH(
+      from_vm_config(vmx::to_vm_config(vmx::Document::parse("memsize = \"x\"\n")), "p.vmx"),
+      "p.vmx: memsize = \"x\": expected a memory size in MB");
+  // So do the readers' messages, and XML's own refusals.
+  CHECK(error_of(kHead + "  <memoryMB>1&#9;2</memoryMB>\n</spec>") ==
+        "spec.xml:2:3: memoryMB must be an integer, not \"1\\x092\"");
+  ConfigSpec s;
+  s.extra_config.push_back({"k", std::string("a\0z", 3), "string", {}, {}, {}});
+  CHECK_THROWS_WITH(write_configspec_xml(s),
+                    "value \"a\\x00z\" holds the control byte 0x00, which XML 1.0 cannot carry");
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "vmxkit/rules/parse_problems.h"
 #include "vmxkit/rules/rules.h"
 
 namespace vmxkit::rules {
@@ -36,7 +37,8 @@ No automatic fix: `vmxkit convert IN --to configspec-xml` writes a valid documen
 
 }  // namespace
 
-// Reported by the spec loader (libxml2 schema validation), so there is no check function.
+// Found by the loader (libxml2 schema validation, vsphere::validate_configspec) for the whole
+// file, not per VM, so there is no check function: the engine reports schema_diagnostics().
 extern const Rule kXML001{
     .id = "XML001",
     .name = "configspec-schema-violation",
@@ -45,5 +47,11 @@ extern const Rule kXML001{
     .doc = kDoc,
     .check = nullptr,
 };
+
+std::vector<Diagnostic> schema_diagnostics(std::span<const vsphere::SchemaProblem> problems) {
+  Sink sink;
+  for (const vsphere::SchemaProblem& p : problems) sink.report(kXML001, p.span, p.message);
+  return std::move(sink.diagnostics());
+}
 
 }  // namespace vmxkit::rules

@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Whole-process benchmarks of vmxkit against the fastest tool doing the baseline job, measured in
+the same run, printed as ratios (these machines are noisy: absolute times mislead).
+
+    bench/ratios.py [--vmxkit build/release/vmxkit] [--quick] [--check]
+
+Figures:
+  * `vmxkit fmt` of a 64 MiB .vmx built from the corpus, against `wc -l` of the same file;
+  * peak RSS of `fmt`, `get` and `set` on that file, as a multiple of its size;
+  * `vmxkit lint` of 10,000 corpus files (one run, every core), against `cat` of them;
+  * scaling: each of topo, lint, fix, the ConfigSpec XML reader and the VI/JSON reader at sizes
+    1x and 10x; the 10x run may cost at most 12x the time and 12x the memory above a process's
+    base (else growth is superlinear).
+--check exits 1 when a goal is missed (the scaling goals always; with --quick only those).
+"""
+
+import argparse
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORPUS = os.path.join(ROOT, "..", "shared", "corpus", "vmx")
+
+
+def run(argv, stdin=None, stdout=subprocess.DEVNULL):
+    """Runs argv; returns (seconds, peak RSS in bytes, exit code)."""
+    start = time.perf_counter()
+    with open(stdin, "rb") if stdin else open(os.devnull, "rb") as inp:
+        proc = subprocess.Popen(argv, stdin=inp, stdout=stdout, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    return elapsed, usage.ru_maxrss * 1024, os.waitstatus_to_exitcode(status)
+
+
+def best(argv, repeat=3, **kw):
+    """Best time and peak RSS over `repeat` runs."""
+    times, rss = [], []
+    for _ in range(repeat):
+        t, m, code = run(argv, **kw)
+        if code not in (0, 1):  # 1: findings; anything else means the figure is not the job's
+            raise SystemExit(f"{' '.join(argv)} exited {code}")
+        times.append(t)
+        rss.append(m)
+    return min(times), min(rss)
+
+
+def corpus_files():
+    names = sorted(f for f in os.listdir(CORPUS) if f.endswith(".vmx"))
+    out = []
+    for n in names:
+        with open(os.path.join(CORPUS, n), "rb") as f:
+            data = f.read()
+        if not data.endswith((b"\n", b"\r")):
+            data += b"\n"
+        out.append(data)
+    return out
+
+
+def write_corpus_vmx(path, size):
+    files = corpus_files()
+    with open(path, "wb") as out:
+        written = 0
+        while written < size:
+            for data in files:
+                out.write(data)
+                written += len(data)
+
+
+def write_unique_vmx(path, lines):
+    with open(path, "w") as out:
+        out.write('.encoding = "UTF-8"\nmemsize = "65536"\nsched.mem.pin = "TRUE"\n')
+        for i in range(lines):
+            out.write(f'guestinfo.key{i} = "value {i} with some text"\n')
+
+
+def write_duplicate_vmx(path, lines):
+    with open(path, "w") as out:
+        for i in range(lines):
+            out.write(f'guestinfo.same = "{i}"\n')
+
+
+def write_lspci(path, gpus):
+    """`lspci -vvv -nn -D` of a host with `gpus` GPUs, each under its own root port."""
+    with open(path, "w") as out:
+        for g in range(gpus):
+            domain, bus = divmod(g, 127)
+            port_bus = 2 * bus
+            gpu_bus = port_bus + 1
+            out.write(
+                f"{domain:04x}:{port_bus:02x}:01.0 PCI bridge [0604]: Intel Corporation Device [8086:347a]\n"
+                f"\tBus: primary={port_bus:02x}, secondary={gpu_bus:02x}, subordinate={gpu_bus:02x}, sec-latency=0\n"
+                f"\tNUMA node: {g % 2}\n"
+                "\tCapabilities: [68] Express (v2) Root Port (Slot+), MSI 00\n"
+                "\t\tLnkCap:\tPort #0, Speed 32GT/s, Width x16\n\n"
+                f"{domain:04x}:{gpu_bus:02x}:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 PCIe] [10de:2331]\n"
+                f"\tNUMA node: {g % 2}\n"
+                "\tRegion 0: Memory at 9e000000 (32-bit, non-prefetchable) [size=16M]\n"
+                "\tRegion 1: Memory at 21a000000000 (64-bit, prefetchable) [size=128G]\n"
+                "\tRegion 3: Memory at 21c000000000 (64-bit, prefetchable) [size=32M]\n"
+                "\tCapabilities: [68] Express (v2) Endpoint, MSI 00\n"
+                "\t\tLnkCap:\tPort #0, Speed 32GT/s, Width x16\n\n")
+
+
+def write_configspec_xml(path, entries):
+    with open(path, "w") as out:
+        out.write('<spec xmlns="urn:vim25" xmlns:xsd="http://www.w3.org/2001/XMLSchema" '
+                  'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\n')
+        out.write("  <memoryMB>65536</memoryMB>\n")
+        for i in range(entries):
+            out.write(f'  <extraConfig><key>guestinfo.key{i}</key>'
+                      f'<value xsi:type="xsd:string">value {i}</value></extraConfig>\n')
+        out.write("</spec>\n")
+
+
+def write_vi_json(path, entries):
+    with open(path, "w") as out:
+        out.write('{"_typeName": "VirtualMachineConfigSpec", "memoryMB": 65536, "extraConfig": [\n')
+        out.write(",\n".join(
+            f'{{"_typeName": "OptionValue", "key": "guestinfo.key{i}", "value": '
+            f'{{"_typeName": "string", "_value": "value {i}"}}}}' for i in range(entries)))
+        out.write("\n]}\n")
+
+
+def ratio_line(name, t, base_name, t_base, goal=None):
+    r = t / t_base if t_base > 0 else float("inf")
+    goal_text = f" (goal <= {goal:g}x)" if goal else ""
+    print(f"{name}: {t:.3f} s; {base_name}: {t_base:.3f} s; ratio {r:.1f}x{goal_text}")
+    return goal is None or r <= goal
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--vmxkit", default=os.path.join(ROOT, "build", "release", "vmxkit"))
+    ap.add_argument("--quick", action="store_true", help="scaling only, smaller sizes")
+    ap.add_argument("--check", action="store_true", help="exit 1 when a goal is missed")
+    args = ap.parse_args()
+    vmxkit = os.path.abspath(args.vmxkit)
+    ok = True
+    work = tempfile.mkdtemp(prefix="vmxkit-bench-")
+    try:
+        if not args.quick:
+            big = os.path.join(work, "big.vmx")
+            write_corpus_vmx(big, 64 << 20)
+            size = os.path.getsize(big)
+            t_wc, _ = best(["wc", "-l", big])
+            t_fmt, rss_fmt = best([vmxkit, "fmt", big])
+            print(f"input: {size / (1 << 20):.1f} MiB .vmx built from the corpus")
+            ok &= ratio_line("vmxkit fmt", t_fmt, "wc -l", t_wc, 5)
+            for name, argv in (("fmt", [vmxkit, "fmt", big]),
+                               ("get", [vmxkit, "get", big, "memsize"]),
+                               ("set", [vmxkit, "set", big, "memsize=4096"])):
+                _, rss = best(argv, repeat=1)
+                r = rss / size
+                print(f"peak RSS of {name}: {rss / (1 << 20):.0f} MiB = {r:.2f}x the input (goal <= 2.5x)")
+                ok &= r <= 2.5
+            many = os.path.join(work, "many")
+            os.mkdir(many)
+            files = corpus_files()
+            for i in range(10000):
+                with open(os.path.join(many, f"vm{i}.vmx"), "wb") as f:
+                    f.write(files[i % len(files)])
+            names = sorted(os.path.join(many, n) for n in os.listdir(many))
+            t_cat, _ = best(["cat", *names])
+            t_lint, _ = best([vmxkit, "lint", "--format", "json", many])
+            ok &= ratio_line("vmxkit lint of 10,000 files", t_lint, "cat", t_cat, 2)
+
+        base = 1 if args.quick else 4
+        cases = [
+            ("topo (lspci -vvv, GPUs)", write_lspci, 100 * base, lambda p: [vmxkit, "topo", p]),
+            ("lint (.vmx lines)", write_unique_vmx, 20000 * base, lambda p: [vmxkit, "lint", p]),
+            ("fix (duplicate keys)", write_duplicate_vmx, 10000 * base,
+             lambda p: [vmxkit, "fix", "--unsafe-fixes", p]),
+            ("ConfigSpec XML reader", write_configspec_xml, 2500 * base,
+             lambda p: [vmxkit, "convert", p, "--to", "vmx"]),
+            ("VI/JSON reader", write_vi_json, 2500 * base,
+             lambda p: [vmxkit, "convert", p, "--to", "vmx"]),
+        ]
+        t_empty, rss_empty = best([vmxkit, "--version"])
+        for name, writer, n, argv_of in cases:
+            small, large = os.path.join(work, "s.in"), os.path.join(work, "l.in")
+            writer(small, n)
+            writer(large, 10 * n)
+            t1, m1 = best(argv_of(small))
+            t10, m10 = best(argv_of(large))
+            tr = t10 / max(t1, 1e-3)
+            mr = (m10 - rss_empty) / max(m1 - rss_empty, 1 << 20)
+            good = tr <= 12 and mr <= 12
+            print(f"scaling {name}: {n} -> {10 * n}: time {t1:.3f} s -> {t10:.3f} s ({tr:.1f}x), "
+                  f"memory {m1 >> 20} -> {m10 >> 20} MiB ({mr:.1f}x above base); "
+                  f"{'linear' if good else 'SUPERLINEAR'} (goal <= 12x)")
+            ok &= good
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if args.check and not ok:
+        print("a goal was missed", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,545 @@
+// SPDX-License-Identifier: Apache-2.0
+// The public facade (vmxkit/vmxkit.h) over the modules: conversions between its value types and
+// the internal ones, and the chain the command line used to assemble by hand.
+#include "vmxkit/vmxkit.h"
+
+#include <fmt/format.h>
+
+#include <utility>
+
+#include "vmxkit/core/io.h"
+#include "vmxkit/generate/plan.h"
+#include "vmxkit/generate/render.h"
+#include "vmxkit/pci/catalog.h"
+#include "vmxkit/pci/host.h"
+#include "vmxkit/pci/mmio.h"
+#include "vmxkit/pci/topology.h"
+#include "vmxkit/rules/engine.h"
+#include "vmxkit/rules/parse_problems.h"
+#include "vmxkit/vmx/document.h"
+#include "vmxkit/vsphere/load.h"
+#include "vmxkit/vsphere/render.h"
+
+#ifndef VMXKIT_VERSION
+#error "VMXKIT_VERSION must be defined by the build (CMake's project(VERSION))"
+#endif
+
+namespace vmxkit {
+
+struct Catalog::Impl {
+  pci::Catalog catalog;
+};
+
+struct Host::Impl {
+  pci::Host host;
+  Catalog catalog;
+  std::vector<HostDevice> devices;  // parallel to host.devices()
+  std::vector<std::string> warnings;
+};
+
+struct Plan::Impl {
+  std::optional<Host> host;  // keeps the devices and their catalogue entries alive
+  Catalog catalog;           // the same without a host
+  generate::Plan plan;
+  std::vector<PlannedDevice> gpus;
+  std::vector<PlannedDevice> nics;
+  std::vector<PlannedPair> pairs;
+  MmioSize mmio;
+  std::optional<Input> base;
+};
+
+namespace {
+
+// --- enum conversions: the facade's enums are its own, so the internal ones may grow.
+
+InputFormat from_internal(vsphere::Format f) {
+  switch (f) {
+    case vsphere::Format::vmx: return InputFormat::vmx;
+    case vsphere::Format::configspec_xml: return InputFormat::configspec_xml;
+    case vsphere::Format::soap: return InputFormat::soap;
+    case vsphere::Format::vi_json: return InputFormat::vi_json;
+    case vsphere::Format::ovf: return InputFormat::ovf;
+  }
+  return InputFormat::vmx;
+}
+
+vsphere::Format to_internal(InputFormat f) {
+  switch (f) {
+    case InputFormat::vmx: return vsphere::Format::vmx;
+    case InputFormat::configspec_xml: return vsphere::Format::configspec_xml;
+    case InputFormat::soap: return vsphere::Format::soap;
+    case InputFormat::vi_json: return vsphere::Format::vi_json;
+    case InputFormat::ovf: return vsphere::Format::ovf;
+  }
+  return vsphere::Format::vmx;
+}
+
+vsphere::OutputFormat to_internal(OutputFormat f) {
+  switch (f) {
+    case OutputFormat::vmx: return vsphere::OutputFormat::vmx;
+    case OutputFormat::configspec_xml: return vsphere::OutputFormat::configspec_xml;
+    case OutputFormat::soap: return vsphere::OutputFormat::soap;
+    case OutputFormat::vi_json: return vsphere::OutputFormat::vi_json;
+    case OutputFormat::govc: return vsphere::OutputFormat::govc;
+    case OutputFormat::powercli: return vsphere::OutputFormat::powercli;
+  }
+  return vsphere::OutputFormat::vmx;
+}
+
+DeviceRole from_internal(pci::Role r) {
+  switch (r) {
+    case pci::Role::other: return DeviceRole::other;
+    case pci::Role::bridge: return DeviceRole::bridge;
+    case pci::Role::gpu: return DeviceRole::gpu;
+    case pci::Role::rdma_nic: return DeviceRole::rdma_nic;
+    case pci::Role::nic_vf: return DeviceRole::nic_vf;
+    case pci::Role::nic: return DeviceRole::nic;
+  }
+  return DeviceRole::other;
+}
+
+pci::Role to_internal(DeviceRole r) {
+  switch (r) {
+    case DeviceRole::other: return pci::Role::other;
+    case DeviceRole::bridge: return pci::Role::bridge;
+    case DeviceRole::gpu: return pci::Role::gpu;
+    case DeviceRole::rdma_nic: return pci::Role::rdma_nic;
+    case DeviceRole::nic_vf: return pci::Role::nic_vf;
+    case DeviceRole::nic: return pci::Role::nic;
+  }
+  return pci::Role::other;
+}
+
+PathClass from_internal(pci::PathClass c) {
+  switch (c) {
+    case pci::PathClass::self: return PathClass::self;
+    case pci::PathClass::pix: return PathClass::pix;
+    case pci::PathClass::pxb: return PathClass::pxb;
+    case pci::PathClass::phb: return PathClass::phb;
+    case pci::PathClass::node: return PathClass::node;
+    case pci::PathClass::sys: return PathClass::sys;
+    case pci::PathClass::unknown: return PathClass::unknown;
+  }
+  return PathClass::unknown;
+}
+
+pci::PathClass to_internal(PathClass c) {
+  switch (c) {
+    case PathClass::self: return pci::PathClass::self;
+    case PathClass::pix: return pci::PathClass::pix;
+    case PathClass::pxb: return pci::PathClass::pxb;
+    case PathClass::phb: return pci::PathClass::phb;
+    case PathClass::node: return pci::PathClass::node;
+    case PathClass::sys: return pci::PathClass::sys;
+    case PathClass::unknown: return pci::PathClass::unknown;
+  }
+  return pci::PathClass::unknown;
+}
+
+Verdict from_internal(pci::Verdict v) {
+  switch (v) {
+    case pci::Verdict::ok: return Verdict::ok;
+    case pci::Verdict::degraded: return Verdict::degraded;
+    case pci::Verdict::unsupported: return Verdict::unsupported;
+  }
+  return Verdict::unsupported;
+}
+
+pci::Verdict to_internal(Verdict v) {
+  switch (v) {
+    case Verdict::ok: return pci::Verdict::ok;
+    case Verdict::degraded: return pci::Verdict::degraded;
+    case Verdict::unsupported: return pci::Verdict::unsupported;
+  }
+  return pci::Verdict::unsupported;
+}
+
+// --- value conversions
+
+CatalogModel to_model(const pci::CatalogEntry& e) {
+  CatalogModel m;
+  m.vendor_id = e.vendor_id;
+  m.device_id = e.device_id;
+  m.alias = e.alias;
+  m.model = e.model;
+  m.role = from_internal(e.role);
+  m.framebuffer_gb = e.framebuffer_gb;
+  m.origin = e.origin;
+  return m;
+}
+
+PairReport to_report(const pci::Host& host, const pci::PairVerdict& v) {
+  PairReport r;
+  r.a = host.at(v.a).bdf;
+  r.b = host.at(v.b).bdf;
+  r.path = from_internal(v.path.cls);
+  r.path_detail = v.path.detail;
+  r.verdict = from_internal(v.verdict);
+  for (const pci::Reason& reason : v.reasons) {
+    r.reasons.push_back(PairReason{from_internal(reason.effect), reason.text, reason.fix});
+  }
+  return r;
+}
+
+MmioSize to_mmio(const pci::MmioResult& m) {
+  MmioSize out;
+  out.size_gb = m.size_gb;
+  out.kb_gb = m.kb_gb;
+  out.total_bytes = m.total_bytes;
+  out.estimated = m.estimated;
+  for (const pci::MmioBar& b : m.bars) {
+    out.bars.push_back(MmioBar{b.device, b.bar, b.size, b.offset, b.source});
+  }
+  out.lines = m.lines;
+  out.unknown = m.unknown;
+  out.below_4g = m.below_4g;
+  return out;
+}
+
+PlannedDevice to_planned(const generate::Choice& c) {
+  PlannedDevice d;
+  d.address = c.address;
+  d.vendor_id = c.vendor_id;
+  d.device_id = c.device_id;
+  d.sriov_vf = c.sriov_vf;
+  d.label = c.label;
+  if (c.model != nullptr) d.model = c.model->model;
+  return d;
+}
+
+LintReport to_report(rules::LintResult&& r) {
+  LintReport out;
+  out.format = from_internal(vsphere::detect_format(r.bytes));
+  out.path = std::move(r.path);
+  out.bytes = std::move(r.bytes);
+  out.diagnostics = std::move(r.diagnostics);
+  out.lines = std::move(r.lines);
+  return out;
+}
+
+const Catalog& builtin_catalog() {
+  static const Catalog catalog = load_catalog({});
+  return catalog;
+}
+
+}  // namespace
+
+struct detail::Access {
+  static const pci::Catalog& catalog(const Catalog& c) { return c.impl_->catalog; }
+  static Catalog make_catalog(pci::Catalog c) {
+    Catalog out(nullptr);
+    out.impl_ = std::make_shared<const Catalog::Impl>(Catalog::Impl{std::move(c)});
+    return out;
+  }
+  static const pci::Host& host(const Host& h) { return h.impl_->host; }
+
+  static Host make_host(pci::Host h, Catalog catalog) {
+    auto impl = std::make_shared<Host::Impl>(Host::Impl{std::move(h), std::move(catalog), {}, {}});
+    const pci::Host& host = impl->host;
+    for (std::size_t i = 0; i < host.devices().size(); ++i) {
+      const pci::Device& d = host.at(i);
+      HostDevice out;
+      out.address = d.bdf;
+      out.vendor_id = d.vendor_id;
+      out.device_id = d.device_id;
+      out.role = from_internal(d.role);
+      out.description = host.describe(i);
+      if (d.model != nullptr) out.model = d.model->model;
+      out.numa_node = d.numa_node;
+      impl->devices.push_back(std::move(out));
+    }
+    for (const pci::HostWarning& w : host.warnings()) impl->warnings.push_back(w.to_string());
+    Host result;
+    result.impl_ = std::move(impl);
+    return result;
+  }
+
+  static rules::LintOptions lint_options(const LintOptions& o) {
+    rules::LintOptions out;
+    if (o.host != nullptr) out.host = &host(*o.host);
+    if (o.catalog != nullptr) {
+      out.catalog = &catalog(*o.catalog);
+    } else if (o.host != nullptr) {
+      out.catalog = &out.host->catalog();
+    }
+    return out;
+  }
+
+  static Plan make_plan(const Host* host, const PlanRequest& request) {
+    if (request.base && request.base->format != InputFormat::vmx) {
+      throw Error(request.base->path, fmt::format("a plan merges into a .vmx only; this file is {}",
+                                                  to_string(request.base->format)));
+    }
+    generate::Request r;
+    r.gpus = request.gpus;
+    r.gpu_count = request.gpu_count;
+    r.nics = request.nics;
+    if (request.sriov && r.nics.empty()) r.nics = {"auto"};
+    r.vgpu = request.vgpu;
+    r.sriov = request.sriov;
+    r.network = request.network;
+    r.memory_mb = request.memory_mb;
+    // The base's memory size is what gets reserved unless the request says otherwise.
+    if (!r.memory_mb && request.base) {
+      if (const auto mem = request.base->config().memory_mb(); mem && *mem > 0) {
+        r.memory_mb = static_cast<std::uint64_t>(*mem);
+      }
+    }
+    r.system_id = request.system_id;
+    r.allow_degraded = request.allow_degraded;
+    r.host_label = request.host_label;
+
+    auto impl = std::make_shared<Plan::Impl>();
+    if (host != nullptr) impl->host = *host;
+    impl->catalog = host != nullptr ? host->catalog() : request.catalog;
+    const pci::Host* h = impl->host ? &impl->host->impl_->host : nullptr;
+    impl->plan = generate::make_plan(r, h, h != nullptr ? h->catalog() : catalog(impl->catalog));
+
+    const generate::Plan& p = impl->plan;
+    for (const generate::Choice& c : p.gpus) impl->gpus.push_back(to_planned(c));
+    for (const generate::Choice& c : p.nics) impl->nics.push_back(to_planned(c));
+    for (const generate::Pairing& pair : p.pairs) {
+      PlannedPair out{pair.gpu, pair.peer, pair.peer_is_gpu, std::nullopt};
+      if (pair.verdict && h != nullptr) out.verdict = to_report(*h, *pair.verdict);
+      impl->pairs.push_back(std::move(out));
+    }
+    impl->mmio = to_mmio(p.mmio);
+    impl->base = request.base;
+    Plan result;
+    result.impl_ = std::move(impl);
+    return result;
+  }
+
+  static const Plan::Impl& plan(const Plan& p) { return *p.impl_; }
+};
+
+// --- version
+
+std::string_view version() { return VMXKIT_VERSION; }
+
+// --- inputs
+
+std::string_view to_string(InputFormat format) { return vsphere::to_string(to_internal(format)); }
+
+const VmConfig& Input::config() const {
+  if (vms.size() == 1) return vms.front().config;
+  if (vms.empty()) throw Error(path, "holds no virtual system");
+  std::string names;
+  for (const InputVm& v : vms) names += (names.empty() ? "" : ", ") + v.name;
+  throw Error(path, fmt::format("holds {} virtual systems ({}); pick one from Input::vms",
+                                vms.size(), names));
+}
+
+Input load(std::string path, std::string bytes) {
+  vsphere::Loaded loaded = vsphere::load(std::move(path), std::move(bytes));
+  Input in;
+  in.path = loaded.source.path();
+  in.bytes = std::string(loaded.source.bytes());
+  in.format = from_internal(loaded.format);
+  for (vsphere::LoadedVm& vm : loaded.vms) {
+    in.vms.push_back(InputVm{std::move(vm.name), std::move(vm.config)});
+  }
+  // The loader does not repeat a .vmx's malformed lines; the document reports them.
+  in.diagnostics = loaded.format == vsphere::Format::vmx
+                       ? rules::line_diagnostics(vmx::Document::parse(in.bytes, in.path).problems())
+                       : rules::schema_diagnostics(loaded.schema_problems);
+  in.vm = std::move(loaded.vm);
+  in.lines = LineIndex(in.bytes);
+  return in;
+}
+
+Input load_file(const std::string& path) { return load(path, read_file(path)); }
+
+// --- catalogue
+
+std::string_view to_string(DeviceRole role) { return pci::to_string(to_internal(role)); }
+
+std::string CatalogModel::id() const { return fmt::format("{:04x}:{:04x}", vendor_id, device_id); }
+
+Catalog::Catalog() : impl_(builtin_catalog().impl_) {}
+
+std::vector<CatalogModel> Catalog::models() const {
+  std::vector<CatalogModel> out;
+  for (const pci::CatalogEntry& e : impl_->catalog.entries()) out.push_back(to_model(e));
+  return out;
+}
+
+std::optional<CatalogModel> Catalog::find(std::string_view alias_or_id) const {
+  const pci::CatalogEntry* e = impl_->catalog.find_alias(alias_or_id);
+  if (e == nullptr) return std::nullopt;
+  return to_model(*e);
+}
+
+Catalog load_catalog(const std::vector<std::string>& files) {
+  return detail::Access::make_catalog(pci::catalog_with(files));
+}
+
+// --- hosts
+
+HostSource HostSource::from_text(std::string name, std::string text) {
+  HostSource s(std::move(name));
+  s.text = std::move(text);
+  return s;
+}
+
+const std::vector<HostDevice>& Host::devices() const { return impl_->devices; }
+
+const HostDevice* Host::find(const Bdf& address) const {
+  const auto i = impl_->host.index_of(address);
+  return i ? &impl_->devices[*i] : nullptr;
+}
+
+const std::vector<std::string>& Host::warnings() const { return impl_->warnings; }
+
+Catalog Host::catalog() const { return impl_->catalog; }
+
+Host load_host(const std::vector<HostSource>& sources, const Catalog& catalog) {
+  pci::Host host(detail::Access::catalog(catalog));
+  for (const HostSource& s : sources) {
+    if (s.text) {
+      pci::load_text(host, *s.text, s.path);
+    } else {
+      pci::load_source(host, s.path);
+    }
+  }
+  host.finalize();
+  return detail::Access::make_host(std::move(host), catalog);
+}
+
+// --- topology
+
+std::string_view to_string(PathClass path) { return pci::to_string(to_internal(path)); }
+
+std::string_view to_string(Verdict verdict) { return pci::to_string(to_internal(verdict)); }
+
+Topology analyze(const Host& host, const TopologyOptions& options) {
+  const pci::Host& h = detail::Access::host(host);
+  pci::AnalysisOptions o;
+  o.iommu_translating = options.iommu_translating;
+  o.all_nics = options.all_nics;
+  const pci::Topology t = pci::analyze(h, o);
+  Topology out;
+  for (const std::size_t i : t.gpus) out.gpus.push_back(h.at(i).bdf);
+  for (const std::size_t i : t.nics) out.nics.push_back(h.at(i).bdf);
+  for (const auto& row : t.matrix) {
+    std::vector<PathClass>& r = out.matrix.emplace_back();
+    for (const pci::PathClass c : row) r.push_back(from_internal(c));
+  }
+  for (const pci::PairVerdict& v : t.pairs) out.pairs.push_back(to_report(h, v));
+  out.best_nic = t.best_nic;
+  return out;
+}
+
+// --- MMIO
+
+MmioSize size_mmio(const Host* host, const std::vector<std::string>& devices,
+                   const Catalog& catalog) {
+  const pci::Host* h = host != nullptr ? &detail::Access::host(*host) : nullptr;
+  const pci::Catalog& models = h != nullptr ? h->catalog() : detail::Access::catalog(catalog);
+  std::vector<pci::MmioDevice> list;
+  for (const std::string& spec : devices) {
+    if (const auto bdf = parse_bdf(spec)) {
+      if (h == nullptr) throw Error(fmt::format("{}: an address needs the host it is on", spec));
+      const auto i = h->index_of(*bdf);
+      if (!i) throw Error(fmt::format("{}: no such device on the host", bdf->to_string()));
+      list.push_back(pci::MmioDevice{&h->at(*i), h->at(*i).model, h->describe(*i)});
+      continue;
+    }
+    const pci::CatalogEntry* e = models.find_alias(spec);
+    if (e == nullptr) {
+      throw Error(
+          fmt::format("{}: not an address (0000:3b:00.0), a catalogue id (10de:2331) or a "
+                      "model alias (h100-pcie)",
+                      spec));
+    }
+    list.push_back(pci::MmioDevice{nullptr, e, fmt::format("{} ({})", e->id_string(), e->model)});
+  }
+  return to_mmio(pci::size_64bit_mmio(list));
+}
+
+// --- lint and fix
+
+std::size_t LintReport::count_at_least(Severity threshold) const {
+  std::size_t n = 0;
+  for (const Diagnostic& d : diagnostics) {
+    if (static_cast<int>(d.severity) <= static_cast<int>(threshold)) ++n;
+  }
+  return n;
+}
+
+LintReport lint(const Input& input, const LintOptions& options) {
+  return to_report(rules::lint(input.path, input.bytes, detail::Access::lint_options(options)));
+}
+
+FixResult fix(const Input& input, const FixOptions& options) {
+  rules::FixResult r = rules::fix(input.path, input.bytes,
+                                  detail::Access::lint_options(options.lint), options.unsafe);
+  FixResult out;
+  out.bytes = std::move(r.bytes);
+  out.fixes_applied = r.fixes_applied;
+  out.fixed_rules = std::move(r.fixed_rules);
+  out.remaining = to_report(std::move(r.remaining));
+  return out;
+}
+
+// --- plan
+
+const std::vector<PlannedDevice>& Plan::gpus() const { return impl_->gpus; }
+const std::vector<PlannedDevice>& Plan::nics() const { return impl_->nics; }
+const std::vector<PlannedPair>& Plan::pairs() const { return impl_->pairs; }
+const std::optional<std::string>& Plan::vgpu() const { return impl_->plan.vgpu; }
+std::uint64_t Plan::memory_mb() const { return impl_->plan.memory_mb; }
+const MmioSize& Plan::mmio() const { return impl_->mmio; }
+bool Plan::needs_64bit_mmio() const { return impl_->plan.needs_64bit_mmio; }
+bool Plan::p2p() const { return impl_->plan.p2p; }
+const std::vector<std::string>& Plan::explanation() const { return impl_->plan.explanation; }
+const std::optional<Input>& Plan::base() const { return impl_->base; }
+
+Plan plan(const Host* host, const PlanRequest& request) {
+  return detail::Access::make_plan(host, request);
+}
+
+// --- render
+
+std::string_view to_string(OutputFormat format) { return vsphere::to_string(to_internal(format)); }
+
+std::optional<OutputFormat> parse_output_format(std::string_view name) {
+  for (const OutputFormat f : {OutputFormat::vmx, OutputFormat::configspec_xml, OutputFormat::soap,
+                               OutputFormat::vi_json, OutputFormat::govc, OutputFormat::powercli}) {
+    if (to_string(f) == name) return f;
+  }
+  return std::nullopt;
+}
+
+std::string render(const Plan& plan, OutputFormat format, const RenderOptions& options) {
+  const auto& p = detail::Access::plan(plan);
+  const generate::Template tpl = generate::load_template(
+      options.template_name.empty() ? generate::default_template(p.plan) : options.template_name);
+  std::string vmx_text;
+  if (p.base) {
+    const vmx::Document base = vmx::Document::parse(p.base->bytes, p.base->path);
+    vmx_text = generate::merge_into(base, tpl, p.plan);
+  } else {
+    vmx_text = generate::render_template(tpl, p.plan);
+  }
+  if (format == OutputFormat::vmx) return vmx_text;
+  const vmx::Document doc =
+      vmx::Document::parse(std::move(vmx_text), p.base ? p.base->path : "plan");
+  return render(vmx::to_vm_config(doc), format, options);
+}
+
+std::string render(const VmConfig& config, OutputFormat format, const RenderOptions& options) {
+  vsphere::RenderOptions o;
+  o.vm = options.vm;
+  return vsphere::render(config, to_internal(format), o);
+}
+
+std::vector<TemplateInfo> templates() {
+  std::vector<TemplateInfo> out;
+  for (const generate::Template& t : generate::builtin_templates()) {
+    out.push_back(TemplateInfo{t.name, t.description()});
+  }
+  return out;
+}
+
+}  // namespace vmxkit

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+// Which input format a HOST text is, from its first meaningful line.
+#include "vmxkit/core/error.h"
+#include "vmxkit/pci/host.h"
+#include "vmxkit/pci/text.h"
+
+namespace vmxkit::pci {
+
+InputFormat detect_format(std::string_view text, const std::string& path) {
+  std::uint32_t line_no = 0;
+  for (const std::string_view line : LineRange(text)) {
+    ++line_no;
+    const std::string_view t = trim(line);
+    if (t.empty()) continue;
+    if (t.starts_with("-[") || t.starts_with("-+-[") || t.starts_with("+-[") ||
+        t.starts_with("\\-[") || t.starts_with("-+-") || t.starts_with("+-")) {
+      return InputFormat::lspci_tree;
+    }
+    if (t.starts_with("available:") && t.find("nodes") != std::string_view::npos) {
+      return InputFormat::numactl;
+    }
+    if (t.starts_with("Physical Memory:") || t.starts_with("Reliable Memory:") ||
+        t.starts_with("NUMA Node Count:")) {
+      return InputFormat::esxcli_memory;
+    }
+    if (t.starts_with("Device ID") && t.find("Enabled") != std::string_view::npos) {
+      return InputFormat::esxcli_passthru;
+    }
+    if (parse_bdf(t)) return InputFormat::esxcli;
+    const auto sp = t.find(' ');
+    if (sp != std::string_view::npos && parse_bdf(t.substr(0, sp))) {
+      return InputFormat::lspci_verbose;
+    }
+    const auto col = static_cast<std::uint32_t>(line.size() - trim(line).size() + 1);
+    throw Error(path, line_no, line[0] == ' ' || line[0] == '\t' ? col : 1,
+                "unknown host input: expected `lspci -vvv`, `lspci -tv`, `esxcli hardware pci "
+                "list`, `esxcli hardware pci pcipassthru list`, `esxcli hardware memory get` or "
+                "`numactl --hardware` output");
+  }
+  throw Error(path, "empty host input");
+}
+
+}  // namespace vmxkit::pci

@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "vmxkit/core/diagnostic.h"
+#include "vmxkit/core/error.h"
+#include "vmxkit/core/pci_address.h"
+#include "vmxkit/core/source_file.h"
+#include "vmxkit/model/vm_config.h"
+
+/// vmxkit's public API: the one header an embedder includes (`#include <vmxkit/vmxkit.h>`,
+/// `find_package(vmxkit)` and link `vmxkit::core`).
+///
+/// The pipeline the `vmxkit` command line is made of:
+///
+///     vmxkit::Input in = vmxkit::load_file("vm.vmx");       // .vmx, ConfigSpec, VI/JSON, OVF
+///     vmxkit::Host host = vmxkit::load_host({"lspci.txt"});  // lspci, esxcli, numactl, sysfs
+///     vmxkit::LintReport r = vmxkit::lint(in, {.host = &host});  // the rule catalogue
+///     vmxkit::FixResult f = vmxkit::fix(in);                  // safe fixes, as text edits
+///     vmxkit::Topology t = vmxkit::analyze(host);             // path classes, P2P verdicts
+///     vmxkit::MmioSize m = vmxkit::size_mmio(&host, {"0000:3b:00.0"});
+///     vmxkit::Plan p = vmxkit::plan(&host, {.gpus = {"auto"}, .nics = {"auto"}});
+///     std::string vmx = vmxkit::render(p, vmxkit::OutputFormat::vmx);
+///
+/// Conventions: every function returns values (no handles to free; Host, Catalog and Plan are
+/// cheap to copy and immutable). Problems in a user's file are `Diagnostic` values; a condition
+/// that stops the work (unreadable file, input that cannot be read as its format, a request
+/// that cannot work) throws `vmxkit::Error`, whose `what()` starts with `file:line:col: ` when
+/// there is one. The library never prints and never exits. Host, Catalog and Plan values never
+/// change once made, so threads may share them and call these functions on them at once.
+///
+/// Re-exported as they are: Diagnostic, Severity, Fix, FixSafety, Note, TextEdit (fixes),
+/// Location, LineIndex, SourceSpan (positions), Bdf (PCI addresses), VmConfig, Setting,
+/// PassthroughDevice (the neutral VM model) and Error.
+namespace vmxkit {
+
+class Host;
+class Catalog;
+
+namespace detail {
+struct Access;  // how the implementation reaches the internals behind Host, Catalog and Plan
+}  // namespace detail
+
+// ------------------------------------------------------------------------------------------------
+// Version
+
+/// The library's version, `MAJOR.MINOR.PATCH`, as CMake's `project(VERSION)` gives it.
+std::string_view version();
+
+// ------------------------------------------------------------------------------------------------
+// Inputs: a VM configuration in any format
+
+/// The formats load() reads, told apart by content.
+enum class InputFormat : unsigned char {
+  vmx,             ///< a `.vmx` file
+  configspec_xml,  ///< a vim25 VirtualMachineConfigSpec (or ConfigInfo) document
+  soap,            ///< a SOAP ReconfigVM_Task request
+  vi_json,         ///< vSphere VI/JSON (ConfigSpec, ReconfigVM_Task body or ConfigInfo)
+  ovf,             ///< an OVF descriptor
+};
+/// "vmx", "configspec-xml", "soap", "vi-json", "ovf".
+std::string_view to_string(InputFormat format);
+
+/// One VM of an input file.
+struct InputVm {
+  std::string name;  ///< the OVF VirtualSystem id; empty for other formats
+  VmConfig config;   ///< spans point into Input::bytes
+};
+
+/// A loaded VM configuration: the bytes as read and the neutral model of each VM in them.
+struct Input {
+  std::string path;   ///< as given to load(); names the file in messages
+  std::string bytes;  ///< exactly as read
+  InputFormat format = InputFormat::vmx;
+  std::vector<InputVm> vms;  ///< one, except for OVF files with several VirtualSystems
+  /// Problems reading the file as its format, which lint() reports again: a `.vmx` line VMware
+  /// cannot read (VMX001/VMX002; the line is not a setting), a ConfigSpec schema finding (XML001).
+  std::vector<Diagnostic> diagnostics;
+  std::string vm;   ///< SOAP: the `_this` VirtualMachine moref; else empty
+  LineIndex lines;  ///< of `bytes`
+
+  /// Line and column of a byte offset (a Diagnostic's `begin`).
+  Location location(std::size_t offset) const { return lines.location(offset); }
+  /// The configuration of the file's one VM. Throws vmxkit::Error naming the VirtualSystems
+  /// when an OVF file holds several (pick one from `vms`).
+  const VmConfig& config() const;
+};
+
+/// Reads `bytes` (named `path` in messages) in whatever format they are (see InputFormat; a
+/// leading BOM is skipped, the path's extension is not consulted). Throws vmxkit::Error with
+/// file:line:col when the content cannot be read as its format: malformed or unsafe XML,
+/// malformed JSON, values of the wrong type. A `.vmx` never throws: what VMware cannot read is
+/// in `diagnostics`.
+Input load(std::string path, std::string bytes);
+
+/// Reads the file at `path` and load()s it. Throws vmxkit::Error when the file cannot be read
+/// (naming it) or is larger than 1 GiB, and as load().
+Input load_file(const std::string& path);
+
+// ------------------------------------------------------------------------------------------------
+// Device catalogue
+
+/// What a PCI device is for the GPU/NIC analysis.
+enum class DeviceRole : unsigned char {
+  other,
+  bridge,    ///< a root port, switch port or other PCI bridge
+  gpu,       ///< an NVIDIA GPU
+  rdma_nic,  ///< an RDMA-capable NIC physical function (ConnectX/BlueField)
+  nic_vf,    ///< an SR-IOV virtual function of an RDMA NIC
+  nic,       ///< another network controller
+};
+/// "other", "bridge", "gpu", "rdma-nic", "nic-vf", "nic".
+std::string_view to_string(DeviceRole role);
+
+/// One model the catalogue knows.
+struct CatalogModel {
+  std::uint16_t vendor_id = 0;
+  std::uint16_t device_id = 0;
+  std::string alias;  ///< the name plan() and size_mmio() accept ("h100-pcie"); may be empty
+  std::string model;  ///< "H100 PCIe"
+  DeviceRole role = DeviceRole::other;
+  std::optional<unsigned> framebuffer_gb;
+  std::string origin;  ///< "built-in", or FILE:LINE of the user file that gave it
+
+  std::string id() const;  ///< "10de:2331"
+};
+
+/// The device catalogue: models with their BAR sizes and GPUDirect support.
+class Catalog {
+ public:
+  /// The catalogue compiled into vmxkit.
+  Catalog();
+
+  /// Every model, in catalogue order.
+  std::vector<CatalogModel> models() const;
+  /// A model by alias ("h100-pcie", ASCII case-insensitive) or vendor:device id ("10de:2331").
+  std::optional<CatalogModel> find(std::string_view alias_or_id) const;
+
+ private:
+  friend struct detail::Access;
+  struct Impl;
+  explicit Catalog(std::nullptr_t) {}
+  std::shared_ptr<const Impl> impl_;
+};
+
+/// The built-in catalogue with user catalogue files (the `catalog.tsv` format) merged over it,
+/// in order: a file's entry adds a model or replaces one with the same vendor:device id.
+/// Throws vmxkit::Error when a file cannot be read, or with file:line:col for a malformed line.
+Catalog load_catalog(const std::vector<std::string>& files);
+
+// ------------------------------------------------------------------------------------------------
+// Hosts: the PCIe tree passthrough devices come from
+
+/// One host input: a file (`lspci -vvv` with or without `-nn`/`-D`, `lspci -tv`,
+/// `esxcli hardware pci list`, `esxcli hardware pci pcipassthru list`, `numactl --hardware`,
+/// `esxcli hardware memory get`; format detected), a sysfs directory laid out like
+/// /sys/bus/pci/devices, or `live` (this machine's); or a capture already in memory.
+struct HostSource {
+  std::string path;                 ///< the file, directory or `live`; names `text` when given
+  std::optional<std::string> text;  ///< the capture's text (read from stdin, a socket...)
+
+  /// Implicit, so a list of paths is a list of sources: `load_host({"a.txt", "numa.txt"})`.
+  HostSource(std::string source) : path(std::move(source)) {}
+  HostSource(const char* source) : path(source) {}
+  /// A capture already read; `name` is how messages call it.
+  static HostSource from_text(std::string name, std::string text);
+};
+
+/// A PCI function of a host, as the inputs describe it.
+struct HostDevice {
+  Bdf address;
+  std::optional<std::uint16_t> vendor_id;
+  std::optional<std::uint16_t> device_id;
+  DeviceRole role = DeviceRole::other;
+  std::string description;  ///< "0000:c1:00.0 (RTX 6000 Ada Generation)"
+  std::string model;        ///< the catalogue model ("H100 PCIe"), or empty when not known
+  std::optional<int> numa_node;
+};
+
+/// A host's PCI devices merged from every input, as a tree under its root buses.
+class Host {
+ public:
+  /// Every function, in PCI address order.
+  const std::vector<HostDevice>& devices() const;
+  /// The device at `address`, or nullptr.
+  const HostDevice* find(const Bdf& address) const;
+  /// What the loaders skipped or could not tell, "FILE:LINE: message" where about one line.
+  const std::vector<std::string>& warnings() const;
+  /// The catalogue the host's devices were matched against.
+  Catalog catalog() const;
+
+ private:
+  friend struct detail::Access;
+  struct Impl;
+  Host() = default;
+  std::shared_ptr<const Impl> impl_;
+};
+
+/// Loads and merges host inputs, matching devices against `catalog`. Throws vmxkit::Error when
+/// an input cannot be read, or with file:line:col when its text is none of the known formats;
+/// what a loader skips is a warning. Several inputs of one host merge (an `lspci -vvv` plus
+/// `numactl --hardware`).
+Host load_host(const std::vector<HostSource>& sources, const Catalog& catalog = Catalog());
+
+// ------------------------------------------------------------------------------------------------
+// Topology: how GPUs and NICs reach each other
+
+/// nvidia-smi `topo -m` path classes, closest first.
+enum class PathClass : unsigned char {
+  self,     ///< X: the same function
+  pix,      ///< at most one PCIe switch
+  pxb,      ///< several switches, below the host bridge
+  phb,      ///< through one PCIe host bridge (the CPU)
+  node,     ///< between host bridges of one NUMA node
+  sys,      ///< across sockets
+  unknown,  ///< NODE or SYS (NUMA not known), or a device the inputs could not place
+};
+/// "X", "PIX", "PXB", "PHB", "NODE", "SYS", "?".
+std::string_view to_string(PathClass path);
+
+/// GPUDirect RDMA / P2P verdict for a pair.
+enum class Verdict : unsigned char { ok, degraded, unsupported };
+/// "ok", "degraded", "unsupported".
+std::string_view to_string(Verdict verdict);
+
+/// Why a pair is not simply ok (or, for its path, why it is).
+struct PairReason {
+  Verdict effect = Verdict::ok;  ///< the worst verdict this reason alone leads to
+  std::string text;
+  std::string fix;  ///< a command or setting that fixes it; may be empty
+};
+
+/// The verdict for one GPU<->NIC or GPU<->GPU pair.
+struct PairReport {
+  Bdf a;
+  Bdf b;
+  PathClass path = PathClass::unknown;
+  std::string path_detail;  ///< why this class ("both below switch 0000:17:00.0")
+  Verdict verdict = Verdict::ok;
+  std::vector<PairReason> reasons;
+};
+
+/// Facts about the host that are not in its PCI inputs.
+struct TopologyOptions {
+  std::optional<bool> iommu_translating;  ///< the IOMMU translates DMA; nullopt: not known
+  bool all_nics = false;                  ///< every NIC, not only RDMA-capable ones
+};
+
+/// The GPU/NIC matrix like `nvidia-smi topo -m`.
+struct Topology {
+  std::vector<Bdf> gpus;  ///< in PCI address order
+  std::vector<Bdf> nics;  ///< in PCI address order
+  /// Path classes indexed [row][col] over gpus then nics.
+  std::vector<std::vector<PathClass>> matrix;
+  std::vector<PairReport> pairs;  ///< GPU<->GPU pairs, then GPU<->NIC pairs
+  /// Per GPU (same order as gpus): index into nics of the best NIC for it, if any.
+  std::vector<std::optional<std::size_t>> best_nic;
+};
+
+/// Classifies the path of every GPU<->GPU and GPU<->NIC pair of the host and judges it for
+/// GPUDirect RDMA. Does not throw.
+Topology analyze(const Host& host, const TopologyOptions& options = {});
+
+// ------------------------------------------------------------------------------------------------
+// pciPassthru.64bitMMIOSizeGB
+
+/// One 64-bit memory BAR counted, where it was placed, and where its size came from.
+struct MmioBar {
+  std::string device;  ///< "0000:c1:00.0 (RTX 6000 Ada Generation)" or "10de:2331 (H100 PCIe)"
+  std::string bar;     ///< "BAR1", or "KB 323402 estimate" for a whole GPU
+  std::uint64_t size = 0;
+  std::uint64_t offset = 0;  ///< placement after packing with natural alignment
+  std::string source;        ///< "lspci FILE:LINE", "catalogue: ...", "KB 323402 rule: ..."
+};
+
+/// The 64-bit MMIO window a set of passthrough devices needs, with its arithmetic.
+struct MmioSize {
+  unsigned size_gb = 0;               ///< the value for pciPassthru.64bitMMIOSizeGB
+  std::optional<unsigned> kb_gb;      ///< Broadcom KB 323402: next power of two of 2 x total FB
+  std::uint64_t total_bytes = 0;      ///< end of the packed BARs
+  bool estimated = false;             ///< a GPU's BARs were not known: size_gb is the KB figure
+  std::vector<MmioBar> bars;          ///< in placement order (largest first)
+  std::vector<std::string> lines;     ///< the arithmetic, one step per line
+  std::vector<std::string> unknown;   ///< devices whose BAR sizes are not known (not counted)
+  std::vector<std::string> below_4g;  ///< 32-bit BARs (below 4 GiB, not counted)
+};
+
+/// Sizes the window for `devices`: host addresses ("0000:3b:00.0", BAR sizes from the capture),
+/// vendor:device ids ("10de:2331") or catalogue aliases ("h100-pcie"). BARs are packed with
+/// natural alignment and the total rounded up to a power of two in GiB. Models are looked up in
+/// the host's catalogue, or `catalog` without a host. Throws vmxkit::Error for an address
+/// without a host or not on it, and for a name that is none of the three forms.
+MmioSize size_mmio(const Host* host, const std::vector<std::string>& devices,
+                   const Catalog& catalog = Catalog());
+
+// ------------------------------------------------------------------------------------------------
+// Lint and fix
+
+/// What the rules may consult beyond the file.
+struct LintOptions {
+  const Host* host = nullptr;        ///< enables the TOPO rules (devices checked on the host)
+  const Catalog* catalog = nullptr;  ///< nullptr: the host's catalogue, else the built-in one
+};
+
+/// The findings of the rule catalogue in one file.
+struct LintReport {
+  std::string path;
+  std::string bytes;  ///< the file linted
+  InputFormat format = InputFormat::vmx;
+  std::vector<Diagnostic> diagnostics;  ///< sorted by position, then rule id
+  LineIndex lines;                      ///< of `bytes`
+
+  Location location(std::size_t offset) const { return lines.location(offset); }
+  /// How many findings are at `threshold` or more severe (error > warning > info > style).
+  std::size_t count_at_least(Severity threshold) const;
+};
+
+/// Runs every rule over the input (in-file `# vmxkit: disable=ID` suppressions applied). Throws
+/// vmxkit::Error only as load() would for the same bytes.
+LintReport lint(const Input& input, const LintOptions& options = {});
+
+struct FixOptions {
+  LintOptions lint;     ///< as for lint()
+  bool unsafe = false;  ///< also apply fixes that change behaviour (never display-only ones)
+};
+
+struct FixResult {
+  std::string bytes;  ///< the fixed file: bytes outside the edits are unchanged
+  std::size_t fixes_applied = 0;
+  std::vector<std::string_view> fixed_rules;  ///< rule ids of the fixes applied, in order
+  LintReport remaining;                       ///< lint of the fixed file
+};
+
+/// Applies the fixes of the findings as text edits on the input's bytes, relinting until
+/// nothing changes. Only a `.vmx` is edited: a vSphere document comes back unchanged with its
+/// findings in `remaining` (convert it to a .vmx, fix that, convert back). Throws as lint().
+FixResult fix(const Input& input, const FixOptions& options = {});
+
+// ------------------------------------------------------------------------------------------------
+// Plan: the VM settings for GPU/NIC passthrough with P2P
+
+/// What to generate (the options of `vmxkit generate`).
+struct PlanRequest {
+  /// Host addresses ("0000:3b:00.0") or `auto` (every GPU); without a host, catalogue models
+  /// ("h100-pcie", "10de:2331").
+  std::vector<std::string> gpus;
+  std::optional<unsigned> gpu_count;  ///< with `auto`: the N best-connected GPUs
+  /// Host addresses, `auto` (the closest NIC for each GPU), or models without a host. Empty
+  /// with `sriov`: `auto`.
+  std::vector<std::string> nics;
+  std::optional<std::string> vgpu;     ///< a vGPU profile (grid_a100-40c) instead of passthrough
+  bool sriov = false;                  ///< pass SR-IOV VFs of the NICs instead of the PFs
+  std::string network = "VM Network";  ///< port group of SR-IOV VF entries
+  /// Guest memory, all reserved. Default: the base's memsize, else 65536.
+  std::optional<std::uint64_t> memory_mb;
+  std::string system_id;        ///< the host's system UUID for systemId; empty: a placeholder
+  bool allow_degraded = false;  ///< accept pairs that meet only at the CPU (PHB/NODE)
+  std::string host_label;       ///< how the explanation names the host
+  /// A `.vmx` to merge the plan into: render() keeps every byte the plan does not set.
+  std::optional<Input> base;
+  Catalog catalog;  ///< models without a host (with a host, the host's catalogue is used)
+};
+
+/// One device the VM gets.
+struct PlannedDevice {
+  std::optional<Bdf> address;  ///< the host address (for an SR-IOV VF entry, the PF's)
+  std::uint16_t vendor_id = 0;
+  std::uint16_t device_id = 0;
+  bool sriov_vf = false;  ///< an SR-IOV VF entry: ESXi picks a VF at power-on
+  std::string label;      ///< "0000:18:00.0 (H100 PCIe)"
+  std::string model;      ///< the catalogue model, or empty
+};
+
+/// A GPU and the peer it was paired with.
+struct PlannedPair {
+  std::size_t gpu = 0;   ///< index into Plan::gpus()
+  std::size_t peer = 0;  ///< index into Plan::nics(), or Plan::gpus() when peer_is_gpu
+  bool peer_is_gpu = false;
+  std::optional<PairReport> verdict;  ///< with a host
+};
+
+/// The settings generated for a request, and why they were chosen.
+class Plan {
+ public:
+  const std::vector<PlannedDevice>& gpus() const;
+  const std::vector<PlannedDevice>& nics() const;
+  const std::vector<PlannedPair>& pairs() const;
+  const std::optional<std::string>& vgpu() const;
+  std::uint64_t memory_mb() const;
+  const MmioSize& mmio() const;
+  bool needs_64bit_mmio() const;  ///< BARs beyond 16 GiB
+  bool p2p() const;               ///< a GPU with a NIC or another GPU
+  /// The comment block of a generated `.vmx`: choices and reasons, one line each.
+  const std::vector<std::string>& explanation() const;
+  /// The `.vmx` the plan merges into, when the request had one.
+  const std::optional<Input>& base() const;
+
+ private:
+  friend struct detail::Access;
+  struct Impl;
+  Plan() = default;
+  std::shared_ptr<const Impl> impl_;
+};
+
+/// Picks the devices, pairs them, sizes the 64-bit MMIO window and writes every P2P
+/// prerequisite. `host` may be null: devices are then catalogue models and paths are not
+/// checked. Throws vmxkit::Error for a request that cannot work: a device not on the host or
+/// not of the role, a GPU without GPUDirect support paired for P2P, a pair across sockets
+/// (SYS) or through the CPU (PHB/NODE) without `allow_degraded`, a base that is not a `.vmx`.
+Plan plan(const Host* host, const PlanRequest& request);
+
+// ------------------------------------------------------------------------------------------------
+// Render
+
+/// The formats a plan or a VM configuration is written in.
+enum class OutputFormat : unsigned char {
+  vmx,             ///< `.vmx` text
+  configspec_xml,  ///< a vim25 VirtualMachineConfigSpec document
+  soap,            ///< a SOAP ReconfigVM_Task request (needs RenderOptions::vm)
+  vi_json,         ///< a vSphere VI/JSON ConfigSpec
+  govc,            ///< a POSIX shell script of govc commands
+  powercli,        ///< a PowerShell script for VMware PowerCLI
+};
+/// "vmx", "configspec-xml", "soap", "vi-json", "govc", "powercli".
+std::string_view to_string(OutputFormat format);
+/// The format with that name (as to_string() writes it), or nullopt.
+std::optional<OutputFormat> parse_output_format(std::string_view name);
+
+struct RenderOptions {
+  /// A built-in template (templates()) or a template file; empty: the plan's default. Plans
+  /// only.
+  std::string template_name;
+  std::string vm;  ///< SOAP: the VirtualMachine moref the request targets (`vm-123`)
+};
+
+/// Writes a plan. `vmx` fills the template (merged into the plan's base when it has one, with
+/// text edits: everything else in the base stays byte for byte); the other formats carry the
+/// same settings. Throws vmxkit::Error for an unknown template, a template placeholder that is
+/// not known (naming the template, line and column), SOAP without a VM moref, or a value the
+/// format cannot carry.
+std::string render(const Plan& plan, OutputFormat format, const RenderOptions& options = {});
+
+/// Writes a loaded VM configuration in another format (`vmxkit convert`). `template_name` is
+/// not used. Throws vmxkit::Error as render() for a plan.
+std::string render(const VmConfig& config, OutputFormat format, const RenderOptions& options = {});
+
+/// A scenario template compiled into vmxkit.
+struct TemplateInfo {
+  std::string name;
+  std::string description;
+};
+/// The built-in templates, sorted by name.
+std::vector<TemplateInfo> templates();
+
+}  // namespace vmxkit
