@@ -10,6 +10,8 @@ packages=(
   libfmt-dev libpugixml-dev libcli11-dev libxml2-dev catch2 nlohmann-json3-dev
   # sanitizers and libFuzzer (clang)
   clang libclang-rt-14-dev
+  # style checks (scripts/check-style.sh)
+  clang-format clang-tidy
   # tests: real pciutils for the differential check, SARIF schema validation, vSphere peers
   pciutils python3 python3-jsonschema python3-pyvmomi golang-go golang-github-vmware-govmomi-dev
   curl ca-certificates

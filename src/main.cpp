@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <signal.h>
-
+#include <csignal>
 #include <iostream>
 
 #include "cli/cli.h"

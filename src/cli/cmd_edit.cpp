@@ -32,6 +32,13 @@ void check_key(const std::string& key, const std::string& item) {
   }
 }
 
+// The malformed-line warnings; the Document they need is built only when there is one.
+void warn_if_malformed(std::string_view bytes, const std::string& file, Context& ctx) {
+  if (vmx::has_malformed_line(bytes)) {
+    warn_malformed(vmx::Document::parse(std::string(bytes), display_name(file)), ctx);
+  }
+}
+
 int run_set(const EditOptions& o, Context& ctx) {
   std::vector<std::pair<std::string, std::string>> pairs;
   for (const std::string& item : o.items) {
@@ -41,10 +48,14 @@ int run_set(const EditOptions& o, Context& ctx) {
     check_key(pairs.back().first, item);
   }
   edit_input(o.file, o.write, ctx, [&](const std::string& bytes) {
-    vmx::Document doc = vmx::Document::parse(bytes, display_name(o.file));
-    warn_malformed(doc, ctx);
-    for (const auto& [key, value] : pairs) doc = vmx::with_edits(doc, vmx::set(doc, key, value));
-    return std::string(doc.bytes());
+    warn_if_malformed(bytes, o.file, ctx);
+    // Each edit streams the current bytes into the next: no Document, no extra copies.
+    std::string current;
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      const auto& [key, value] = pairs[i];
+      current = vmx::set_bytes(i == 0 ? std::string_view(bytes) : current, key, value);
+    }
+    return current;
   });
   return kExitClean;
 }
@@ -52,16 +63,17 @@ int run_set(const EditOptions& o, Context& ctx) {
 int run_unset(const EditOptions& o, Context& ctx) {
   for (const std::string& key : o.items) check_key(key, key);
   edit_input(o.file, o.write, ctx, [&](const std::string& bytes) {
-    vmx::Document doc = vmx::Document::parse(bytes, display_name(o.file));
-    warn_malformed(doc, ctx);
-    for (const std::string& key : o.items) {
-      const auto edits = vmx::unset(doc, key);
-      if (edits.empty()) {
-        ctx.err << "vmxkit: " << doc.path() << ": no key '" << key << "' to remove\n";
+    warn_if_malformed(bytes, o.file, ctx);
+    std::string current;
+    for (std::size_t i = 0; i < o.items.size(); ++i) {
+      const std::string& key = o.items[i];
+      bool removed = false;
+      current = vmx::unset_bytes(i == 0 ? std::string_view(bytes) : current, key, &removed);
+      if (!removed) {
+        ctx.err << "vmxkit: " << display_name(o.file) << ": no key '" << key << "' to remove\n";
       }
-      doc = vmx::with_edits(doc, edits);
     }
-    return std::string(doc.bytes());
+    return current;
   });
   return kExitClean;
 }

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "vmxkit/core/error.h"
+#include "vmxkit/core/io.h"
 #include "vmxkit/vmx/format.h"
 
 namespace vmxkit::cli {
@@ -22,15 +23,16 @@ struct FmtOptions {
 
 int run_fmt(const FmtOptions& o, Context& ctx) {
   if (o.check && o.write.in_place) throw Error("--check and -i exclude each other");
+  const std::string name = display_name(o.file);
+  // One pass over the bytes, no Document: the peak is the input and its canonical form.
   if (o.check) {
-    const vmx::Document doc = load_vmx(o.file, ctx);
-    if (vmx::canonical_form(doc) == doc.bytes()) return kExitClean;
-    ctx.err << doc.path() << ": not in canonical form (run `vmxkit fmt -i " << o.file << "`)\n";
+    const std::string bytes = o.file == "-" ? read_stream(ctx.in, name) : read_file(o.file);
+    if (vmx::canonical_form(bytes, name) == bytes) return kExitClean;
+    ctx.err << name << ": not in canonical form (run `vmxkit fmt -i " << o.file << "`)\n";
     return kExitFindings;
   }
-  edit_input(o.file, o.write, ctx, [&](const std::string& bytes) {
-    return vmx::canonical_form(vmx::Document::parse(bytes, display_name(o.file)));
-  });
+  edit_input(o.file, o.write, ctx,
+             [&](const std::string& bytes) { return vmx::canonical_form(bytes, name); });
   return kExitClean;
 }
 

@@ -5,6 +5,8 @@
 
 #include <memory>
 #include <ostream>
+#include <span>
+#include <vector>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -23,6 +25,7 @@ struct TopoOptions {
   HostInputs hosts;
   std::string format = "text";
   bool all_nics = false;
+  bool full_matrix = false;
   std::string cmdline;
 };
 
@@ -46,11 +49,10 @@ Json topology_json(const pci::Host& host, const pci::Topology& t) {
         {"numa_inferred", d.numa_inferred},
         {"rdma_name", optional_text(d.rdma_name)}};
   };
+  std::vector<std::size_t> position(host.devices().size(), t.size());
+  for (std::size_t i = 0; i < t.size(); ++i) position[t.device(i)] = i;
   auto label_of = [&](std::size_t dev) {
-    for (std::size_t i = 0; i < t.size(); ++i) {
-      if (t.device(i) == dev) return t.label(i);
-    }
-    return host.at(dev).bdf.to_string();
+    return position[dev] < t.size() ? t.label(position[dev]) : host.at(dev).bdf.to_string();
   };
   auto bdfs = [&](const std::vector<std::size_t>& devices) {
     Json list = Json::array();
@@ -62,8 +64,8 @@ Json topology_json(const pci::Host& host, const pci::Topology& t) {
   for (std::size_t i = 0; i < t.gpus.size(); ++i) gpus.push_back(device_json(i));
   Json nics = Json::array();
   for (std::size_t i = t.gpus.size(); i < t.size(); ++i) nics.push_back(device_json(i));
-  Json matrix = Json::array();
-  for (const std::vector<pci::PathClass>& row : t.matrix) {
+  Json matrix = t.listed ? Json(nullptr) : Json::array();
+  for (const std::span<const pci::PathClass> row : t.matrix) {
     Json cells = Json::array();
     for (const pci::PathClass c : row) cells.push_back(pci::to_string(c));
     matrix.push_back(std::move(cells));
@@ -94,9 +96,30 @@ Json topology_json(const pci::Host& host, const pci::Topology& t) {
   }
   Json warnings = Json::array();
   for (const pci::HostWarning& w : host.warnings()) warnings.push_back(json_text(w.to_string()));
-  return {{"gpus", std::move(gpus)},         {"nics", std::move(nics)},
-          {"matrix", std::move(matrix)},     {"pairs", std::move(pairs)},
-          {"best_nic", std::move(best_nic)}, {"warnings", std::move(warnings)}};
+  Json doc = {{"gpus", std::move(gpus)},         {"nics", std::move(nics)},
+              {"matrix", std::move(matrix)},     {"pairs", std::move(pairs)},
+              {"best_nic", std::move(best_nic)}, {"warnings", std::move(warnings)}};
+  if (t.listed) {
+    // A large host: each GPU's nearest peers instead of the matrix and the pairs.
+    auto peers = [&](const std::vector<pci::Peer>& list, std::size_t offset) {
+      Json out = Json::array();
+      for (const pci::Peer& p : list) {
+        out.push_back({{"label", t.label(offset + p.index)},
+                       {"path", pci::to_string(p.cls)},
+                       {"verdict", pci::to_string(p.verdict)}});
+      }
+      return out;
+    };
+    Json nearest = Json::array();
+    for (std::size_t i = 0; i < t.gpus.size(); ++i) {
+      nearest.push_back({{"gpu", t.label(i)},
+                         {"nics", peers(t.nearest[i].nics, t.gpus.size())},
+                         {"gpus", peers(t.nearest[i].gpus, 0)}});
+    }
+    doc["note"] = t.listing_note();
+    doc["nearest"] = std::move(nearest);
+  }
+  return doc;
 }
 
 int run_topo(const TopoOptions& o, Context& ctx) {
@@ -104,6 +127,7 @@ int run_topo(const TopoOptions& o, Context& ctx) {
   const pci::Host host = load_host_inputs(o.hosts, ctx);
   pci::AnalysisOptions options;
   options.all_nics = o.all_nics;
+  options.full_matrix = o.full_matrix;
   if (!o.cmdline.empty()) {
     options.iommu_translating =
         pci::iommu_translating(host, pci::parse_kernel_cmdline(read_file(o.cmdline), o.cmdline));
@@ -131,6 +155,10 @@ void setup_topo(CLI::App& app, Context& ctx) {
                   "sysfs directory, or live; several are merged");
   sub->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   sub->add_flag("--all-nics", o->all_nics, "List every NIC, not only RDMA-capable ones");
+  sub->add_flag("--matrix", o->full_matrix,
+                fmt::format("The full matrix and every pair's verdict also for hosts with more "
+                            "than {} GPUs and NICs (which get each GPU's nearest peers instead)",
+                            pci::kFullMatrixLimit));
   sub->add_option("--cmdline", o->cmdline, "/proc/cmdline or /etc/default/grub (IOMMU mode)");
   sub->callback([o, &ctx] { ctx.exit_code = run_topo(*o, ctx); });
 }

@@ -87,8 +87,7 @@ void edit_input(const std::string& path, const WriteOptions& options, Context& c
 
 /// Writes a command's result to `-o PATH` atomically, or to stdout for an empty path or `-`.
 /// Refuses (vmxkit::Error) when PATH is a VM that holds its lock (PATH.lck), unless `force`.
-void write_output(const std::string& path, std::string_view text, Context& ctx,
-                  bool force = false);
+void write_output(const std::string& path, std::string_view text, Context& ctx, bool force = false);
 
 /// Checks before any work that `-i` can be honoured, so nothing is half-done.
 void check_in_place(const std::string& path, const WriteOptions& options);

@@ -48,10 +48,15 @@ std::string too_large(std::size_t max_bytes) {
 }
 
 // Reads `fd` from its current offset to the end.
-std::string read_fd(int fd, const struct stat& st, const std::string& path,
-                    std::size_t max_bytes) {
+std::string read_fd(int fd, const struct stat& st, const std::string& path, std::size_t max_bytes) {
   if (S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) > max_bytes) {
     throw Error(path, too_large(max_bytes));
+  }
+  // A device (/dev/zero, a disk) is no configuration file and may never end: refuse it before
+  // reading a byte. Pipes and sockets are read up to the cap (`<(govc ...)`, stdin).
+  if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+    throw Error(path, S_ISCHR(st.st_mode) ? "a character device, not a file; refusing to read it"
+                                          : "a block device, not a file; refusing to read it");
   }
   std::string data;
   if (S_ISREG(st.st_mode)) data.reserve(static_cast<std::size_t>(st.st_size));
@@ -63,7 +68,8 @@ std::string read_fd(int fd, const struct stat& st, const std::string& path,
       throw Error(path, "cannot read: " + errno_text());
     }
     if (n == 0) break;
-    if (data.size() + static_cast<std::size_t>(n) > max_bytes) throw Error(path, too_large(max_bytes));
+    if (data.size() + static_cast<std::size_t>(n) > max_bytes)
+      throw Error(path, too_large(max_bytes));
     data.append(buffer, static_cast<std::size_t>(n));
   }
   return data;
@@ -279,8 +285,12 @@ FileEditLock::FileEditLock(const std::string& path) : path_(path), target_(resol
       throw Error(path, "replaced by other writers for " + std::to_string(kEditLockWaitSeconds) +
                             " s; nothing written");
     }
-    // O_NONBLOCK: opening a FIFO must not hang; it is refused below.
-    Fd fd(::open(target_.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+    // O_NONBLOCK: opening a FIFO must not hang; it is refused below. A file that may be
+    // written but not read can still be locked (and replaced whole, though not edited).
+    constexpr int kFlags = O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
+    int raw = ::open(target_.c_str(), O_RDONLY | kFlags);
+    if (raw < 0 && errno == EACCES) raw = ::open(target_.c_str(), O_WRONLY | kFlags);
+    Fd fd(raw);
     if (fd.get() < 0) throw Error(path, "cannot open: " + errno_text());
     struct stat st {};
     if (::fstat(fd.get(), &st) != 0) throw Error(path, "cannot stat: " + errno_text());
@@ -300,8 +310,7 @@ FileEditLock::FileEditLock(const std::string& path) : path_(path), target_(resol
     // The lock is on an inode: make sure it is still the one at the path. If another writer
     // renamed its result over the path while this one waited, lock that file instead.
     struct stat now {};
-    if (::stat(target_.c_str(), &now) == 0 && now.st_dev == st.st_dev &&
-        now.st_ino == st.st_ino) {
+    if (::stat(target_.c_str(), &now) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino) {
       fd_ = fd.release();
       taken_ = snapshot();
       return;

@@ -80,7 +80,7 @@ class FileEditLock {
   std::string path_;    ///< as given, for messages
   std::string target_;  ///< the file the path resolves to
   int fd_ = -1;
-  Snapshot taken_;      ///< the file when the lock was taken
+  Snapshot taken_;  ///< the file when the lock was taken
 };
 
 /// Edits a file in place: under a FileEditLock, reads it, calls `edit` with its bytes and, when

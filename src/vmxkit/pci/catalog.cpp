@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <stdexcept>
 
 #include "vmxkit/core/embedded.h"
 #include "vmxkit/core/error.h"
@@ -21,6 +22,13 @@ namespace {
 
 constexpr std::size_t kColumns = 11;
 
+// A field that does not parse: which one (0-based) and why.
+struct FieldError : std::invalid_argument {
+  FieldError(std::size_t index, const std::string& message)
+      : std::invalid_argument(message), field(index) {}
+  std::size_t field;
+};
+
 Role parse_role(std::string_view text) {
   if (text == "gpu") return Role::gpu;
   if (text == "rdma-nic") return Role::rdma_nic;
@@ -28,23 +36,30 @@ Role parse_role(std::string_view text) {
   if (text == "nic") return Role::nic;
   if (text == "bridge") return Role::bridge;
   if (text == "other") return Role::other;
-  throw std::invalid_argument("role must be gpu, rdma-nic, nic-vf, nic, bridge or other");
+  throw FieldError(3, "role must be gpu, rdma-nic, nic-vf, nic, bridge or other");
 }
 
-std::optional<std::uint16_t> parse_id_field(std::string_view text) {
+std::optional<std::uint16_t> parse_id_field(std::string_view text, std::size_t field) {
   if (text == "-") return std::nullopt;
   const auto v = parse_hex(text);
-  if (!v || *v > 0xffff || text.size() > 4) throw std::invalid_argument("expected a hex id");
+  if (!v || *v > 0xffff || text.size() > 4) throw FieldError(field, "expected a hex id");
   return static_cast<std::uint16_t>(*v);
+}
+
+// A BAR size: lspci's form, at most kMaxBarBytes.
+std::optional<std::uint64_t> parse_bar_size(std::string_view text) {
+  const auto size = parse_size(text);
+  if (!size || *size == 0 || *size > kMaxBarBytes) return std::nullopt;
+  return size;
 }
 
 CatalogEntry parse_entry(const std::vector<std::string_view>& f) {
   CatalogEntry e;
   const auto colon = f[0].find(':');
-  if (colon == std::string_view::npos) throw std::invalid_argument("id must be vvvv:dddd");
-  const auto vendor = parse_id_field(f[0].substr(0, colon));
-  const auto device = parse_id_field(f[0].substr(colon + 1));
-  if (!vendor || !device) throw std::invalid_argument("id must be vvvv:dddd");
+  if (colon == std::string_view::npos) throw FieldError(0, "id must be vvvv:dddd");
+  const auto vendor = parse_id_field(f[0].substr(0, colon), 0);
+  const auto device = parse_id_field(f[0].substr(colon + 1), 0);
+  if (!vendor || !device) throw FieldError(0, "id must be vvvv:dddd");
   e.vendor_id = *vendor;
   e.device_id = *device;
   if (f[1] != "-") e.alias = std::string(f[1]);
@@ -53,19 +68,30 @@ CatalogEntry parse_entry(const std::vector<std::string_view>& f) {
   if (f[4] != "-") e.lspci_name = std::string(f[4]);
   if (f[5] != "-") {
     const auto fb = parse_decimal(f[5]);
-    if (!fb) throw std::invalid_argument("framebuffer_gb must be a number or -");
+    if (!fb) throw FieldError(5, "framebuffer_gb must be a number or -");
+    if (*fb > kMaxFramebufferGb) {
+      throw FieldError(5, fmt::format("framebuffer_gb {} is above {} (16 TiB): not a GPU's", f[5],
+                                      kMaxFramebufferGb));
+    }
     e.framebuffer_gb = static_cast<unsigned>(*fb);
   }
   if (f[6] != "-") {
-    e.bar1_bytes = parse_size(f[6]);
-    if (!e.bar1_bytes) throw std::invalid_argument("bar1 must be a size like 64G or -");
+    e.bar1_bytes = parse_bar_size(f[6]);
+    if (!e.bar1_bytes) {
+      throw FieldError(6, fmt::format("bar1 must be a size like 64G (at most {}) or -",
+                                      format_size(kMaxBarBytes)));
+    }
   }
   if (f[7] != "-") {
     for (std::string_view item : split_any(f[7], ",")) {
       const auto c = item.find(':');
       const auto index = parse_decimal(item.substr(0, c));
-      const auto size = c == std::string_view::npos ? std::nullopt : parse_size(item.substr(c + 1));
-      if (!index || !size || *index > 5) throw std::invalid_argument("bars must be like 3:32M,5:16M");
+      const auto size =
+          c == std::string_view::npos ? std::nullopt : parse_bar_size(item.substr(c + 1));
+      if (!index || !size || *index > 5) {
+        throw FieldError(7, fmt::format("bars must be like 3:32M,5:16M (sizes at most {})",
+                                        format_size(kMaxBarBytes)));
+      }
       Bar bar;
       bar.index = static_cast<int>(*index);
       bar.size = size;
@@ -79,9 +105,9 @@ CatalogEntry parse_entry(const std::vector<std::string_view>& f) {
   } else if (f[8] == "no") {
     e.gdr = GdrSupport::no;
   } else if (f[8] != "unknown" && f[8] != "-") {
-    throw std::invalid_argument("gdr must be yes, no or unknown");
+    throw FieldError(8, "gdr must be yes, no or unknown");
   }
-  e.vf_device_id = parse_id_field(f[9]);
+  e.vf_device_id = parse_id_field(f[9], 9);
   e.source = std::string(f[10]);
   return e;
 }
@@ -153,8 +179,8 @@ Catalog Catalog::parse(std::string_view text, const std::string& path) {
       CatalogEntry entry = parse_entry(fields);
       entry.origin = path == "built-in" ? path : fmt::format("{}:{}", path, line_no);
       catalog.entries_.push_back(std::move(entry));
-    } catch (const std::invalid_argument& e) {
-      throw Error(path, line_no, 1, e.what());
+    } catch (const FieldError& e) {
+      throw Error(path, line_no, columns[e.field], e.what());
     }
   }
   return catalog;

@@ -11,6 +11,13 @@
 
 namespace vmxkit::pci {
 
+/// Largest framebuffer a catalogue entry or a vGPU profile may give, in GB (16 TiB; the largest
+/// GPU has well under 1 TiB): keeps KB 323402's arithmetic far from overflowing.
+inline constexpr unsigned kMaxFramebufferGb = 16384;
+/// Largest BAR size accepted from any input: 2^52 bytes (4096T), the most physical address
+/// space an x86-64 or Arm64 CPU has (52 bits).
+inline constexpr std::uint64_t kMaxBarBytes = std::uint64_t{1} << 52;
+
 /// GPUDirect RDMA support of a model as its sources say.
 enum class GdrSupport : unsigned char { unknown, yes, no };
 std::string_view to_string(GdrSupport gdr);

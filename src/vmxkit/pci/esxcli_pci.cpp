@@ -3,6 +3,8 @@
 // `Key: Value` lines (ids, names, NUMA node, owner, passthrough capability, parent device).
 #include <fmt/format.h>
 
+#include <map>
+
 #include "vmxkit/core/error.h"
 #include "vmxkit/pci/host.h"
 #include "vmxkit/pci/text.h"
@@ -98,6 +100,7 @@ void read_field(Device& d, std::string_view key, std::string_view value, const E
 void load_esxcli(Host& host, std::string_view text, const std::string& path) {
   host.set_complete();
   std::optional<std::size_t> cur;
+  std::map<Bdf, std::uint32_t> seen;  // address -> line of its block: one block per device
   std::uint32_t line_no = 0;
   for (const std::string_view raw : LineRange(text)) {
     ++line_no;
@@ -108,6 +111,10 @@ void load_esxcli(Host& host, std::string_view text, const std::string& path) {
       const auto bdf = parse_bdf(t);
       if (!bdf) {
         line.fail("expected a device address line like '0000:02:00.1' (esxcli hardware pci list)");
+      }
+      if (const auto [it, inserted] = seen.try_emplace(*bdf, line_no); !inserted) {
+        line.fail(fmt::format("{} appears twice in this file (first at line {})", bdf->to_string(),
+                              it->second));
       }
       cur = host.upsert(*bdf);
       host.at(*cur).origins.push_back(Origin{path, line_no});

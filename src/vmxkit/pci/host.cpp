@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <set>
+#include <system_error>
 
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
@@ -137,9 +138,9 @@ std::set<Host::BusKey> Host::find_root_buses(
       if (!by_secondary.count({d.bdf.domain, d.bdf.bus})) root_set.insert({d.bdf.domain, d.bdf.bus});
     }
   }
+  const std::set<BusKey> given(given_roots_.begin(), given_roots_.end());
   for (auto it = root_set.begin(); it != root_set.end();) {
-    const bool given = std::find(given_roots_.begin(), given_roots_.end(), *it) != given_roots_.end();
-    if (!given && by_secondary.count(*it)) {
+    if (!given.count(*it) && by_secondary.count(*it)) {
       it = root_set.erase(it);
     } else {
       ++it;
@@ -148,28 +149,48 @@ std::set<Host::BusKey> Host::find_root_buses(
   return root_set;
 }
 
-// The bridge with the narrowest bus range holding device `i`'s bus, for a device whose own
-// bridge is missing from the input; nullopt when no range holds it.
-std::optional<std::size_t> Host::nearest_enclosing_bridge(std::size_t i) const {
+// The bridge with the narrowest bus range holding device `i`'s bus (the first in PCI address
+// order among equals; never `i` itself), for a device whose own bridge is missing from the
+// input; nullopt when no range holds it. Devices come in PCI address order, so the table of the
+// narrowest ranges is built once per domain, from that domain's bridges.
+std::optional<std::size_t> Host::nearest_enclosing_bridge(std::size_t i, EnclosingCache& cache) const {
   const Device& d = devices_[i];
-  std::optional<std::size_t> best;
-  for (std::size_t j = 0; j < devices_.size(); ++j) {
-    const Device& b = devices_[j];
-    if (j == i || b.bdf.domain != d.bdf.domain || !b.secondary_bus || !b.subordinate_bus) continue;
-    if (*b.secondary_bus <= d.bdf.bus && d.bdf.bus <= *b.subordinate_bus &&
-        (!best || *b.subordinate_bus - *b.secondary_bus <
-                      *devices_[*best].subordinate_bus - *devices_[*best].secondary_bus)) {
-      best = j;
+  if (!cache.domain || *cache.domain != d.bdf.domain) {
+    cache.domain = d.bdf.domain;
+    cache.best.fill({kNone, kNone});
+    const auto first = std::lower_bound(
+        devices_.begin(), devices_.end(), Bdf{d.bdf.domain, 0, 0, 0},
+        [](const Device& x, const Bdf& b) { return x.bdf < b; });
+    for (auto it = first; it != devices_.end() && it->bdf.domain == d.bdf.domain; ++it) {
+      if (!it->secondary_bus || !it->subordinate_bus) continue;
+      const auto j = static_cast<std::size_t>(it - devices_.begin());
+      const unsigned width = *it->subordinate_bus - *it->secondary_bus;
+      auto narrower = [&](std::size_t k) {
+        return k == kNone || width < static_cast<unsigned>(*devices_[k].subordinate_bus -
+                                                           *devices_[k].secondary_bus);
+      };
+      for (unsigned bus = *it->secondary_bus; bus <= *it->subordinate_bus; ++bus) {
+        auto& [best, second] = cache.best[bus];
+        if (narrower(best)) {
+          second = best;
+          best = j;
+        } else if (narrower(second)) {
+          second = j;
+        }
+      }
     }
   }
-  return best;
+  const auto [best, second] = cache.best[d.bdf.bus];
+  const std::size_t pick = best == i ? second : best;
+  if (pick == kNone) return std::nullopt;
+  return pick;
 }
 
 // Decides device `i`'s parent: the one a tree input gave, else the bridge whose secondary bus
 // it is on, else none when it is on a root bus (returns true), else the nearest bridge whose
 // range holds its bus (with a warning); a device none of these place is left unplaced.
 bool Host::place_device(std::size_t i, const std::map<BusKey, std::size_t>& by_secondary,
-                        const std::set<BusKey>& root_set) {
+                        const std::set<BusKey>& root_set, EnclosingCache& cache) {
   Device& d = devices_[i];
   const Origin where = d.origins.empty() ? Origin{} : d.origins.front();
   std::optional<std::size_t> by_range;
@@ -193,7 +214,7 @@ bool Host::place_device(std::size_t i, const std::map<BusKey, std::size_t>& by_s
     return false;
   }
   if (root_set.count({d.bdf.domain, d.bdf.bus})) return true;
-  if (const auto best = nearest_enclosing_bridge(i)) {
+  if (const auto best = nearest_enclosing_bridge(i, cache)) {
     d.parent = best;
     warn(where, fmt::format("{} is behind bridge {} but the bridges between are not in the "
                             "input; its path class may be too close",
@@ -241,8 +262,9 @@ void Host::build_tree() {
     roots_.push_back(r);
   }
   std::vector<bool> on_root(devices_.size(), false);
+  EnclosingCache cache;
   for (std::size_t i = 0; i < devices_.size(); ++i) {
-    on_root[i] = place_device(i, by_secondary, root_set);
+    on_root[i] = place_device(i, by_secondary, root_set, cache);
   }
   set_depths(on_root, root_index);
   for (std::size_t i = 0; i < devices_.size(); ++i) {
@@ -405,9 +427,10 @@ void load_text(Host& host, std::string_view text, const std::string& path) {
 }
 
 void load_source(Host& host, const std::string& source) {
+  std::error_code ec;  // a path that cannot be inspected (a link loop) is read as a file: its error
   if (source == "live") {
     load_sysfs(host, "/sys/bus/pci/devices");
-  } else if (std::filesystem::is_directory(source)) {
+  } else if (std::filesystem::is_directory(source, ec)) {
     load_sysfs(host, source);
   } else {
     const std::string text = read_file(source);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -73,14 +74,20 @@ class Host {
 
  private:
   using BusKey = std::pair<std::uint16_t, std::uint8_t>;  ///< domain, bus
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  /// Per bus of one domain, the two bridges with the narrowest range holding it (kNone: none).
+  struct EnclosingCache {
+    std::optional<std::uint16_t> domain;
+    std::array<std::pair<std::size_t, std::size_t>, 256> best{};
+  };
 
   void match_catalog();
   void build_tree();
   std::map<BusKey, std::size_t> bridges_by_secondary_bus();
   std::set<BusKey> find_root_buses(const std::map<BusKey, std::size_t>& by_secondary) const;
-  std::optional<std::size_t> nearest_enclosing_bridge(std::size_t i) const;
+  std::optional<std::size_t> nearest_enclosing_bridge(std::size_t i, EnclosingCache& cache) const;
   bool place_device(std::size_t i, const std::map<BusKey, std::size_t>& by_secondary,
-                    const std::set<BusKey>& root_set);
+                    const std::set<BusKey>& root_set, EnclosingCache& cache);
   void set_depths(const std::vector<bool>& on_root,
                   const std::map<BusKey, std::size_t>& root_index);
   void infer_port_types();

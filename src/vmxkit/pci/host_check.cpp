@@ -265,22 +265,33 @@ void check_ats(const Device& d, std::vector<HostFinding>& out) {
   }
 }
 
-// ACS redirect on bridges between GPUs and NICs, once per bridge.
+// ACS redirect on bridges between GPUs and NICs, once per bridge: on the path of every pair, or
+// on a host too large for that (Topology::listed), of each GPU and its nearest peers.
 void check_acs_redirect(const Host& host, std::vector<HostFinding>& out) {
   const Topology topo = analyze(host, {});
   std::set<std::size_t> reported;
-  for (const PairVerdict& v : topo.pairs) {
-    for (const std::size_t br : v.path.acs_redirect) {
+  auto report = [&](std::size_t a, std::size_t b, const std::vector<std::size_t>& redirect) {
+    for (const std::size_t br : redirect) {
       if (!reported.insert(br).second) continue;
-      const Device& b = host.at(br);
-      out.push_back({"acs-redirect", Severity::warning, b.bdf.to_string(),
+      const Device& d = host.at(br);
+      out.push_back({"acs-redirect", Severity::warning, d.bdf.to_string(),
                      fmt::format("ACS on bridge {} redirects peer traffic to the root complex ({}), "
                                  "on the path {} <-> {}; in a VM this is expected and needs ATS on the NIC",
-                                 b.bdf.to_string(), b.acs->ctl_text(), host.at(v.a).bdf.to_string(),
-                                 host.at(v.b).bdf.to_string()),
+                                 d.bdf.to_string(), d.acs->ctl_text(), host.at(a).bdf.to_string(),
+                                 host.at(b).bdf.to_string()),
                      fmt::format("bare metal: setpci -s {} ECAP_ACS+0x6.w=0000 (not persistent), or "
                                  "pci=disable_acs_redir={} on the kernel command line",
-                                 b.bdf.to_string(), b.bdf.to_string())});
+                                 d.bdf.to_string(), d.bdf.to_string())});
+    }
+  };
+  for (const PairVerdict& v : topo.pairs) report(v.a, v.b, v.path.acs_redirect);
+  for (std::size_t i = 0; i < topo.nearest.size(); ++i) {
+    const std::size_t g = topo.gpus[i];
+    for (const Peer& p : topo.nearest[i].gpus) {
+      report(g, topo.gpus[p.index], classify(host, g, topo.gpus[p.index]).acs_redirect);
+    }
+    for (const Peer& p : topo.nearest[i].nics) {
+      report(g, topo.nics[p.index], classify(host, g, topo.nics[p.index]).acs_redirect);
     }
   }
 }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <map>
 
 #include "vmxkit/core/error.h"
 #include "vmxkit/pci/host.h"
@@ -71,6 +72,10 @@ Bar parse_region(std::string_view body, int index, const LineCtx& ctx) {
     } else if (starts_with(tag, "size=")) {
       bar.size = parse_size(tag.substr(5));
       if (!bar.size) ctx.fail(tag, fmt::format("bad size '{}'", tag.substr(5)));
+      if (*bar.size > kMaxBarBytes) {
+        ctx.fail(tag, fmt::format("size '{}' is above {} (2^52 bytes): not a BAR's", tag.substr(5),
+                                  format_size(kMaxBarBytes)));
+      }
     }
     rest = trim(rest.substr(close + 1));
   }
@@ -173,12 +178,18 @@ struct Section {
 };
 
 // A device line "[DDDD:]BB:DD.F <class>: <name>": decides which device the next indented lines
-// describe, and reads its class, name, ids and revision.
-std::size_t read_device_line(Host& host, std::string_view raw, const LineCtx& ctx) {
+// describe, and reads its class, name, ids and revision. A second block for one address in one
+// file is an error (`seen`: address -> line of its block); other inputs may describe it too.
+std::size_t read_device_line(Host& host, std::string_view raw, const LineCtx& ctx,
+                             std::map<Bdf, std::uint32_t>& seen) {
   const auto sp = raw.find(' ');
   const auto bdf = parse_bdf(raw.substr(0, sp));
   if (!bdf || sp == std::string_view::npos) {
     ctx.fail(raw, "expected a device line '[DDDD:]BB:DD.F <class>: <name>' (lspci -vvv output)");
+  }
+  if (const auto [it, inserted] = seen.try_emplace(*bdf, ctx.line); !inserted) {
+    ctx.fail(raw, fmt::format("{} appears twice in this file (first at line {})",
+                              bdf->to_string(), it->second));
   }
   const std::size_t index = host.upsert(*bdf);
   host.at(index).origins.push_back(Origin{ctx.path, ctx.line});
@@ -337,6 +348,7 @@ void read_sriov_line(Sriov& sriov, std::string_view body, const LineCtx& ctx) {
 
 void load_lspci_verbose(Host& host, std::string_view text, const std::string& path) {
   Section section;
+  std::map<Bdf, std::uint32_t> seen;
   bool warned_denied = false;
   std::uint32_t line_no = 0;
   std::size_t parsed = 0;
@@ -345,7 +357,7 @@ void load_lspci_verbose(Host& host, std::string_view text, const std::string& pa
     const LineCtx ctx{path, line_no, raw};
     if (trim(raw).empty()) continue;
     if (raw.front() != ' ' && raw.front() != '\t') {
-      section = Section{read_device_line(host, raw, ctx)};
+      section = Section{read_device_line(host, raw, ctx, seen)};
       ++parsed;
       continue;
     }

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
+#include <string_view>
 
 #include "vmxkit/core/error.h"
 
@@ -35,7 +37,7 @@ std::optional<unsigned> vgpu_framebuffer_gb(std::string_view profile) {
   unsigned gb = 0;
   const char* first = profile.data() + dash + 1;
   const auto [ptr, ec] = std::from_chars(first, profile.data() + profile.size(), gb);
-  if (ec != std::errc() || ptr == first || gb == 0) return std::nullopt;
+  if (ec != std::errc() || ptr == first || gb == 0 || gb > kMaxFramebufferGb) return std::nullopt;
   return gb;
 }
 
@@ -46,6 +48,23 @@ std::uint64_t next_pow2(std::uint64_t n) {
 }
 
 namespace {
+
+// a + b, or an Error saying what overflowed.
+std::uint64_t add_checked(std::uint64_t a, std::uint64_t b, std::string_view what) {
+  std::uint64_t sum = 0;
+  if (__builtin_add_overflow(a, b, &sum)) {
+    throw Error(fmt::format("64-bit MMIO: {} add up to more than 2^64", what));
+  }
+  return sum;
+}
+
+// A power of two in GB as pciPassthru.64bitMMIOSizeGB holds it, or an Error when it does not fit.
+unsigned size_gb_value(std::uint64_t gb, std::string_view what) {
+  if (gb > std::numeric_limits<unsigned>::max()) {
+    throw Error(fmt::format("64-bit MMIO: {} need {} GB, more than 64bitMMIOSizeGB can hold", what, gb));
+  }
+  return static_cast<unsigned>(gb);
+}
 
 // What KB 323402 needs: the GPUs' total framebuffer, known when every GPU's is.
 struct Framebuffers {
@@ -64,7 +83,7 @@ void add_device_bars(const MmioDevice& m, MmioResult& r, Framebuffers& fb) {
   if (gpu) {
     fb.any_gpu = true;
     if (model && model->framebuffer_gb) {
-      fb.total_gb += *model->framebuffer_gb;
+      fb.total_gb = add_checked(fb.total_gb, *model->framebuffer_gb, "the GPUs' framebuffers");
     } else {
       fb.known = false;
     }
@@ -117,15 +136,16 @@ void pack_bars(MmioResult& r) {
   std::uint64_t offset = 0;
   for (MmioBar& b : r.bars) {
     const std::uint64_t align = next_pow2(b.size);
-    offset = (offset + align - 1) / align * align;
+    if (offset % align != 0) offset = add_checked(offset - offset % align, align, "the BARs");
     b.offset = offset;
-    offset += b.size;
+    offset = add_checked(offset, b.size, "the BARs");
     r.lines.push_back(fmt::format("{:>6} at +{:<8} {:<5} {}  [{}]", format_size(b.size),
                                   format_size(b.offset), b.bar, b.device, b.source));
   }
   r.total_bytes = offset;
-  const std::uint64_t gib = std::max<std::uint64_t>(1, (r.total_bytes + kGiB - 1) / kGiB);
-  r.size_gb = r.bars.empty() ? 0 : static_cast<unsigned>(next_pow2(gib));
+  const std::uint64_t gib =
+      std::max<std::uint64_t>(1, r.total_bytes / kGiB + (r.total_bytes % kGiB != 0 ? 1 : 0));
+  r.size_gb = r.bars.empty() ? 0 : size_gb_value(next_pow2(gib), "the BARs");
   if (!r.bars.empty()) {
     r.lines.push_back(fmt::format("total {} ({} bytes), packed with natural alignment",
                                   gib_text(r.total_bytes), r.total_bytes));
@@ -139,9 +159,10 @@ void pack_bars(MmioResult& r) {
 // alignment) is the answer when it is larger than what the known BARs need.
 void apply_kb_rule(MmioResult& r, const Framebuffers& fb) {
   if (fb.any_gpu && fb.known && fb.total_gb > 0) {
-    r.kb_gb = static_cast<unsigned>(next_pow2(2 * fb.total_gb));
+    const std::uint64_t doubled = add_checked(fb.total_gb, fb.total_gb, "the GPUs' framebuffers");
+    r.kb_gb = size_gb_value(next_pow2(doubled), "KB 323402's 2 x total framebuffer");
     r.lines.push_back(fmt::format("KB 323402: 2 x {} GB total framebuffer = {} -> {}", fb.total_gb,
-                                  2 * fb.total_gb, *r.kb_gb));
+                                  doubled, *r.kb_gb));
   } else if (fb.any_gpu) {
     r.lines.push_back("KB 323402: not computed (framebuffer of a GPU not known)");
   }

@@ -1,13 +1,35 @@
 // SPDX-License-Identifier: Apache-2.0
 // A sysfs tree laid out like /sys/bus/pci/devices: one entry per BDF with class, vendor, device,
 // numa_node, resource, config, driver, iommu_group, sriov_* and infiniband/.
+//
+// The tree may be a capture, not the kernel's: it is read so that no input stops or crashes the
+// run. Every attribute is read through its device directory's descriptor (openat), and only when
+// it is a regular file, so a FIFO or device node is never opened (nothing blocks); reads stop at
+// kMaxAttributeBytes (config at 4096, the size of PCIe config space). Nothing is walked
+// recursively, so a symbolic link loop shows only as ELOOP. A loop, an attribute that is not a
+// regular file, an oversized attribute, an entry that is not a directory and two entries naming
+// one directory stop the load with a vmxkit::Error naming the path; an attribute that exists but
+// cannot be read (permissions, an I/O error from the device) is skipped with a warning.
+#include <dirent.h>
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <climits>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
 
 #include "vmxkit/core/error.h"
+#include "vmxkit/pci/catalog.h"
 #include "vmxkit/pci/config_space.h"
 #include "vmxkit/pci/host.h"
 #include "vmxkit/pci/text.h"
@@ -17,26 +39,153 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::optional<std::string> read_small(const fs::path& p, std::size_t max = 1 << 16) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string data(max, '\0');
-  in.read(data.data(), static_cast<std::streamsize>(max));
-  data.resize(static_cast<std::size_t>(in.gcount()));
-  return data;
+/// The most bytes read from one attribute: sysfs attributes are at most a page (4096 bytes).
+constexpr std::size_t kMaxAttributeBytes = std::size_t{64} << 10;
+/// PCIe extended config space is 4096 bytes (conventional PCI: 256).
+constexpr std::size_t kMaxConfigBytes = 4096;
+
+std::string errno_text(int err) { return std::generic_category().message(err); }
+
+std::string_view file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
 }
 
-std::optional<std::uint64_t> read_number(const fs::path& p) {
-  const auto text = read_small(p, 64);
-  if (!text) return std::nullopt;
-  return parse_c_number(trim(*text).substr(0, trim(*text).find('\n')));
+// A file descriptor, closed on destruction.
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+  int release() { return std::exchange(fd_, -1); }
+
+ private:
+  int fd_;
+};
+
+struct DirCloser {
+  void operator()(DIR* d) const { ::closedir(d); }
+};
+using DirPtr = std::unique_ptr<DIR, DirCloser>;
+
+// The names in an open directory, sorted, without "." and "..". Throws on a read error.
+std::vector<std::string> list_names(DIR* d, const std::string& path) {
+  std::vector<std::string> names;
+  for (;;) {
+    errno = 0;
+    const dirent* e = ::readdir(d);
+    if (e == nullptr) {
+      if (errno != 0) throw Error(path, "cannot read directory: " + errno_text(errno));
+      break;
+    }
+    const std::string_view name = e->d_name;
+    if (name != "." && name != "..") names.emplace_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
-std::string link_basename(const fs::path& p) {
-  std::error_code ec;
-  const fs::path target = fs::read_symlink(p, ec);
-  return ec ? std::string() : target.filename().string();
-}
+// One device directory of the tree, open, and the host its warnings go to.
+class DeviceDir {
+ public:
+  DeviceDir(Host& host, std::string path, int fd) : host_(host), path_(std::move(path)), fd_(fd) {}
+
+  const std::string& path() const { return path_; }
+  std::string path_of(std::string_view name) const { return path_ + "/" + std::string(name); }
+
+  // The bytes of attribute `name`; nullopt when there is none (or it cannot be read: warned).
+  std::optional<std::string> read(const char* name, std::size_t max = kMaxAttributeBytes) const {
+    struct stat st {};
+    if (::fstatat(fd_.get(), name, &st, 0) != 0) return missing(name, errno);
+    if (!S_ISREG(st.st_mode)) not_regular(name, st.st_mode);
+    const Fd f(::openat(fd_.get(), name, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+    if (f.get() < 0) return missing(name, errno);
+    if (::fstat(f.get(), &st) != 0) return unreadable(name, errno);
+    if (!S_ISREG(st.st_mode)) not_regular(name, st.st_mode);  // replaced since the check
+    std::string data(max + 1, '\0');
+    std::size_t got = 0;
+    while (got < data.size()) {
+      const ssize_t n = ::read(f.get(), data.data() + got, data.size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return unreadable(name, errno);
+      if (n == 0) break;
+      got += static_cast<std::size_t>(n);
+    }
+    if (got > max) {
+      throw Error(path_of(name), fmt::format("larger than {} bytes: not a sysfs attribute", max));
+    }
+    data.resize(got);
+    return data;
+  }
+
+  std::optional<std::uint64_t> number(const char* name) const {
+    const auto text = read(name, 64);
+    if (!text) return std::nullopt;
+    const std::string_view t = trim(*text);
+    return parse_c_number(t.substr(0, t.find('\n')));
+  }
+
+  // The last component of where symbolic link `name` points ("nvidia" for driver ->
+  // ../../../bus/pci/drivers/nvidia); empty when it is not a link. The link is not followed.
+  std::string link_basename(const char* name) const {
+    char buf[PATH_MAX];
+    const ssize_t n = ::readlinkat(fd_.get(), name, buf, sizeof buf);
+    if (n <= 0 || static_cast<std::size_t>(n) >= sizeof buf) return {};
+    return fs::path(std::string(buf, static_cast<std::size_t>(n))).filename().string();
+  }
+
+  void warn(const char* name, const std::string& message) const {
+    host_.warn(Origin{path_of(name), 0}, message);
+  }
+
+  // The names in subdirectory `name` (sorted); empty when there is none.
+  std::vector<std::string> subdirectory(const char* name) const {
+    Fd f(::openat(fd_.get(), name, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC));
+    if (f.get() < 0) {
+      if (errno == ENOTDIR) {
+        throw Error(path_of(name), "not a directory (sysfs has a directory there)");
+      }
+      missing(name, errno);
+      return {};
+    }
+    const DirPtr d(::fdopendir(f.get()));
+    if (!d) {
+      unreadable(name, errno);
+      return {};
+    }
+    f.release();
+    return list_names(d.get(), path_of(name));
+  }
+
+ private:
+  // An attribute that could not be opened: none (ENOENT, also a dangling link), a loop (an
+  // error), or unreadable (a warning). Returns nullopt for the caller to return.
+  std::nullopt_t missing(const char* name, int err) const {
+    if (err == ELOOP) throw Error(path_of(name), "symbolic link loop: " + errno_text(err));
+    if (err == ENOENT) return std::nullopt;
+    return unreadable(name, err);
+  }
+  std::nullopt_t unreadable(const char* name, int err) const {
+    host_.warn(Origin{path_of(name), 0}, "cannot read it (" + errno_text(err) + "); ignored");
+    return std::nullopt;
+  }
+  [[noreturn]] void not_regular(const char* name, mode_t mode) const {
+    throw Error(path_of(name),
+                fmt::format("{}, not a regular file: sysfs attributes are files", file_kind(mode)));
+  }
+
+  Host& host_;
+  std::string path_;
+  Fd fd_;
+};
 
 // "16.0 GT/s PCIe" -> "16GT/s"
 std::string speed_text(std::string_view s) {
@@ -48,7 +197,7 @@ std::string speed_text(std::string_view s) {
 
 // The entry's real path shows the tree (.../pci0000:00/0000:00:01.0/0000:01:00.0): decides
 // whether its parent is a bridge or a root bus, and names that root bus.
-void place_by_real_path(Host& host, Device& d, const fs::path& p) {
+void place_by_real_path(Host& host, Device& d, const std::string& p) {
   std::error_code ec;
   const fs::path real = fs::canonical(p, ec);
   if (ec) return;
@@ -68,34 +217,35 @@ void place_by_real_path(Host& host, Device& d, const fs::path& p) {
 
 // The config space (capabilities), then the ids, class and NUMA node, whose files win over
 // what the config space said.
-void read_identity(Device& d, const fs::path& p) {
-  if (const auto cfg = read_small(p / "config", 4096)) {
+void read_identity(Device& d, const DeviceDir& dir) {
+  if (const auto cfg = dir.read("config", kMaxConfigBytes)) {
     const auto* data = reinterpret_cast<const std::uint8_t*>(cfg->data());
     decode_config_space(std::span(data, cfg->size()), d);
   }
-  if (const auto v = read_number(p / "vendor"); v && *v <= 0xffff) {
+  if (const auto v = dir.number("vendor"); v && *v <= 0xffff) {
     d.vendor_id = static_cast<std::uint16_t>(*v);
   }
-  if (const auto v = read_number(p / "device"); v && *v <= 0xffff) {
+  if (const auto v = dir.number("device"); v && *v <= 0xffff) {
     d.device_id = static_cast<std::uint16_t>(*v);
   }
-  if (const auto v = read_number(p / "subsystem_vendor"); v && *v <= 0xffff) {
+  if (const auto v = dir.number("subsystem_vendor"); v && *v <= 0xffff) {
     d.subsys_vendor_id = static_cast<std::uint16_t>(*v);
   }
-  if (const auto v = read_number(p / "subsystem_device"); v && *v <= 0xffff) {
+  if (const auto v = dir.number("subsystem_device"); v && *v <= 0xffff) {
     d.subsys_device_id = static_cast<std::uint16_t>(*v);
   }
-  if (const auto v = read_number(p / "class"); v && *v <= 0xffffff) {
+  if (const auto v = dir.number("class"); v && *v <= 0xffffff) {
     d.class_code = static_cast<std::uint16_t>(*v >> 8);
   }
-  if (const auto text = read_small(p / "numa_node", 64)) {
+  if (const auto text = dir.read("numa_node", 64)) {
     if (const auto n = parse_signed(trim(*text)); n && *n >= 0) d.numa_node = static_cast<int>(*n);
   }
 }
 
 // The `resource` file, one "start end flags" line per region: lines 0-5 are the BARs, 6 the
-// expansion ROM (skipped), 7-12 the SR-IOV VF BARs.
-void read_resources(Device& d, std::string_view text) {
+// expansion ROM (skipped), 7-12 the SR-IOV VF BARs. A region above kMaxBarBytes is skipped with
+// a warning.
+void read_resources(Device& d, std::string_view text, const DeviceDir& dir) {
   int i = 0;
   for (const std::string_view line : LineRange(text)) {
     const auto f = split_any(line, " ");
@@ -103,7 +253,10 @@ void read_resources(Device& d, std::string_view text) {
       const auto start = parse_c_number(f[0]);
       const auto end = parse_c_number(f[1]);
       const auto flags = parse_c_number(f[2]);
-      if (start && end && flags && *end > *start) {
+      if (start && end && flags && *end > *start && *end - *start >= kMaxBarBytes) {
+        dir.warn("resource", fmt::format("line {}: a region above {} (2^52 bytes); ignored", i + 1,
+                                         format_size(kMaxBarBytes)));
+      } else if (start && end && flags && *end > *start) {
         Bar bar;
         bar.index = i < 6 ? i : i - 7;
         bar.address = *start;
@@ -124,80 +277,122 @@ void read_resources(Device& d, std::string_view text) {
 }
 
 // Link speed and width (current and maximum), driver, IOMMU group and RDMA device name.
-void read_links_and_driver(Device& d, const fs::path& p) {
-  if (const auto s = read_small(p / "current_link_speed", 64)) {
+void read_links_and_driver(Device& d, const DeviceDir& dir) {
+  if (const auto s = dir.read("current_link_speed", 64)) {
     if (!d.link_sta) d.link_sta = Link{};
     d.link_sta->speed = speed_text(*s);
   }
-  if (const auto w = read_number(p / "current_link_width"); w && d.link_sta) {
+  if (const auto w = dir.number("current_link_width"); w && d.link_sta && *w <= 0xffffffffU) {
     d.link_sta->width = static_cast<unsigned>(*w);
   }
-  if (const auto s = read_small(p / "max_link_speed", 64)) {
+  if (const auto s = dir.read("max_link_speed", 64)) {
     if (!d.link_cap) d.link_cap = Link{};
     d.link_cap->speed = speed_text(*s);
   }
-  if (const auto w = read_number(p / "max_link_width"); w && d.link_cap) {
+  if (const auto w = dir.number("max_link_width"); w && d.link_cap && *w <= 0xffffffffU) {
     d.link_cap->width = static_cast<unsigned>(*w);
   }
-  if (fs::is_symlink(p / "driver")) d.driver = link_basename(p / "driver");
-  if (fs::is_symlink(p / "iommu_group")) {
-    if (const auto g = parse_decimal(link_basename(p / "iommu_group"))) {
-      d.iommu_group = static_cast<int>(*g);
-    }
+  if (std::string driver = dir.link_basename("driver"); !driver.empty()) d.driver = std::move(driver);
+  if (const auto g = parse_decimal(dir.link_basename("iommu_group")); g && *g <= INT_MAX) {
+    d.iommu_group = static_cast<int>(*g);
   }
-  std::error_code ec;
-  if (fs::is_directory(p / "infiniband", ec)) {
-    for (const auto& ib : fs::directory_iterator(p / "infiniband", ec)) {
-      d.rdma_name = ib.path().filename().string();
-      break;
-    }
-  }
+  if (const auto ib = dir.subdirectory("infiniband"); !ib.empty()) d.rdma_name = ib.front();
 }
 
 // The sriov_* files of a physical function: VF counts, offset, stride and VF device id.
-void read_sriov(Device& d, const fs::path& p) {
-  const auto t = read_number(p / "sriov_totalvfs");
+void read_sriov(Device& d, const DeviceDir& dir) {
+  auto small = [](std::optional<std::uint64_t> v) -> std::optional<unsigned> {
+    if (!v || *v > 0xffffffffU) return std::nullopt;
+    return static_cast<unsigned>(*v);
+  };
+  const auto t = small(dir.number("sriov_totalvfs"));
   if (!t) return;
   if (!d.sriov) d.sriov = Sriov{};
-  d.sriov->total_vfs = static_cast<unsigned>(*t);
-  if (const auto n = read_number(p / "sriov_numvfs")) d.sriov->num_vfs = static_cast<unsigned>(*n);
-  if (const auto o = read_number(p / "sriov_offset")) {
-    d.sriov->vf_offset = static_cast<unsigned>(*o);
-  }
-  if (const auto s = read_number(p / "sriov_stride")) {
-    d.sriov->vf_stride = static_cast<unsigned>(*s);
-  }
-  if (const auto text = read_small(p / "sriov_vf_device", 64)) {
+  d.sriov->total_vfs = *t;
+  if (const auto n = small(dir.number("sriov_numvfs"))) d.sriov->num_vfs = *n;
+  if (const auto o = small(dir.number("sriov_offset"))) d.sriov->vf_offset = *o;
+  if (const auto s = small(dir.number("sriov_stride"))) d.sriov->vf_stride = *s;
+  if (const auto text = dir.read("sriov_vf_device", 64)) {
     if (const auto id = parse_hex(trim(*text)); id && *id <= 0xffff) {
       d.sriov->vf_device_id = static_cast<std::uint16_t>(*id);
     }
   }
 }
 
+using FileId = std::pair<dev_t, ino_t>;
+
+// Opens the device directory `name` of the tree. Returns nullopt (with a warning) for a dangling
+// link; throws for a loop, an entry that is not a directory, and a directory already read under
+// another name (`seen` maps each directory read so far to its path).
+std::optional<int> open_device_dir(Host& host, int top, const std::string& name,
+                                   const std::string& path, std::map<FileId, std::string>& seen) {
+  Fd fd(::openat(top, name.c_str(), O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC));
+  if (fd.get() < 0) {
+    const int err = errno;
+    if (err == ENOENT) {
+      host.warn(Origin{path, 0}, "a dangling symbolic link; the device is skipped");
+      return std::nullopt;
+    }
+    if (err == ELOOP) throw Error(path, "symbolic link loop: " + errno_text(err));
+    if (err == ENOTDIR) {
+      throw Error(path, "not a directory (a sysfs device entry is a directory or a link to one)");
+    }
+    throw Error(path, "cannot open the device directory: " + errno_text(err));
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) throw Error(path, "cannot stat: " + errno_text(errno));
+  const auto [it, inserted] = seen.try_emplace(FileId{st.st_dev, st.st_ino}, path);
+  if (!inserted) {
+    throw Error(path, fmt::format("the same directory as {} (a link loop or a duplicated entry)",
+                                  it->second));
+  }
+  return fd.release();
+}
+
+void load_tree(Host& host, const std::string& dir) {
+  Fd top(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC));
+  if (top.get() < 0) throw Error(dir, "cannot read sysfs directory: " + errno_text(errno));
+  struct stat st {};
+  if (::fstat(top.get(), &st) != 0) throw Error(dir, "cannot stat: " + errno_text(errno));
+  std::map<FileId, std::string> seen{{FileId{st.st_dev, st.st_ino}, dir}};
+  const int listing = ::dup(top.get());
+  if (listing < 0) throw Error(dir, "cannot read sysfs directory: " + errno_text(errno));
+  const DirPtr d(::fdopendir(listing));
+  if (!d) {
+    ::close(listing);
+    throw Error(dir, "cannot read sysfs directory: " + errno_text(errno));
+  }
+  host.set_complete();
+  std::size_t count = 0;
+  for (const std::string& name : list_names(d.get(), dir)) {
+    const auto bdf = parse_bdf(name);
+    if (!bdf) continue;
+    const std::string path = dir + (dir.ends_with('/') ? "" : "/") + name;
+    const auto fd = open_device_dir(host, top.get(), name, path, seen);
+    if (!fd) continue;
+    const DeviceDir device(host, path, *fd);
+    const std::size_t index = host.upsert(*bdf);
+    ++count;
+    Device& dev = host.at(index);
+    dev.origins.push_back(Origin{path, 0});
+    place_by_real_path(host, dev, path);
+    read_identity(dev, device);
+    if (const auto text = device.read("resource")) read_resources(dev, *text, device);
+    read_links_and_driver(dev, device);
+    read_sriov(dev, device);
+  }
+  if (count == 0) throw Error(dir, "no PCI devices (entries named like 0000:3b:00.0) in the directory");
+}
+
 }  // namespace
 
 void load_sysfs(Host& host, const std::string& dir) {
-  std::error_code ec;
-  fs::directory_iterator it(dir, ec);
-  if (ec) throw Error(dir, "cannot read sysfs directory: " + ec.message());
-  host.set_complete();
-  std::size_t count = 0;
-  for (const fs::directory_entry& entry : it) {
-    const std::string name = entry.path().filename().string();
-    const auto bdf = parse_bdf(name);
-    if (!bdf) continue;
-    const fs::path p = entry.path();
-    const std::size_t index = host.upsert(*bdf);
-    ++count;
-    Device& d = host.at(index);
-    d.origins.push_back(Origin{p.string(), 0});
-    place_by_real_path(host, d, p);
-    read_identity(d, p);
-    if (const auto text = read_small(p / "resource")) read_resources(d, *text);
-    read_links_and_driver(d, p);
-    read_sriov(d, p);
+  try {
+    load_tree(host, dir);
+  } catch (const fs::filesystem_error& e) {
+    // Not expected (every call above reports errors by value), but never an internal error.
+    throw Error(e.path1().empty() ? dir : e.path1().string(), e.code().message());
   }
-  if (count == 0) throw Error(dir, "no PCI devices (entries named like 0000:3b:00.0) in the directory");
 }
 
 }  // namespace vmxkit::pci

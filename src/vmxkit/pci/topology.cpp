@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <tuple>
+#include <utility>
 
 namespace vmxkit::pci {
 namespace {
@@ -153,6 +155,44 @@ Path classify(const Host& host, std::size_t a, std::size_t b) {
   return path;
 }
 
+PathClass path_class(const Host& host, std::size_t a, std::size_t b) {
+  if (a == b) return PathClass::self;
+  const Device& da = host.at(a);
+  const Device& db = host.at(b);
+  if (da.bdf.same_device(db.bdf)) return PathClass::pix;
+  // The lowest common bridge of the chains above a and above b, as classify() finds it,
+  // counting the switches on the way (the common bridge once).
+  if (da.parent && db.parent) {
+    std::size_t x = *da.parent;
+    std::size_t y = *db.parent;
+    unsigned dx = da.depth - 1;  // the depth of x: a's depth counts the bridges above a
+    unsigned dy = db.depth - 1;
+    unsigned switches = 0;
+    auto up = [&](std::size_t& node, unsigned& depth) {
+      const Device& d = host.at(node);
+      if (!d.parent) return false;
+      if (counts_as_switch(d)) ++switches;
+      node = *d.parent;
+      --depth;
+      return true;
+    };
+    bool ok = true;
+    while (ok && dx > dy) ok = up(x, dx);
+    while (ok && dy > dx) ok = up(y, dy);
+    while (ok && x != y) ok = up(x, dx) && up(y, dy);
+    if (ok && x == y) {
+      if (counts_as_switch(host.at(x))) ++switches;
+      return switches <= 1 ? PathClass::pix : PathClass::pxb;
+    }
+  }
+  if (!da.root || !db.root) return PathClass::unknown;
+  if (*da.root == *db.root) return PathClass::phb;
+  const auto na = da.numa_node ? da.numa_node : host.roots()[*da.root].numa_node;
+  const auto nb = db.numa_node ? db.numa_node : host.roots()[*db.root].numa_node;
+  if (!na || !nb) return PathClass::unknown;
+  return *na == *nb ? PathClass::node : PathClass::sys;
+}
+
 PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b, const AnalysisOptions& options) {
   PairVerdict v;
   v.a = a;
@@ -256,6 +296,206 @@ std::string Topology::label(std::size_t i) const {
   return i < gpus.size() ? fmt::format("GPU{}", i) : fmt::format("NIC{}", i - gpus.size());
 }
 
+std::string Topology::listing_note() const {
+  if (!listed) return {};
+  const std::size_t n = size();
+  const std::size_t g = gpus.size();
+  return fmt::format(
+      "{} GPUs and NICs ({} GPUs, {} NICs) are more than the {} vmxkit prints the full matrix "
+      "for: it would have {} cells and {} pair verdicts. Listed instead: each GPU's nearest {} "
+      "NICs and {} GPU peers, closest first (vmxkit topo --matrix prints the full matrix).",
+      n, g, nics.size(), kFullMatrixLimit, n * n, g * (g - 1) / 2 + g * nics.size(), kNearestPeers,
+      kNearestPeers);
+}
+
+namespace {
+
+// Each GPU's nearest peers of one kind (the GPUs, or the NICs) without classifying every pair.
+//
+// The classes from a device `a` fall in levels, each wholly closer than the next: functions of
+// its own device (PIX); the devices below its topmost bridge T, which meet it at a common bridge
+// (PIX or PXB, classified one by one); the rest of its root bus (PHB); other root buses on its
+// NUMA node (NODE), on other NUMA nodes (SYS); and everything else (unknown). A level is looked
+// at only while fewer than `k` peers were found, so every level but the subtree below T skips
+// fewer than `k` candidates before it takes what it needs: linear in the host for real hosts.
+class PeerIndex {
+ public:
+  // `order` is the preorder (tin) and end (tout) of each device in the forest of parents.
+  PeerIndex(const Host& host, const std::vector<std::size_t>& candidates,
+            const std::vector<std::size_t>& tin, const std::vector<std::size_t>& tout)
+      : host_(host), candidates_(candidates), tin_(tin), tout_(tout) {
+    by_root_.resize(host.roots().size());
+    for (std::size_t p = 0; p < candidates.size(); ++p) {
+      const Device& d = host.at(candidates[p]);
+      by_tin_.push_back(p);
+      if (d.root) {
+        by_root_[*d.root].push_back(p);
+        if (const auto n = numa(d)) {
+          by_numa_[*n].push_back(p);
+          with_numa_.push_back(p);
+        }
+      }
+    }
+    std::sort(by_tin_.begin(), by_tin_.end(),
+              [&](std::size_t x, std::size_t y) { return tin_[candidates_[x]] < tin_[candidates_[y]]; });
+  }
+
+  // Up to `k` candidates nearest to device `a` (never `a` itself): (class, position), by class,
+  // then position (PCI address order).
+  std::vector<std::pair<PathClass, std::size_t>> nearest(std::size_t a, std::size_t k) const {
+    std::vector<std::pair<PathClass, std::size_t>> out;
+    if (k == 0) return out;
+    const Device& da = host_.at(a);
+    auto same_device = [&](std::size_t p) { return host_.at(candidates_[p]).bdf.same_device(da.bdf); };
+    // The functions of a's own device: PIX.
+    const auto first = std::lower_bound(
+        candidates_.begin(), candidates_.end(), Bdf{da.bdf.domain, da.bdf.bus, da.bdf.device, 0},
+        [&](std::size_t dev, const Bdf& b) { return host_.at(dev).bdf < b; });
+    for (auto it = first; it != candidates_.end() && host_.at(*it).bdf.same_device(da.bdf); ++it) {
+      if (*it != a) out.emplace_back(PathClass::pix, static_cast<std::size_t>(it - candidates_.begin()));
+    }
+    // Below a's topmost bridge: the classes differ by the switches on the way.
+    std::optional<std::size_t> top;
+    for (auto p = da.parent; p; p = host_.at(*p).parent) top = p;
+    auto below_top = [&](std::size_t p) {
+      const std::size_t t = tin_[candidates_[p]];
+      return top && tin_[*top] <= t && t < tout_[*top];
+    };
+    if (top) {
+      const auto lo = std::lower_bound(by_tin_.begin(), by_tin_.end(), tin_[*top],
+                                       [&](std::size_t p, std::size_t t) { return tin_[candidates_[p]] < t; });
+      for (auto it = lo; it != by_tin_.end() && tin_[candidates_[*it]] < tout_[*top]; ++it) {
+        if (candidates_[*it] == a || same_device(*it)) continue;
+        out.emplace_back(path_class(host_, a, candidates_[*it]), *it);
+      }
+    }
+    std::sort(out.begin(), out.end());
+    auto full = [&] {
+      if (out.size() < k) return false;
+      out.resize(k);
+      return true;
+    };
+    if (full()) return out;
+    // Takes candidate `p` as `cls` unless an earlier level (or `skip`) has it; false once full.
+    auto take = [&](std::size_t p, PathClass cls, auto skip) {
+      if (out.size() >= k) return false;
+      if (candidates_[p] != a && !same_device(p) && !below_top(p) && !skip(p)) out.emplace_back(cls, p);
+      return true;
+    };
+    const std::optional<int> na = da.root ? numa(da) : std::nullopt;
+    auto same_root = [&](std::size_t p) { return da.root && host_.at(candidates_[p]).root == da.root; };
+    if (da.root) {
+      const auto none = [](std::size_t) { return false; };
+      for (const std::size_t p : by_root_[*da.root]) {
+        if (!take(p, PathClass::phb, none)) break;
+      }
+      if (full()) return out;
+      if (na) {
+        if (const auto it = by_numa_.find(*na); it != by_numa_.end()) {
+          for (const std::size_t p : it->second) {
+            if (!take(p, PathClass::node, same_root)) break;
+          }
+          if (full()) return out;
+        }
+        const auto same_numa = [&](std::size_t p) {
+          return same_root(p) || numa(host_.at(candidates_[p])) == na;
+        };
+        for (const std::size_t p : with_numa_) {
+          if (!take(p, PathClass::sys, same_numa)) break;
+        }
+        if (full()) return out;
+      }
+    }
+    // The rest: not placed, or no NUMA node known on one side.
+    const auto classified = [&](std::size_t p) {
+      const Device& d = host_.at(candidates_[p]);
+      return same_root(p) || (na && d.root && numa(d));
+    };
+    for (std::size_t p = 0; p < candidates_.size(); ++p) {
+      if (!take(p, PathClass::unknown, classified)) break;
+    }
+    full();
+    return out;
+  }
+
+ private:
+  // The NUMA node the path classes use: the device's own, else its host bridge's.
+  std::optional<int> numa(const Device& d) const {
+    if (d.numa_node) return d.numa_node;
+    if (d.root) return host_.roots()[*d.root].numa_node;
+    return std::nullopt;
+  }
+
+  const Host& host_;
+  const std::vector<std::size_t>& candidates_;  // device indices, in PCI address order
+  const std::vector<std::size_t>& tin_;
+  const std::vector<std::size_t>& tout_;
+  std::vector<std::size_t> by_tin_;                      // positions by preorder
+  std::vector<std::vector<std::size_t>> by_root_;        // positions per root bus
+  std::map<int, std::vector<std::size_t>> by_numa_;      // positions per NUMA node (placed only)
+  std::vector<std::size_t> with_numa_;                   // placed positions with a NUMA node
+};
+
+// Preorder number and subtree end of every device in the forest of parents (iterative).
+void tree_order(const Host& host, std::vector<std::size_t>& tin, std::vector<std::size_t>& tout) {
+  const std::size_t n = host.devices().size();
+  tin.assign(n, 0);
+  tout.assign(n, 0);
+  std::size_t clock = 0;
+  std::vector<std::pair<std::size_t, std::size_t>> stack;  // device, next child
+  for (std::size_t r = 0; r < n; ++r) {
+    if (host.at(r).parent) continue;
+    stack.emplace_back(r, 0);
+    tin[r] = clock++;
+    while (!stack.empty()) {
+      auto& [dev, next] = stack.back();
+      const std::vector<std::size_t>& children = host.at(dev).children;
+      if (next < children.size()) {
+        const std::size_t c = children[next++];
+        tin[c] = clock++;
+        stack.emplace_back(c, 0);
+      } else {
+        tout[dev] = clock;
+        stack.pop_back();
+      }
+    }
+  }
+}
+
+std::size_t bad_reasons(const PairVerdict& v) {
+  return static_cast<std::size_t>(std::count_if(v.reasons.begin(), v.reasons.end(),
+                                                [](const Reason& r) { return r.effect != Verdict::ok; }));
+}
+
+// The listing of a large host: each GPU's nearest NICs and GPU peers, each judged, and the best
+// of those NICs by the key of the full analysis.
+void list_nearest(const Host& host, const AnalysisOptions& options, Topology& t) {
+  std::vector<std::size_t> tin;
+  std::vector<std::size_t> tout;
+  tree_order(host, tin, tout);
+  const PeerIndex gpu_index(host, t.gpus, tin, tout);
+  const PeerIndex nic_index(host, t.nics, tin, tout);
+  t.nearest.resize(t.gpus.size());
+  t.best_nic.assign(t.gpus.size(), std::nullopt);
+  for (std::size_t i = 0; i < t.gpus.size(); ++i) {
+    const std::size_t g = t.gpus[i];
+    NearestPeers& np = t.nearest[i];
+    std::optional<std::tuple<Verdict, PathClass, std::size_t, std::size_t>> best;
+    for (const auto& [cls, j] : nic_index.nearest(g, kNearestPeers)) {
+      const PairVerdict v = judge_pair(host, g, t.nics[j], options);
+      np.nics.push_back(Peer{j, cls, v.verdict});
+      const auto key = std::make_tuple(v.verdict, cls, bad_reasons(v), j);
+      if (!best || key < *best) best = key;
+    }
+    if (best) t.best_nic[i] = std::get<3>(*best);
+    for (const auto& [cls, j] : gpu_index.nearest(g, kNearestPeers)) {
+      np.gpus.push_back(Peer{j, cls, judge_pair(host, g, t.gpus[j], options).verdict});
+    }
+  }
+}
+
+}  // namespace
+
 Topology analyze(const Host& host, const AnalysisOptions& options) {
   Topology t;
   for (std::size_t i = 0; i < host.devices().size(); ++i) {
@@ -264,27 +504,32 @@ Topology analyze(const Host& host, const AnalysisOptions& options) {
     if (r == Role::rdma_nic || r == Role::nic_vf || (options.all_nics && r == Role::nic)) t.nics.push_back(i);
   }
   const std::size_t n = t.size();
-  t.matrix.assign(n, std::vector<PathClass>(n, PathClass::unknown));
+  if (n > kFullMatrixLimit && !options.full_matrix) {
+    t.listed = true;
+    list_nearest(host, options, t);
+    return t;
+  }
+  t.matrix = PathMatrix(n);
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t j = i; j < n; ++j) {
-      const PathClass c = classify(host, t.device(i), t.device(j)).cls;
-      t.matrix[i][j] = c;
-      t.matrix[j][i] = c;
+      const PathClass c = path_class(host, t.device(i), t.device(j));
+      t.matrix.set(i, j, c);
+      t.matrix.set(j, i, c);
     }
   }
-  for (std::size_t i = 0; i < t.gpus.size(); ++i) {
-    for (std::size_t j = i + 1; j < t.gpus.size(); ++j) {
+  const std::size_t g = t.gpus.size();
+  t.pairs.reserve(g * (g - 1) / 2 + g * t.nics.size());
+  for (std::size_t i = 0; i < g; ++i) {
+    for (std::size_t j = i + 1; j < g; ++j) {
       t.pairs.push_back(judge_pair(host, t.gpus[i], t.gpus[j], options));
     }
   }
-  t.best_nic.assign(t.gpus.size(), std::nullopt);
-  for (std::size_t i = 0; i < t.gpus.size(); ++i) {
+  t.best_nic.assign(g, std::nullopt);
+  for (std::size_t i = 0; i < g; ++i) {
     std::optional<std::tuple<Verdict, PathClass, std::size_t, std::size_t>> best;
     for (std::size_t j = 0; j < t.nics.size(); ++j) {
       PairVerdict v = judge_pair(host, t.gpus[i], t.nics[j], options);
-      const auto bad = static_cast<std::size_t>(std::count_if(
-          v.reasons.begin(), v.reasons.end(), [](const Reason& r) { return r.effect != Verdict::ok; }));
-      const auto key = std::make_tuple(v.verdict, v.path.cls, bad, j);
+      const auto key = std::make_tuple(v.verdict, v.path.cls, bad_reasons(v), j);
       if (!best || key < *best) best = key;
       t.pairs.push_back(std::move(v));
     }
@@ -293,18 +538,29 @@ Topology analyze(const Host& host, const AnalysisOptions& options) {
   return t;
 }
 
-std::string render_topology_text(const Host& host, const Topology& t) {
-  std::string out;
+namespace {
+
+// The matrix rows of `nvidia-smi topo -m` with the CPU/NUMA affinity columns. Returns whether a
+// cell is `?`.
+bool render_matrix(const Host& host, const Topology& t, std::string& out) {
   const std::size_t n = t.size();
-  for (std::size_t i = 0; i < n; ++i) out += "\t" + t.label(i);
+  for (std::size_t i = 0; i < n; ++i) {
+    out += '\t';
+    out += t.label(i);
+  }
   out += "\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n";
   bool any_unknown = false;
   for (std::size_t i = 0; i < n; ++i) {
     out += t.label(i);
     for (std::size_t j = 0; j < n; ++j) {
-      const PathClass c = t.matrix[i][j];
+      const PathClass c = t.matrix.at(i, j);
       any_unknown = any_unknown || c == PathClass::unknown;
-      out += c == PathClass::self ? "\t X " : fmt::format("\t{}", to_string(c));
+      if (c == PathClass::self) {
+        out += "\t X ";
+      } else {
+        out += '\t';
+        out += to_string(c);
+      }
     }
     if (i < t.gpus.size()) {
       const Device& d = host.at(t.device(i));
@@ -316,6 +572,41 @@ std::string render_topology_text(const Host& host, const Topology& t) {
     }
     out += '\n';
   }
+  return any_unknown;
+}
+
+// The note and each GPU's nearest peers, for a `listed` topology. Returns whether a class is `?`.
+bool render_nearest(const Host& host, const Topology& t, std::string& out) {
+  bool any_unknown = false;
+  out += "Note: ";
+  out += t.listing_note();
+  out += "\n\nNearest NICs and GPU peers per GPU (path class, P2P verdict):\n\n";
+  auto peers = [&](const std::vector<Peer>& list, std::size_t offset) {
+    if (list.empty()) return std::string("none");
+    std::string text;
+    for (const Peer& p : list) {
+      any_unknown = any_unknown || p.cls == PathClass::unknown;
+      if (!text.empty()) text += ", ";
+      text += fmt::format("{} ({}, {})", t.label(offset + p.index), to_string(p.cls), to_string(p.verdict));
+    }
+    return text;
+  };
+  for (std::size_t i = 0; i < t.gpus.size(); ++i) {
+    const Device& d = host.at(t.gpus[i]);
+    const std::string nics = peers(t.nearest[i].nics, t.gpus.size());
+    const std::string gpus = peers(t.nearest[i].gpus, 0);
+    out += fmt::format("  {} (NUMA {}): NICs: {}; GPUs: {}\n", t.label(i),
+                       d.numa_node ? std::to_string(*d.numa_node) : "N/A", nics, gpus);
+  }
+  return any_unknown;
+}
+
+}  // namespace
+
+std::string render_topology_text(const Host& host, const Topology& t) {
+  std::string out;
+  const std::size_t n = t.size();
+  const bool any_unknown = t.listed ? render_nearest(host, t, out) : render_matrix(host, t, out);
   out +=
       "\nLegend:\n\n"
       "  X    = Self\n"
@@ -345,11 +636,11 @@ std::string render_topology_text(const Host& host, const Topology& t) {
     for (std::size_t i = 0; i < t.gpus.size(); ++i) out += legend(i);
   }
   if (!t.pairs.empty()) out += "\nP2P verdicts:\n";
+  // Row/column of each device, for the labels of the pairs.
+  std::vector<std::size_t> position(host.devices().size(), n);
+  for (std::size_t i = 0; i < n; ++i) position[t.device(i)] = i;
   auto label_of = [&](std::size_t dev) {
-    for (std::size_t i = 0; i < n; ++i) {
-      if (t.device(i) == dev) return t.label(i);
-    }
-    return host.at(dev).bdf.to_string();
+    return position[dev] < n ? t.label(position[dev]) : host.at(dev).bdf.to_string();
   };
   for (const PairVerdict& v : t.pairs) {
     out += fmt::format("\n  {} <-> {}  {}  {}\n", label_of(v.a), label_of(v.b), to_string(v.path.cls),
@@ -362,11 +653,17 @@ std::string render_topology_text(const Host& host, const Topology& t) {
   if (!t.gpus.empty() && !t.nics.empty()) {
     out += "\nBest NIC per GPU:\n\n";
     for (std::size_t i = 0; i < t.gpus.size(); ++i) {
+      if (!t.best_nic[i]) continue;  // listed: no NIC is near this GPU
       const std::size_t j = *t.best_nic[i];
-      const PathClass c = t.matrix[i][t.gpus.size() + j];
+      PathClass c = PathClass::unknown;
       Verdict verdict = Verdict::ok;
-      for (const PairVerdict& v : t.pairs) {
-        if (v.a == t.gpus[i] && v.b == t.nics[j]) verdict = v.verdict;
+      if (t.listed) {
+        for (const Peer& p : t.nearest[i].nics) {
+          if (p.index == j) std::tie(c, verdict) = std::pair(p.cls, p.verdict);
+        }
+      } else {
+        c = t.matrix.at(i, t.gpus.size() + j);
+        verdict = t.gpu_nic_pair(i, j).verdict;
       }
       out += fmt::format("  GPU{}: NIC{} ({}, {}, {})\n", i, j, host.at(t.nics[j]).bdf.to_string(),
                          to_string(c), to_string(verdict));

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <unordered_map>
 
 #include "vmxkit/core/text_edit.h"
 #include "vmxkit/pci/catalog.h"
@@ -70,37 +71,55 @@ void parse_suppressions(const vmx::Document& doc, std::size_t comment_begin, std
 std::vector<Suppression> find_suppressions(const vmx::Document& doc) {
   std::vector<Suppression> out;
   const auto lines = doc.lines();
+  std::size_t next_code = 0;  // the first line after a comment that is not blank or a comment
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const vmx::Line& line = lines[i];
+    const auto number = static_cast<std::uint32_t>(i + 1);
     if (line.kind == vmx::LineKind::entry && line.comment_begin < line.end) {
-      parse_suppressions(doc, line.comment_begin, line.end, doc.location(line.begin).line,
-                         nullptr, out);
+      parse_suppressions(doc, line.comment_begin, line.end, number, nullptr, out);
     } else if (line.kind == vmx::LineKind::comment) {
-      // Applies to the next line that is not blank or a comment.
-      std::size_t next = i + 1;
-      while (next < lines.size() && (lines[next].kind == vmx::LineKind::blank ||
-                                     lines[next].kind == vmx::LineKind::comment)) {
-        ++next;
+      // Applies to the next line that is not blank or a comment; every comment of one block
+      // shares it, so the block is walked once.
+      if (next_code <= i) {
+        next_code = i + 1;
+        while (next_code < lines.size() && (lines[next_code].kind == vmx::LineKind::blank ||
+                                             lines[next_code].kind == vmx::LineKind::comment)) {
+          ++next_code;
+        }
       }
       const std::uint32_t target =
-          next < lines.size() ? doc.location(lines[next].begin).line : 0xFFFFFFFFu;
+          next_code < lines.size() ? static_cast<std::uint32_t>(next_code + 1) : 0xFFFFFFFFu;
       parse_suppressions(doc, line.comment_begin, line.end, target, &line, out);
     }
   }
   return out;
 }
 
+// The suppressions by rule id and line (0: the whole file), for one lookup per diagnostic.
+struct SuppressionKey {
+  std::string_view id;
+  std::uint32_t line;
+  bool operator==(const SuppressionKey&) const = default;
+};
+struct SuppressionKeyHash {
+  std::size_t operator()(const SuppressionKey& k) const {
+    return std::hash<std::string_view>()(k.id) ^ (std::size_t{k.line} * 0x9E3779B97F4A7C15ULL);
+  }
+};
+
 void apply_suppressions(const vmx::Document& doc, std::vector<Diagnostic>& diagnostics) {
   std::vector<Suppression> sups = find_suppressions(doc);
   if (sups.empty()) return;
+  std::unordered_map<SuppressionKey, std::vector<std::size_t>, SuppressionKeyHash> index;
+  for (std::size_t i = 0; i < sups.size(); ++i) index[{sups[i].id, sups[i].line}].push_back(i);
   std::erase_if(diagnostics, [&](const Diagnostic& d) {
-    const std::uint32_t line = doc.location(d.begin).line;
     bool suppressed = false;
-    for (Suppression& s : sups) {
-      if (s.id == d.rule_id && (s.line == 0 || s.line == line)) {
-        s.used = true;
-        suppressed = true;
-      }
+    const std::uint32_t line = doc.location(d.begin).line;
+    for (const std::uint32_t l : {line, 0u}) {
+      const auto it = index.find({d.rule_id, l});
+      if (it == index.end()) continue;
+      for (const std::size_t i : it->second) sups[i].used = true;
+      suppressed = true;
     }
     return suppressed;
   });
@@ -125,12 +144,34 @@ void apply_suppressions(const vmx::Document& doc, std::vector<Diagnostic>& diagn
   }
 }
 
+// Sorted by position, then rule id, ties in report order. Rules report in file order, so the
+// list is often sorted already; otherwise an index is sorted and the diagnostics are permuted
+// in place, so no second array of diagnostics is ever held.
 void sort_diagnostics(std::vector<Diagnostic>& diagnostics) {
-  std::stable_sort(diagnostics.begin(), diagnostics.end(),
-                   [](const Diagnostic& a, const Diagnostic& b) {
-                     if (a.begin != b.begin) return a.begin < b.begin;
-                     return a.rule_id < b.rule_id;
-                   });
+  const auto before = [](const Diagnostic& a, const Diagnostic& b) {
+    if (a.begin != b.begin) return a.begin < b.begin;
+    return a.rule_id < b.rule_id;
+  };
+  if (std::is_sorted(diagnostics.begin(), diagnostics.end(), before)) return;
+  std::vector<std::uint32_t> order(diagnostics.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::uint32_t>(i);
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return before(diagnostics[a], diagnostics[b]);
+  });
+  // Position i takes the diagnostic at order[i]; follow each cycle once.
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (order[i] == i) continue;
+    Diagnostic held = std::move(diagnostics[i]);
+    std::size_t at = i;
+    while (order[at] != i) {
+      const std::size_t from = order[at];
+      diagnostics[at] = std::move(diagnostics[from]);
+      order[at] = static_cast<std::uint32_t>(at);
+      at = from;
+    }
+    diagnostics[at] = std::move(held);
+    order[at] = static_cast<std::uint32_t>(at);
+  }
 }
 
 void run_rules(const Context& ctx, const LintOptions& options, Sink& sink) {
@@ -176,15 +217,19 @@ LintResult lint_as(std::string path, std::string bytes, const LintOptions& optio
     return result;
   }
   result.format = InputFormat::vmx;
-  const vmx::Document doc = vmx::Document::parse(std::move(bytes), result.path);
-  const VmConfig config = vmx::to_vm_config(doc);
-  const Context ctx(result.path, doc.bytes(), &doc, config, catalog, options.host);
-  Sink sink;
-  run_rules(ctx, options, sink);
-  result.diagnostics = std::move(sink.diagnostics());
+  // The bytes are held once: by the document while the rules run, then by the result. The model
+  // and the document's lines are freed before the diagnostics are sorted.
+  vmx::Document doc = vmx::Document::parse(std::move(bytes), result.path);
+  {
+    const VmConfig config = vmx::to_vm_config(doc);
+    const Context ctx(result.path, doc.bytes(), &doc, config, catalog, options.host);
+    Sink sink;
+    run_rules(ctx, options, sink);
+    result.diagnostics = std::move(sink.diagnostics());
+  }
   apply_suppressions(doc, result.diagnostics);
+  result.bytes = std::move(doc).take_bytes();
   sort_diagnostics(result.diagnostics);
-  result.bytes = std::string(doc.bytes());
   return result;
 }
 
@@ -238,12 +283,11 @@ FixResult fix(std::string path, std::string bytes, const LintOptions& options, b
   FixResult out;
   // Only .vmx text is edited; vSphere documents are linted, never fixed.
   const bool vmx = vsphere::detect_format(bytes) == vsphere::Format::vmx;
-  for (int pass = 0; pass < kMaxPasses; ++pass) {
-    LintResult r = lint_as(path, bytes, options, vmx);
-    if (!vmx) {
-      out.remaining = std::move(r);
-      break;
-    }
+  // Each pass lints the current bytes once (the result keeps them) and applies every fix that
+  // does not touch another; a pass takes all fixes of a kind at once (one VMX005 fix removes
+  // every duplicate of a key), so the number of passes does not grow with the findings.
+  LintResult r = lint_as(path, std::move(bytes), options, vmx);
+  for (int pass = 0; vmx && pass < kMaxPasses; ++pass) {
     std::vector<TextEdit> accepted;
     ClaimedSpans claimed;
     std::vector<std::string_view> ids;
@@ -256,22 +300,17 @@ FixResult fix(std::string path, std::string bytes, const LintOptions& options, b
       accepted.insert(accepted.end(), d.fix->edits.begin(), d.fix->edits.end());
       ids.push_back(d.rule_id);
     }
-    if (accepted.empty()) {
-      out.remaining = std::move(r);
-      break;
-    }
-    std::string next = apply_edits(bytes, accepted);
-    if (next == bytes) {
-      out.remaining = std::move(r);
-      break;
-    }
-    bytes = std::move(next);
+    if (accepted.empty()) break;
+    std::string next = apply_edits(r.bytes, accepted);
+    if (next == r.bytes) break;
+    accepted = {};
     out.fixes_applied += ids.size();
     out.fixed_rules.insert(out.fixed_rules.end(), ids.begin(), ids.end());
-    if (pass + 1 == kMaxPasses) out.remaining = lint_as(path, bytes, options, vmx);
+    r = {};  // frees the last pass's diagnostics and bytes before the next lint
+    r = lint_as(path, std::move(next), options, vmx);
   }
-  out.bytes = bytes;
-  if (out.remaining.path.empty()) out.remaining = lint_as(path, out.bytes, options, vmx);
+  out.bytes = r.bytes;
+  out.remaining = std::move(r);
   return out;
 }
 

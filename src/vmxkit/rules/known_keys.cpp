@@ -3,6 +3,7 @@
 #include "vmxkit/rules/known_keys.h"
 
 #include <array>
+#include <unordered_map>
 
 #include "vmxkit/rules/util.h"
 #include "vmxkit/vmx/document.h"
@@ -58,19 +59,31 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kTypos = 
 
 constexpr std::string_view kPrefix = "pciPassthru";
 
-const KnownKey* find_known(std::string_view key) {
-  if (const auto dev = split_passthrough_key(key)) {
+// The known keys by folded name: VM-wide keys whole, per-device keys by their field. Every rule
+// asks for every setting, so this is one hash lookup instead of a walk over the table.
+using KnownMap = std::unordered_map<std::string_view, const KnownKey*, FoldedHash, FoldedEqual>;
+
+struct KnownMaps {
+  KnownMap global;
+  KnownMap device;
+  KnownMaps() {
+    constexpr std::string_view kDevice = "pciPassthruN.";
     for (const KnownKey& k : kKeys) {
-      if (k.name.starts_with("pciPassthruN.") && iequals(k.name.substr(13), dev->field)) {
-        return &k;
+      if (k.name.starts_with(kDevice)) {
+        device.emplace(k.name.substr(kDevice.size()), &k);
+      } else {
+        global.emplace(k.name, &k);
       }
     }
-    return nullptr;
   }
-  for (const KnownKey& k : kKeys) {
-    if (!k.name.starts_with("pciPassthruN.") && iequals(k.name, key)) return &k;
-  }
-  return nullptr;
+};
+
+const KnownKey* find_known(std::string_view key) {
+  static const KnownMaps maps;
+  const auto dev = split_passthrough_key(key);
+  const KnownMap& map = dev ? maps.device : maps.global;
+  const auto it = map.find(dev ? dev->field : key);
+  return it == map.end() ? nullptr : it->second;
 }
 
 }  // namespace
@@ -107,12 +120,12 @@ std::optional<std::string> likely_meant(std::string_view key) {
   // Near misses of the VM-wide keys, including the prefix (`pciPassthrough.allowP2P`).
   const auto dot = key.find('.');
   if (dot == std::string_view::npos) return std::nullopt;
-  if (edit_distance_folded(key.substr(0, dot), kPrefix) > 3) return std::nullopt;
+  if (edit_distance_folded(key.substr(0, dot), kPrefix, 3) > 3) return std::nullopt;
   const std::string_view field = key.substr(dot + 1);
   std::optional<std::string> best;
   std::size_t best_distance = 3;  // at most 2 edits in the field
   for (const std::string_view global : {kAllowP2P, kRelaxAcs, kUse64bitMmio, kMmioSizeGb}) {
-    const std::size_t d = edit_distance_folded(field, global.substr(kPrefix.size() + 1));
+    const std::size_t d = edit_distance_folded(field, global.substr(kPrefix.size() + 1), 3);
     if (d < best_distance) {
       best_distance = d;
       best = std::string(global);

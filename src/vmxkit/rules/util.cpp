@@ -22,18 +22,34 @@ SourceSpan anchor_for_missing_key(const Context& ctx) {
   return {0, 0};
 }
 
-std::size_t edit_distance_folded(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+std::size_t edit_distance_folded(std::string_view a, std::string_view b, std::size_t limit) {
+  const std::size_t gap = a.size() > b.size() ? a.size() - b.size() : b.size() - a.size();
+  if (gap > limit) return limit + 1;  // the distance is at least the difference in length
+  // Two rows of the Levenshtein table; on the stack for the short keys this is used on.
+  constexpr std::size_t kStack = 64;
+  std::size_t stack_rows[2][kStack + 1];
+  std::vector<std::size_t> heap_rows;
+  std::size_t* prev = stack_rows[0];
+  std::size_t* cur = stack_rows[1];
+  if (b.size() > kStack) {
+    heap_rows.resize(2 * (b.size() + 1));
+    prev = heap_rows.data();
+    cur = prev + b.size() + 1;
+  }
   for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
+    std::size_t row_min = cur[0];
     for (std::size_t j = 1; j <= b.size(); ++j) {
       const bool same = ascii_lower(a[i - 1]) == ascii_lower(b[j - 1]);
       cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (same ? 0 : 1)});
+      row_min = std::min(row_min, cur[j]);
     }
+    // No row has a smaller minimum than the row before it.
+    if (row_min > limit) return limit + 1;
     std::swap(prev, cur);
   }
-  return prev[b.size()];
+  return std::min(prev[b.size()], limit + 1);
 }
 
 }  // namespace vmxkit::rules

@@ -19,8 +19,10 @@ std::optional<Fix> set_key_fix(const Context& ctx, std::string_view key, std::st
 /// entry, else the start of the file.
 SourceSpan anchor_for_missing_key(const Context& ctx);
 
-/// Levenshtein distance of two ASCII strings compared ignoring case.
-std::size_t edit_distance_folded(std::string_view a, std::string_view b);
+/// Levenshtein distance of two ASCII strings compared ignoring case. A distance above `limit`
+/// comes back as `limit + 1`, found without computing it all.
+std::size_t edit_distance_folded(std::string_view a, std::string_view b,
+                                 std::size_t limit = std::string_view::npos - 1);
 
 /// The canonical spelling of the VM-wide passthrough keys.
 inline constexpr std::string_view kAllowP2P = "pciPassthru.allowP2P";

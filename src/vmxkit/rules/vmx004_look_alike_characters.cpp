@@ -56,7 +56,11 @@ constexpr std::array<LookAlike, 10> kLookAlikes = {{
     {"\xE2\x80\x94", "em dash U+2014", false},
 }};
 
+// Every look-alike starts with one of these lead bytes; ASCII text has none of them.
+constexpr bool can_start_look_alike(unsigned char c) { return c == 0xE2 || c == 0xC2 || c == 0xEF; }
+
 const LookAlike* look_alike_at(std::string_view text, std::size_t i) {
+  if (!can_start_look_alike(static_cast<unsigned char>(text[i]))) return nullptr;
   for (const LookAlike& l : kLookAlikes) {
     if (text.substr(i, l.bytes.size()) == l.bytes) return &l;
   }

@@ -39,20 +39,25 @@ others, but which value you meant cannot be known.
 void check(const Context& ctx, Sink& sink) {
   const vmx::Document* doc = ctx.document();
   if (doc == nullptr) return;
+  // duplicate_keys() is one pass with a hash map of folded keys; each group's fix (on its first
+  // duplicate) removes all the others, so one fix pass resolves every duplicate of a key.
   for (const auto& group : doc->duplicate_keys()) {
     const vmx::Line& first = *group.front();
-    const std::vector<TextEdit> removals =
-        vmx::remove_lines(*doc, std::vector<const vmx::Line*>(group.begin() + 1, group.end()));
+    const std::string first_key = vmx::shorten(doc->key(first));
+    std::vector<TextEdit> removals =
+        vmx::remove_lines(*doc, std::span<const vmx::Line* const>(group).subspan(1));
     for (std::size_t i = 1; i < group.size(); ++i) {
       const vmx::Line& line = *group[i];
       Diagnostic& d = sink.report(
           kVMX005, line.key_begin, line.key_end,
           fmt::format("duplicate key '{}' (keys ignore letter case): VMware refuses the file",
-                      doc->key(line)));
+                      vmx::shorten(doc->key(line))));
       d.notes.push_back({first.key_begin, first.key_end,
-                         fmt::format("first defined here as '{}'", doc->key(first))});
-      if (i == 1) d.fix = Fix{"Keep the first and remove the other lines", FixSafety::unsafe,
-                              removals};
+                         fmt::format("first defined here as '{}'", first_key)});
+      if (i == 1) {
+        d.fix = Fix{"Keep the first and remove the other lines", FixSafety::unsafe,
+                    std::move(removals)};
+      }
     }
   }
 }

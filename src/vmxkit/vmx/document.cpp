@@ -15,6 +15,7 @@
 #include <emmintrin.h>
 #endif
 
+
 namespace vmxkit::vmx {
 namespace {
 
@@ -37,25 +38,35 @@ constexpr auto kClass = make_classes();
 
 inline bool is(unsigned char c, std::uint8_t cls) { return (kClass[c] & cls) != 0; }
 
-// Offset of the first '\n' or '\r' in [p, end), or end.
-inline const char* find_line_break(const char* p, const char* end) {
+// The first i in [i, e) whose byte is of class `cls` (kKeyStop or kValueStop), or e. Compares
+// 16 bytes at a time where the buffer (of `size` bytes) has them: keys are mostly longer than
+// a few bytes, and this is the scanner's inner loop.
+template <std::uint8_t cls>
+inline std::uint32_t find_class(const unsigned char* b, std::uint32_t i, std::uint32_t e,
+                                std::size_t size) {
 #if defined(__SSE2__)
-  const __m128i nl = _mm_set1_epi8('\n');
-  const __m128i cr = _mm_set1_epi8('\r');
-  while (end - p >= 16) {
-    const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const int mask =
-        _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(chunk, nl), _mm_cmpeq_epi8(chunk, cr)));
-    if (mask != 0) return p + __builtin_ctz(static_cast<unsigned>(mask));
-    p += 16;
+  const __m128i space = _mm_set1_epi8(' ');
+  const __m128i tab = _mm_set1_epi8('\t');
+  const __m128i hash = _mm_set1_epi8('#');
+  const __m128i other = _mm_set1_epi8(cls == kKeyStop ? '=' : '"');
+  while (i < e && i + 16 <= size) {
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i));
+    const __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(c, space), _mm_cmpeq_epi8(c, tab)),
+                                     _mm_or_si128(_mm_cmpeq_epi8(c, hash), _mm_cmpeq_epi8(c, other)));
+    const auto mask = static_cast<unsigned>(_mm_movemask_epi8(hit));
+    if (mask != 0) return std::min(e, i + static_cast<std::uint32_t>(__builtin_ctz(mask)));
+    i += 16;
   }
+  if (i >= e) return e;
+#else
+  (void)size;
 #endif
-  while (p < end && *p != '\n' && *p != '\r') ++p;
-  return p;
+  while (i < e && !is(b[i], cls)) ++i;
+  return i;
 }
 
-// Classifies the content [line.begin, line.end) of one line.
-inline void scan_line(const unsigned char* b, Line& line) {
+// Classifies the content [line.begin, line.end) of one line of a buffer of `size` bytes.
+inline void scan_line(const unsigned char* b, std::size_t size, Line& line) {
   std::uint32_t i = line.begin;
   const std::uint32_t e = line.end;
   auto skip_space = [&] {
@@ -64,7 +75,7 @@ inline void scan_line(const unsigned char* b, Line& line) {
   auto malformed = [&](Problem problem, std::uint32_t at) {
     line.kind = LineKind::malformed;
     line.problem = problem;
-    line.problem_at = at;
+    line.comment_begin = at;  // problem_at()
   };
 
   skip_space();
@@ -78,7 +89,7 @@ inline void scan_line(const unsigned char* b, Line& line) {
     return;
   }
   line.key_begin = i;
-  while (i < e && !is(b[i], kKeyStop)) ++i;
+  i = find_class<kKeyStop>(b, i, e, size);
   line.key_end = i;
   if (line.key_end == line.key_begin) return malformed(Problem::missing_key, i);
   skip_space();
@@ -98,7 +109,7 @@ inline void scan_line(const unsigned char* b, Line& line) {
     i = line.value_end + 1;
   } else {
     line.value_begin = i;
-    while (i < e && !is(b[i], kValueStop)) ++i;
+    i = find_class<kValueStop>(b, i, e, size);
     line.value_end = i;
     if (i < e && b[i] == '"') return malformed(Problem::quote_in_value, i);
   }
@@ -108,46 +119,119 @@ inline void scan_line(const unsigned char* b, Line& line) {
   line.kind = LineKind::entry;
 }
 
+// Splits off the line starting at `p` (not at `end`): fills begin, end and ending, returns where
+// the next line starts.
+inline const char* split_line(const char* base, const char* p, const char* end, Line& line) {
+  line.begin = static_cast<std::uint32_t>(p - base);
+  const char* brk = find_line_break(p, end);
+  line.end = static_cast<std::uint32_t>(brk - base);
+  if (brk == end) {
+    line.ending = LineEnding::none;
+    return end;
+  }
+  if (*brk == '\n') {
+    line.ending = LineEnding::lf;
+    return brk + 1;
+  }
+  if (brk + 1 < end && brk[1] == '\n') {
+    line.ending = LineEnding::crlf;
+    return brk + 2;
+  }
+  line.ending = LineEnding::cr;
+  return brk + 1;
+}
+
+constexpr std::string_view kBom = "\xEF\xBB\xBF";
+
+void check_size(std::string_view bytes, std::string_view path) {
+  if (bytes.size() >= std::numeric_limits<std::uint32_t>::max()) {
+    throw Error(std::string(path), "file is larger than 4 GiB; not a .vmx file");
+  }
+}
+
 }  // namespace
 
-Document Document::parse(std::string bytes, std::string path) {
-  if (bytes.size() >= std::numeric_limits<std::uint32_t>::max()) {
-    throw Error(path, "file is larger than 4 GiB; not a .vmx file");
+LineScanner::LineScanner(std::string_view bytes, std::string_view path) : bytes_(bytes) {
+  check_size(bytes, path);
+  if (bytes_.starts_with(kBom)) {
+    bom_ = true;
+    pos_ = kBom.size();
   }
+}
+
+bool LineScanner::next(Line& line) {
+  if (pos_ >= bytes_.size()) return false;
+  const char* base = bytes_.data();
+  line = Line{};
+  pos_ = static_cast<std::size_t>(split_line(base, base + pos_, base + bytes_.size(), line) - base);
+  scan_line(reinterpret_cast<const unsigned char*>(base), bytes_.size(), line);
+  ++number_;
+  return true;
+}
+
+LineCounts count_lines(std::string_view bytes) {
+  const LineBreaks breaks = count_line_breaks(bytes);
+  LineCounts counts;
+  counts.lf = breaks.lf;
+  counts.crlf = breaks.crlf;
+  counts.cr = breaks.cr;
+  // The last line has no ending when the text does not end in one (after a BOM, if any).
+  const std::size_t content = bytes.starts_with(kBom) ? kBom.size() : 0;
+  const std::size_t n = bytes.size();
+  counts.unterminated = n > content && bytes[n - 1] != '\n' && bytes[n - 1] != '\r' ? 1 : 0;
+  return counts;
+}
+
+LineEnding LineCounts::dominant() const {
+  LineEnding best = LineEnding::lf;
+  std::size_t best_count = 0;
+  for (const auto& [e, count] : {std::pair{LineEnding::lf, lf}, std::pair{LineEnding::crlf, crlf},
+                                std::pair{LineEnding::cr, cr}}) {
+    if (count > best_count) {
+      best = e;
+      best_count = count;
+    }
+  }
+  return best;
+}
+
+bool has_malformed_line(std::string_view bytes) {
+  LineScanner scanner(bytes);
+  Line line;
+  while (scanner.next(line)) {
+    if (line.kind == LineKind::malformed) return true;
+  }
+  return false;
+}
+
+Document Document::parse(std::string bytes, std::string path) {
+  check_size(bytes, path);
   Document doc;
   doc.path_ = std::move(path);
   doc.bytes_ = std::move(bytes);
   const char* base = doc.bytes_.data();
   const char* const end = base + doc.bytes_.size();
   const char* p = base;
-  if (doc.bytes_.size() >= 3 && std::memcmp(base, "\xEF\xBB\xBF", 3) == 0) {
+  if (doc.bytes_.starts_with(kBom)) {
     doc.bom_ = true;
-    p += 3;
+    p += kBom.size();
   }
-  doc.lines_.reserve(doc.bytes_.size() / 40 + 4);
+  // One exact allocation: a vector grown by doubling would hold up to twice the lines.
+  doc.lines_.reserve(count_lines(doc.bytes_).lines());
   const auto* ubase = reinterpret_cast<const unsigned char*>(base);
   while (p < end) {
-    Line line;
-    line.begin = static_cast<std::uint32_t>(p - base);
-    const char* brk = find_line_break(p, end);
-    line.end = static_cast<std::uint32_t>(brk - base);
-    if (brk == end) {
-      line.ending = LineEnding::none;
-      p = end;
-    } else if (*brk == '\n') {
-      line.ending = LineEnding::lf;
-      p = brk + 1;
-    } else if (brk + 1 < end && brk[1] == '\n') {
-      line.ending = LineEnding::crlf;
-      p = brk + 2;
-    } else {
-      line.ending = LineEnding::cr;
-      p = brk + 1;
-    }
-    scan_line(ubase, line);
-    doc.lines_.push_back(line);
+    Line& line = doc.lines_.emplace_back();
+    p = split_line(base, p, end, line);
+    scan_line(ubase, doc.bytes_.size(), line);
   }
   return doc;
+}
+
+std::string Document::take_bytes() && {
+  lines_.clear();
+  lines_.shrink_to_fit();
+  bom_ = false;
+  return std::move(bytes_);
 }
 
 std::string Document::value(const Line& line) const { return escape::decode(raw_value(line)); }
@@ -174,23 +258,24 @@ std::optional<std::string> Document::get(std::string_view key) const {
 }
 
 std::vector<std::vector<const Line*>> Document::duplicate_keys() const {
-  std::unordered_map<std::string_view, std::size_t, FoldedHash, FoldedEqual> first;
+  // One pass: each folded key maps to its first line and, once it repeats, to its group.
+  struct Seen {
+    const Line* first;
+    std::size_t group;  // index into groups, or npos while the key was seen once
+  };
+  std::unordered_map<std::string_view, Seen, FoldedHash, FoldedEqual> seen;
   std::vector<std::vector<const Line*>> groups;
-  std::vector<std::size_t> group_of;  // per first-seen key: index into groups, or npos
-  first.reserve(lines_.size());
+  seen.reserve(lines_.size());
   for (const Line& line : lines_) {
     if (!line.is_entry()) continue;
-    const auto [it, inserted] = first.try_emplace(key(line), group_of.size());
-    if (inserted) {
-      group_of.push_back(std::string_view::npos);
-      continue;
+    const auto [it, inserted] = seen.try_emplace(key(line), Seen{&line, std::string_view::npos});
+    if (inserted) continue;
+    Seen& s = it->second;
+    if (s.group == std::string_view::npos) {
+      s.group = groups.size();
+      groups.push_back({s.first});
     }
-    std::size_t& g = group_of[it->second];
-    if (g == std::string_view::npos) {
-      g = groups.size();
-      groups.push_back({find(key(line))});
-    }
-    groups[g].push_back(&line);
+    groups[s.group].push_back(&line);
   }
   return groups;
 }
@@ -201,21 +286,30 @@ std::string_view Document::encoding() const {
 }
 
 LineEnding Document::dominant_line_ending() const {
-  std::size_t counts[4] = {};
-  for (const Line& line : lines_) ++counts[static_cast<int>(line.ending)];
-  LineEnding best = LineEnding::lf;
-  std::size_t best_count = 0;
-  for (const LineEnding e : {LineEnding::lf, LineEnding::crlf, LineEnding::cr}) {
-    if (counts[static_cast<int>(e)] > best_count) {
-      best = e;
-      best_count = counts[static_cast<int>(e)];
+  LineCounts counts;
+  for (const Line& line : lines_) {
+    switch (line.ending) {
+      case LineEnding::lf: ++counts.lf; break;
+      case LineEnding::crlf: ++counts.crlf; break;
+      case LineEnding::cr: ++counts.cr; break;
+      case LineEnding::none: break;
     }
   }
-  return best;
+  return counts.dominant();
+}
+
+std::string shorten(std::string_view text, std::size_t max) {
+  if (text.size() <= max) return std::string(text);
+  std::size_t n = max;
+  // Do not cut a UTF-8 sequence: back up over continuation bytes to the start of a character.
+  while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
+  std::string out(text.substr(0, n));
+  out.append("...");
+  return out;
 }
 
 std::string describe(Problem problem, std::string_view key) {
-  const std::string k(key);
+  const std::string k = shorten(key, kMaxQuotedKey);
   switch (problem) {
     case Problem::missing_key: return "expected a key before '='";
     case Problem::missing_equals: return "expected '=' after key '" + k + "'";
@@ -238,9 +332,9 @@ std::vector<LineProblem> Document::problems() const {
     if (line.kind != LineKind::malformed) continue;
     LineProblem p;
     p.kind = line.problem;
-    p.begin = line.problem_at;
+    p.begin = line.problem_at();
     // At least one byte wide, but never past the end of a last line without a newline.
-    p.end = std::min<std::size_t>(std::max(line.problem_at + 1, line.end), bytes().size());
+    p.end = std::min<std::size_t>(std::max(line.problem_at() + 1, line.end), bytes().size());
     p.message = describe(line.problem, key(line));
     out.push_back(std::move(p));
   }
@@ -276,15 +370,19 @@ std::string Document::to_string() const {
 
 VmConfig to_vm_config(const Document& doc) {
   VmConfig cfg;
+  std::size_t entries = 0;
+  for (const Line& line : doc.lines()) entries += line.is_entry() ? 1 : 0;
+  cfg.settings.reserve(entries);
   for (const Line& line : doc.lines()) {
     if (!line.is_entry()) continue;
-    Setting s;
-    s.key = std::string(doc.key(line));
-    s.value = doc.value(line);
+    Setting& s = cfg.settings.emplace_back();
+    s.key.assign(doc.key(line));
+    const std::string_view raw = doc.raw_value(line);
+    s.value.reserve(raw.size());
+    escape::decode_append(raw, s.value);
     s.whole = {line.begin, line.end};
     s.key_span = {line.key_begin, line.key_end};
     s.value_span = {line.value_begin, line.value_end};
-    cfg.settings.push_back(std::move(s));
   }
   return cfg;
 }

@@ -63,17 +63,18 @@ struct LineProblem {
   std::string message;
 };
 
-/// One line as byte offsets into the document. Offsets are absolute, so a line can be turned
-/// into text edits without copying it.
+/// One line as byte offsets into the document, 32 bytes. Offsets are absolute, so a line can be
+/// turned into text edits without copying it.
 struct Line {
-  std::uint32_t begin = 0;          ///< first byte of the line
-  std::uint32_t end = 0;            ///< one past the last byte before the line ending
-  std::uint32_t key_begin = 0;      ///< entry (or malformed line that has a key): the key
+  std::uint32_t begin = 0;        ///< first byte of the line
+  std::uint32_t end = 0;          ///< one past the last byte before the line ending
+  std::uint32_t key_begin = 0;    ///< entry (or malformed line that has a key): the key
   std::uint32_t key_end = 0;
-  std::uint32_t value_begin = 0;    ///< entry: the raw value, inside the quotes when quoted
+  std::uint32_t value_begin = 0;  ///< entry: the raw value, inside the quotes when quoted
   std::uint32_t value_end = 0;
-  std::uint32_t comment_begin = 0;  ///< entry: the trailing '#', or `end` when there is none
-  std::uint32_t problem_at = 0;     ///< malformed: where the problem is
+  /// Entry: the trailing '#', or `end` when there is none. Comment line: its '#'. Malformed
+  /// line: where the problem is (problem_at()), as a malformed line has no comment.
+  std::uint32_t comment_begin = 0;
   LineKind kind = LineKind::blank;
   LineEnding ending = LineEnding::none;
   Problem problem = Problem::none;
@@ -81,7 +82,45 @@ struct Line {
 
   std::uint32_t next() const { return end + static_cast<std::uint32_t>(length(ending)); }
   bool is_entry() const { return kind == LineKind::entry; }
+  /// Malformed: where the problem is.
+  std::uint32_t problem_at() const { return comment_begin; }
 };
+static_assert(sizeof(Line) == 32, "a Line is a compact record: one per line of the input");
+
+/// The lines of `.vmx` bytes one at a time, without storing them: what Document::parse does,
+/// for the commands that need one pass (fmt, set, unset). Skips a leading UTF-8 BOM.
+class LineScanner {
+ public:
+  /// Throws vmxkit::Error (naming `path`) when the input is larger than 4 GiB - 1.
+  explicit LineScanner(std::string_view bytes, std::string_view path = {});
+
+  bool has_bom() const { return bom_; }
+  /// The next line (its 1-based number is `number()`), or false at the end of the input.
+  bool next(Line& line);
+  std::uint32_t number() const { return number_; }
+
+ private:
+  std::string_view bytes_;
+  std::size_t pos_ = 0;
+  std::uint32_t number_ = 0;
+  bool bom_ = false;
+};
+
+/// How many lines of each ending `bytes` has (as Document::parse splits them), in one pass.
+struct LineCounts {
+  std::size_t lf = 0;
+  std::size_t crlf = 0;
+  std::size_t cr = 0;
+  std::size_t unterminated = 0;  ///< 1 when the last line has no line ending, else 0
+
+  std::size_t lines() const { return lf + crlf + cr + unterminated; }
+  /// The line ending most lines use; LF when there are none (Document::dominant_line_ending()).
+  LineEnding dominant() const;
+};
+LineCounts count_lines(std::string_view bytes);
+
+/// True when some line of `bytes` is malformed (one pass, nothing stored).
+bool has_malformed_line(std::string_view bytes);
 
 class Document {
  public:
@@ -95,6 +134,9 @@ class Document {
   std::string_view bytes() const { return bytes_; }
   std::span<const Line> lines() const { return lines_; }
   bool has_bom() const { return bom_; }
+  /// Moves the bytes out (the document is left empty): for callers that keep the bytes after
+  /// they are done with the document, without a copy.
+  std::string take_bytes() &&;
 
   std::string_view key(const Line& line) const { return slice(line.key_begin, line.key_end); }
   /// The value as written, escapes not decoded, without the quotes.
@@ -146,8 +188,15 @@ class Document {
   bool bom_ = false;
 };
 
-/// The message for a malformed line's problem, naming what was expected.
+/// The message for a malformed line's problem, naming what was expected. A key longer than
+/// kMaxQuotedKey bytes is shortened (its start, then "..."), so one huge line cannot make a
+/// huge message.
 std::string describe(Problem problem, std::string_view key);
+inline constexpr std::size_t kMaxQuotedKey = 128;
+
+/// `text` when it is at most `max` bytes, else its first bytes (not cutting a UTF-8 sequence)
+/// and "...": for user text quoted in messages.
+std::string shorten(std::string_view text, std::size_t max = kMaxQuotedKey);
 
 /// The neutral model of a parsed `.vmx`: its entries as settings, in file order, with their
 /// spans (malformed lines are not settings).

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,7 +27,7 @@ TextEdit replace_value(const Document& doc, const Line& line, std::string_view v
 TextEdit remove_line(const Document& doc, const Line& line);
 
 /// Edits that remove several lines (each with remove_line()), merged where they touch.
-std::vector<TextEdit> remove_lines(const Document& doc, const std::vector<const Line*>& lines);
+std::vector<TextEdit> remove_lines(const Document& doc, std::span<const Line* const> lines);
 
 /// The edit that inserts a new line (text without line ending) after `after`, or at the start of
 /// the document when `after` is nullptr. Uses the document's dominant line ending.
@@ -47,5 +48,12 @@ std::vector<TextEdit> unset(const Document& doc, std::string_view key);
 
 /// Applies edits and parses the result as a new document (same path).
 Document with_edits(const Document& doc, const std::vector<TextEdit>& edits);
+
+/// set() and unset() of a document's bytes without building a Document: one pass over the lines
+/// finds the edits, which are then written with the rest of the bytes into one reserved result.
+/// The bytes are those of apply_edits(bytes, set(Document::parse(bytes), key, value)).
+std::string set_bytes(std::string_view bytes, std::string_view key, std::string_view value);
+/// `removed` (when given) is set to whether the key was there.
+std::string unset_bytes(std::string_view bytes, std::string_view key, bool* removed = nullptr);
 
 }  // namespace vmxkit::vmx

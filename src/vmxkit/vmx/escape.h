@@ -25,6 +25,10 @@ void decode_append(std::string_view raw, std::string& out);
 std::string encode(std::string_view value);
 void encode_append(std::string_view value, std::string& out);
 
+/// Appends what encode(decode(raw)) gives, without the decoded copy: the canonical form of a
+/// raw value (fmt). A raw value with nothing to decode or encode is appended as it is.
+void recode_append(std::string_view raw, std::string& out);
+
 /// Offset of the first `|` in `raw` that does not start a valid escape, or npos.
 std::size_t find_invalid_escape(std::string_view raw, std::size_t from = 0);
 

@@ -16,23 +16,28 @@ constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
 }  // namespace
 
-std::string canonical_form(const Document& doc) {
-  const std::string_view eol = text(doc.dominant_line_ending());
+std::string canonical_form(std::string_view bytes, std::string_view path) {
+  LineScanner scanner(bytes, path);
+  const std::string_view eol = text(count_lines(bytes).dominant());
   std::string out;
-  out.reserve(doc.bytes().size() + doc.bytes().size() / 8);
-  for (const Line& line : doc.lines()) {
+  out.reserve(bytes.size() + bytes.size() / 8);
+  Line line;
+  while (scanner.next(line)) {
+    const auto slice = [&](std::uint32_t begin, std::uint32_t end) {
+      return bytes.substr(begin, end - begin);
+    };
     switch (line.kind) {
       case LineKind::blank:
         break;
       case LineKind::comment:
-        out.append(trim_right(doc.text(line).substr(line.comment_begin - line.begin)));
+        out.append(trim_right(slice(line.comment_begin, line.end)));
         break;
       case LineKind::entry: {
-        out.append(doc.key(line));
+        out.append(slice(line.key_begin, line.key_end));
         out.append(" = \"");
-        escape::encode_append(doc.value(line), out);
+        escape::recode_append(slice(line.value_begin, line.value_end), out);
         out.push_back('"');
-        const std::string_view comment = trim_right(doc.comment(line));
+        const std::string_view comment = trim_right(slice(line.comment_begin, line.end));
         if (!comment.empty()) {
           out.push_back(' ');
           out.append(comment);
@@ -40,9 +45,10 @@ std::string canonical_form(const Document& doc) {
         break;
       }
       case LineKind::malformed: {
-        const Location at = doc.location(line.problem_at);
-        throw Error(doc.path().empty() ? std::string("<stdin>") : doc.path(), at.line, at.column,
-                    describe(line.problem, doc.key(line)));
+        // The column as Document::location() gives it: from the start of the line.
+        throw Error(path.empty() ? std::string("<stdin>") : std::string(path), scanner.number(),
+                    line.problem_at() - line.begin + 1,
+                    describe(line.problem, slice(line.key_begin, line.key_end)));
       }
     }
     out.append(eol);
@@ -53,5 +59,7 @@ std::string canonical_form(const Document& doc) {
   if (out.starts_with(kBom)) out.insert(0, kBom);
   return out;
 }
+
+std::string canonical_form(const Document& doc) { return canonical_form(doc.bytes(), doc.path()); }
 
 }  // namespace vmxkit::vmx

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "vmxkit/vmx/document.h"
 
@@ -18,5 +19,9 @@ namespace vmxkit::vmx {
 /// Throws vmxkit::Error (file:line:col) when the document has a malformed line: there is no
 /// canonical form of a line VMware cannot read, and guessing would change what the user meant.
 std::string canonical_form(const Document& doc);
+
+/// The same for a document's bytes, in one pass over its lines without building a Document:
+/// the result is reserved once and appended to. `path` names the file in the error.
+std::string canonical_form(std::string_view bytes, std::string_view path);
 
 }  // namespace vmxkit::vmx

@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // In-place writers run as real processes at the same time, and killed mid-write.
 #include <fcntl.h>
-#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -32,6 +31,7 @@ pid_t spawn_vmxkit(const std::vector<std::string>& args, const std::string& err_
   std::vector<std::string> strings = {VMXKIT_BINARY};
   strings.insert(strings.end(), args.begin(), args.end());
   std::vector<char*> argv;
+  argv.reserve(strings.size() + 1);
   for (std::string& s : strings) argv.push_back(s.data());
   argv.push_back(nullptr);
   posix_spawn_file_actions_t actions;
@@ -195,15 +195,17 @@ TEST_CASE("set -i killed at any moment leaves the old or the new file and no tem
     INFO("run " << run);
     const std::string number = std::to_string(run);
     // The new file: the last line, zz.run, carries the new value.
-    const std::string after = vm + "zz.run = \"" + number + "\"\n";
+    std::string after = vm;
+    after += "zz.run = \"" + number + "\"\n";
     const int sig = signals[(run / 3) % 3];
     // Kill moments: anywhere in a run, in its last part (where the file is written), or only
     // once a temporary file shows up (so a run that never names one is not killed). In every
     // case the kill comes as soon as a temporary file shows up: the moment one could be left.
     std::uniform_int_distribution<std::int64_t> anywhere(0, run_us * 11 / 10);
     std::uniform_int_distribution<std::int64_t> late(run_us * 7 / 10, run_us * 11 / 10);
-    const std::int64_t delay_us =
-        run % 3 == 0 ? run_us * 3 : run % 3 == 1 ? anywhere(random) : late(random);
+    const std::int64_t delay_us = run % 3 == 0   ? run_us * 3
+                                  : run % 3 == 1 ? anywhere(random)
+                                                 : late(random);
     const auto started = Clock::now();
     const pid_t pid = spawn_vmxkit({"set", "-i", path.string(), "zz.run=" + number}, err);
     const auto kill_at = started + std::chrono::microseconds(delay_us);

@@ -175,7 +175,7 @@ TEST_CASE("every writer refuses a VM that holds its lock, naming it, unless --fo
     CHECK(r.code == 2);
     CHECK(r.err.find("holds its lock (" + lock + ")") != std::string::npos);
     CHECK(read_bytes(path) == text);
-    args.push_back("--force");
+    args.emplace_back("--force");
     r = run_cli(args, kVm);
     CHECK(r.code != 2);
     CHECK(read_bytes(path) != text);

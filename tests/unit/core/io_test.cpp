@@ -3,8 +3,8 @@
 
 #include <sys/stat.h>
 
-#include <catch2/catch.hpp>
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <sstream>
 #include <thread>
@@ -88,6 +88,13 @@ TEST_CASE("reads refuse input over the size cap", "[core][io]") {
   CHECK(read_file((dir / "big").string(), 100).size() == 100);
   std::istringstream in(std::string(100, 'x'));
   CHECK_THROWS_AS(read_stream(in, "<stdin>", 50), Error);
+}
+
+TEST_CASE("read_file refuses a device before reading from it", "[core][io]") {
+  // /dev/zero never ends: reading it up to the cap took 1 GiB and seconds before this check.
+  const auto start = std::chrono::steady_clock::now();
+  CHECK_THROWS_WITH(read_file("/dev/zero"), Catch::Contains("a character device, not a file"));
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(1));
 }
 
 TEST_CASE("vmx_lock_present finds a VM's lock directory", "[core][io]") {
@@ -180,8 +187,7 @@ TEST_CASE("FileEditLock refuses to replace a file changed in place since it was 
   CHECK(count_entries(dir.path()) == 1);
 }
 
-TEST_CASE("FileEditLock refuses to replace a file that another program replaced",
-          "[core][io]") {
+TEST_CASE("FileEditLock refuses to replace a file that another program replaced", "[core][io]") {
   test::TempDir dir;
   const auto path = dir / "vm.vmx";
   test::write_bytes(path, "base\n");
@@ -234,7 +240,7 @@ TEST_CASE("edit_file_atomic writes nothing for no change or a failed edit", "[co
   CHECK(edit_file_atomic(path.string(), [](const std::string& b) { return b + "x\n"; }));
   CHECK(test::read_bytes(path) == "base\nx\n");
   CHECK(count_entries(dir.path()) == 1);
-  CHECK_THROWS_WITH(edit_file_atomic((dir / "missing.vmx").string(),
-                                     [](const std::string& b) { return b; }),
-                    Catch::Contains("missing.vmx: cannot open"));
+  CHECK_THROWS_WITH(
+      edit_file_atomic((dir / "missing.vmx").string(), [](const std::string& b) { return b; }),
+      Catch::Contains("missing.vmx: cannot open"));
 }

@@ -238,6 +238,35 @@ TEST_CASE("a -tv tree merges with -vvv -s blocks, bus ranges cross-check the tre
         "gpu.txt:2: 0000:00:01.0: another input gives secondary bus 01, this line says 02");
 }
 
+TEST_CASE("a device twice in one capture is an error at its second block, in two inputs it merges",
+          "[pci][lspci][esxcli][merge]") {
+  const std::string gpu =
+      "0000:3b:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 PCIe] [10de:2331]\n"
+      "\tNUMA node: 0\n\n";
+  const std::string nic =
+      "0000:3c:00.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family "
+      "[ConnectX-7] [15b3:1021]\n\n";
+  CHECK_THROWS_WITH(host_from({{"twice.txt", gpu + nic + gpu}}),
+                    "twice.txt:6:1: 0000:3b:00.0 appears twice in this file (first at line 1)");
+  // The same address without the domain is the same device.
+  CHECK_THROWS_WITH(
+      host_from({{"nodomain.txt", gpu + "3b:00.0 3D controller [0302]: NVIDIA Corporation X\n"}}),
+      "nodomain.txt:4:1: 0000:3b:00.0 appears twice in this file (first at line 1)");
+  // Two captures of one host (the documented -tv + -vvv merge, or two -vvv) describe it twice.
+  const auto merged = host_from({{"a.txt", gpu + nic}, {"b.txt", gpu}});
+  CHECK(merged.devices().size() == 2);
+  CHECK(merged.find(Bdf{0, 0x3b, 0, 0})->origins.size() == 2);
+
+  const std::string block =
+      "0000:3b:00.0\n"
+      "   Address: 0000:3b:00.0\n"
+      "   Vendor ID: 0x10de\n"
+      "   Device ID: 0x2331\n";
+  CHECK_THROWS_WITH(host_from({{"esx.txt", block + "0000:3c:00.0\n   Vendor ID: 0x15b3\n" + block}}),
+                    "esx.txt:7:1: 0000:3b:00.0 appears twice in this file (first at line 1)");
+  CHECK(host_from({{"esx1.txt", block}, {"esx2.txt", block}}).devices().size() == 1);
+}
+
 TEST_CASE("esxcli hardware pci list loader uses Parent Device for the tree", "[pci][esxcli]") {
   const std::string text =
       "0000:00:00.0\n"

@@ -85,6 +85,31 @@ std::string scale_host_text(unsigned devices) {
   return out;
 }
 
+std::string gpu_farm_text(unsigned gpus) {
+  std::string out;
+  out.reserve(std::size_t{gpus} * 650);
+  for (unsigned g = 0; g < gpus; ++g) {
+    const unsigned domain = g / 127;
+    const unsigned port_bus = 2 * (g % 127);
+    const unsigned gpu_bus = port_bus + 1;
+    out += fmt::format(
+        "{0:04x}:{1:02x}:01.0 PCI bridge [0604]: Intel Corporation Device [8086:347a]\n"
+        "\tBus: primary={1:02x}, secondary={2:02x}, subordinate={2:02x}, sec-latency=0\n"
+        "\tNUMA node: {3}\n"
+        "\tCapabilities: [68] Express (v2) Root Port (Slot+), MSI 00\n"
+        "\t\tLnkCap:\tPort #0, Speed 32GT/s, Width x16\n\n"
+        "{0:04x}:{2:02x}:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 PCIe] [10de:2331]\n"
+        "\tNUMA node: {3}\n"
+        "\tRegion 0: Memory at 9e000000 (32-bit, non-prefetchable) [size=16M]\n"
+        "\tRegion 1: Memory at 21a000000000 (64-bit, prefetchable) [size=128G]\n"
+        "\tRegion 3: Memory at 21c000000000 (64-bit, prefetchable) [size=32M]\n"
+        "\tCapabilities: [68] Express (v2) Endpoint, MSI 00\n"
+        "\t\tLnkCap:\tPort #0, Speed 32GT/s, Width x16\n\n",
+        domain, port_bus, gpu_bus, g % 2);
+  }
+  return out;
+}
+
 }  // namespace vmxkit::test
 
 namespace vmxkit::test {

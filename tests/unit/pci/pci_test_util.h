@@ -43,4 +43,8 @@ CorpusCapture load_corpus_capture(const std::filesystem::path& capture);
 /// downstream ports, 4 GPUs, 4 ConnectX-7 and NVMe drives filling the rest.
 std::string scale_host_text(unsigned devices);
 
+/// The `lspci -vvv -nn -D` host of bench/ratios.py write_lspci(): `gpus` H100s, each under its
+/// own root port, 127 per domain, NUMA node alternating 0 and 1.
+std::string gpu_farm_text(unsigned gpus);
+
 }  // namespace vmxkit::test

@@ -324,12 +324,22 @@ TEST_CASE("a 4,096-device tree loads and classifies in well under a second", "[p
   if (const char* out = std::getenv("VMXKIT_SCALE_OUT")) vmxkit::test::write_bytes(out, text);
   const auto start = std::chrono::steady_clock::now();
   const auto host = host_from({{"scale.txt", text}});
-  const auto topo = vmxkit::pci::analyze(host, {});
+  vmxkit::pci::AnalysisOptions full;
+  full.full_matrix = true;
+  const auto topo = vmxkit::pci::analyze(host, full);
+  // 128 GPUs and NICs: above kFullMatrixLimit, so by default each GPU's nearest peers.
+  const auto listed = vmxkit::pci::analyze(host, {});
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
   CHECK(host.devices().size() == 4096);
   CHECK(host.warnings().empty());
   CHECK(topo.gpus.size() == 64);
   CHECK(topo.nics.size() == 64);
+  REQUIRE(!topo.listed);
   CHECK(topo.matrix[0][1] == PathClass::pix);
+  REQUIRE(listed.listed);
+  CHECK(listed.matrix.empty());
+  REQUIRE(!listed.nearest[0].gpus.empty());
+  CHECK(listed.nearest[0].gpus[0].index == 1);
+  CHECK(listed.nearest[0].gpus[0].cls == PathClass::pix);
   CHECK(ms.count() < 5000);
 }
