@@ -76,7 +76,8 @@ int main(int argc, char** argv) {
   int run = 0;
   bool identical = true;
   const double t_parse_emit = best_seconds(kRuns, [&] {
-    const auto doc = vmxkit::vmx::Document::parse(std::move(inputs[static_cast<std::size_t>(run++)]));
+    const auto doc =
+        vmxkit::vmx::Document::parse(std::move(inputs[static_cast<std::size_t>(run++)]));
     out.clear();
     doc.write(out);
     lines = doc.lines().size();

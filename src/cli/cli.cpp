@@ -2,7 +2,6 @@
 #include "cli/cli.h"
 
 #include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
@@ -33,9 +32,10 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
         std::ostream& err) {
   Context ctx{in, out, err};
 
-  CLI::App app{"vmxkit: generate, lint and convert VMware VM configurations for GPU and NIC "
-               "passthrough with peer-to-peer DMA (GPUDirect RDMA)",
-               "vmxkit"};
+  CLI::App app{
+      "vmxkit: generate, lint and convert VMware VM configurations for GPU and NIC "
+      "passthrough with peer-to-peer DMA (GPUDirect RDMA)",
+      "vmxkit"};
   app.set_version_flag("--version", kVersion);
   app.require_subcommand(1);
   app.fallthrough(false);

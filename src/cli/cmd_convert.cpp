@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // vmxkit convert IN --to FORMAT [-o OUT]: the same VM configuration in another format.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <CLI/CLI.hpp>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -16,8 +16,8 @@
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/rules/parse_problems.h"
-#include "vmxkit/vsphere/load.h"
 #include "vmxkit/vsphere/configspec.h"
+#include "vmxkit/vsphere/load.h"
 #include "vmxkit/vsphere/render.h"
 
 namespace vmxkit::cli {
@@ -37,7 +37,8 @@ int run_convert(const ConvertOptions& o, Context& ctx) {
   auto format = vsphere::parse_output_format(o.to);
   if (!format) throw Error("unknown --to format '" + o.to + "'");
   if (o.envelope) {
-    if (*format != vsphere::OutputFormat::configspec_xml && *format != vsphere::OutputFormat::soap) {
+    if (*format != vsphere::OutputFormat::configspec_xml &&
+        *format != vsphere::OutputFormat::soap) {
       throw Error("--envelope applies to --to configspec-xml only");
     }
     format = vsphere::OutputFormat::soap;

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // vmxkit set FILE KEY=VALUE... and vmxkit unset FILE KEY... : edit keys, keeping every other byte.
 #include <CLI/CLI.hpp>
-
 #include <memory>
 #include <ostream>
 
@@ -26,7 +25,8 @@ void check_key(const std::string& key, const std::string& item) {
   for (const char c : key) {
     if (c == ' ' || c == '\t' || c == '#' || c == '=' || c == '"' ||
         static_cast<unsigned char>(c) < 0x20) {
-      throw Error("'" + item + "': a key cannot contain whitespace, '#', '=', '\"' or control "
+      throw Error("'" + item +
+                  "': a key cannot contain whitespace, '#', '=', '\"' or control "
                   "characters");
     }
   }
@@ -83,8 +83,9 @@ int run_unset(const EditOptions& o, Context& ctx) {
 void setup_set(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<EditOptions>();
   auto* sub = app.add_subcommand(
-      "set", "Set KEY=VALUE: an existing key keeps its spelling, quoting, comment and line "
-             "ending; a new key goes beside the keys sharing its prefix");
+      "set",
+      "Set KEY=VALUE: an existing key keeps its spelling, quoting, comment and line "
+      "ending; a new key goes beside the keys sharing its prefix");
   sub->add_option("FILE", o->file, "A .vmx file, or - for stdin")->required();
   sub->add_option("KEY=VALUE", o->items, "Settings; VALUE is the plain value (vmxkit escapes it)")
       ->required();

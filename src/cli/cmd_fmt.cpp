@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // vmxkit fmt FILE [--check | -i] : rewrite in VMware's canonical writer form.
 #include <CLI/CLI.hpp>
-
 #include <memory>
 #include <ostream>
 
@@ -41,8 +40,9 @@ int run_fmt(const FmtOptions& o, Context& ctx) {
 void setup_fmt(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<FmtOptions>();
   auto* sub = app.add_subcommand(
-      "fmt", "Rewrite in VMware's canonical writer form: key = \"value\", VMware's escapes, one "
-             "line ending; comments and order kept");
+      "fmt",
+      "Rewrite in VMware's canonical writer form: key = \"value\", VMware's escapes, one "
+      "line ending; comments and order kept");
   sub->add_option("FILE", o->file, "A .vmx file, or - for stdin")->required();
   sub->add_flag("--check", o->check, "Change nothing; exit 1 when FILE is not canonical");
   add_write_options(*sub, o->write);

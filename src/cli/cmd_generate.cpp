@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // vmxkit generate: VM settings for GPU/NIC passthrough with P2P from a host capture.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
+#include <charconv>
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <string>
+#include <system_error>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -107,8 +110,24 @@ void setup_generate(CLI::App& app, Context& ctx) {
   sub->add_flag("--sriov", o->request.sriov, "Pass SR-IOV VFs of the NICs instead of the PFs");
   sub->add_option("--network", o->request.network, "Port group of SR-IOV VF entries")
       ->capture_default_str();
-  sub->add_option("--memory-mb", o->memory_mb, "Guest memory, all reserved (default 65536, or "
-                                               "the --base file's memsize)");
+  sub->add_option("--memory-mb", o->memory_mb,
+                  "Guest memory, all reserved (default 65536, or "
+                  "the --base file's memsize)")
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            // Checked on the text: CLI11 saturates a number too large and wraps a negative one.
+            std::uint64_t mb = 0;
+            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), mb);
+            if (ec == std::errc() && end == text.data() + text.size() && mb >= 1 &&
+                mb <= kMaxMemoryMb) {
+              return {};
+            }
+            return fmt::format(
+                "{} is not a number of MB from 1 to {} (24560 GB, the vSphere "
+                "maximum for a VM)",
+                text, kMaxMemoryMb);
+          },
+          fmt::format("1..{}", kMaxMemoryMb)));
   sub->add_option("--system-id", o->request.system_id,
                   "The host's system UUID for the entries' systemId (esxcli system uuid get)");
   sub->add_flag("--allow-degraded", o->request.allow_degraded,

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // vmxkit get FILE KEY... : print the values of keys as VMware reads them.
 #include <CLI/CLI.hpp>
-
 #include <memory>
 #include <ostream>
 
@@ -43,8 +42,9 @@ int run_get(const GetOptions& o, Context& ctx) {
 void setup_get(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<GetOptions>();
   auto* sub = app.add_subcommand(
-      "get", "Print the values of KEYs (matched ignoring case, escapes decoded), one per line; "
-             "exit 1 when a key is absent");
+      "get",
+      "Print the values of KEYs (matched ignoring case, escapes decoded), one per line; "
+      "exit 1 when a key is absent");
   sub->add_option("FILE", o->file, "A .vmx file, or - for stdin")->required();
   sub->add_option("KEY", o->keys, "Keys to print")->required();
   sub->add_flag("--raw", o->raw, "Print values as written, |XX escapes not decoded");

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // vmxkit host-check HOST... [--cmdline FILE] : readiness of a host for GPUDirect RDMA and SR-IOV.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <memory>
 #include <ostream>
 #include <sstream>
@@ -64,9 +64,10 @@ int run_host_check(const HostCheckOptions& o, Context& ctx) {
 void setup_host_check(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<HostCheckOptions>();
   auto* sub = app.add_subcommand(
-      "host-check", "Check a host for GPUDirect RDMA and SR-IOV: IOMMU on the kernel command "
-                    "line, SR-IOV VFs, ACS and ATS on the GPU/NIC paths, ESXi passthrough state; "
-                    "each finding says the command that fixes it; exit 1 on warnings or errors");
+      "host-check",
+      "Check a host for GPUDirect RDMA and SR-IOV: IOMMU on the kernel command "
+      "line, SR-IOV VFs, ACS and ATS on the GPU/NIC paths, ESXi passthrough state; "
+      "each finding says the command that fixes it; exit 1 on warnings or errors");
   add_host_inputs(*sub, o->hosts, "Host inputs as for topo");
   sub->add_option("--cmdline", o->cmdline, "/proc/cmdline or /etc/default/grub of the host");
   sub->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // vmxkit lint FILE... and vmxkit fix FILE: run the rule catalogue, report or fix.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
-#include <atomic>
+#include <condition_variable>
+#include <exception>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <ostream>
 #include <thread>
@@ -66,14 +68,104 @@ bool at_or_above(Severity s, Severity threshold) {
   return static_cast<int>(s) <= static_cast<int>(threshold);
 }
 
-bool has_findings(const std::vector<rules::LintResult>& results, Severity threshold) {
-  for (const auto& r : results) {
-    for (const Diagnostic& d : r.diagnostics) {
-      if (at_or_above(d.severity, threshold)) return true;
-    }
+bool has_findings(const rules::LintResult& r, Severity threshold) {
+  for (const Diagnostic& d : r.diagnostics) {
+    if (at_or_above(d.severity, threshold)) return true;
   }
   return false;
 }
+
+// Files linted on `jobs` worker threads, their results handed to the caller in file order as
+// they come: at most `window` results are ever held (the next one to hand over and those linted
+// ahead of it), so the memory does not grow with the number of files.
+class OrderedLint {
+ public:
+  struct Item {
+    std::optional<rules::LintResult> result;
+    std::string error;             ///< a vmxkit::Error: the file could not be read or parsed
+    std::exception_ptr exception;  ///< anything else: a bug, rethrown by take()
+  };
+
+  OrderedLint(const std::vector<std::string>& files, const std::string& stdin_bytes,
+              const rules::LintOptions& options, unsigned jobs)
+      : files_(files), stdin_bytes_(stdin_bytes), options_(options), slots_(4 * jobs + 4) {
+    for (unsigned t = 0; t < jobs; ++t) threads_.emplace_back([this] { work(); });
+  }
+
+  ~OrderedLint() {
+    {
+      const std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    space_.notify_all();
+    for (std::thread& t : threads_) t.join();
+  }
+
+  OrderedLint(const OrderedLint&) = delete;
+  OrderedLint& operator=(const OrderedLint&) = delete;
+
+  /// The item of the next file in order; call once per file.
+  Item take() {
+    std::unique_lock lock(mutex_);
+    Slot& slot = slots_[taken_ % slots_.size()];
+    ready_.wait(lock, [&] { return slot.done; });
+    Item item = std::move(slot.item);
+    slot = Slot{};
+    ++taken_;
+    lock.unlock();
+    space_.notify_all();
+    if (item.exception) std::rethrow_exception(item.exception);
+    return item;
+  }
+
+ private:
+  struct Slot {
+    Item item;
+    bool done = false;
+  };
+
+  void work() {
+    for (;;) {
+      std::size_t i = 0;
+      {
+        std::unique_lock lock(mutex_);
+        space_.wait(lock, [&] {
+          return stop_ || next_ >= files_.size() || next_ < taken_ + slots_.size();
+        });
+        if (stop_ || next_ >= files_.size()) return;
+        i = next_++;
+      }
+      Item item;
+      try {
+        std::string bytes = files_[i] == "-" ? stdin_bytes_ : read_file(files_[i]);
+        item.result = rules::lint(display_name(files_[i]), std::move(bytes), options_);
+      } catch (const Error& e) {
+        item.error = e.what();
+      } catch (...) {
+        item.exception = std::current_exception();
+      }
+      {
+        const std::lock_guard lock(mutex_);
+        Slot& slot = slots_[i % slots_.size()];
+        slot.item = std::move(item);
+        slot.done = true;
+      }
+      ready_.notify_one();
+    }
+  }
+
+  const std::vector<std::string>& files_;
+  const std::string& stdin_bytes_;
+  const rules::LintOptions& options_;
+  std::vector<Slot> slots_;
+  std::mutex mutex_;
+  std::condition_variable ready_;  // a slot was filled
+  std::condition_variable space_;  // a slot was emptied
+  std::size_t next_ = 0;           // the next file a worker takes
+  std::size_t taken_ = 0;          // the next file take() hands over
+  bool stop_ = false;
+  std::vector<std::thread> threads_;
+};
 
 int run_lint(const LintOptions& o, Context& ctx) {
   const std::vector<std::string> files = expand_inputs(o.inputs);
@@ -88,47 +180,29 @@ int run_lint(const LintOptions& o, Context& ctx) {
   if (std::find(files.begin(), files.end(), "-") != files.end()) {
     stdin_bytes = read_stream(ctx.in, "<stdin>");
   }
-  std::vector<rules::LintResult> results(files.size());
-  std::vector<std::string> errors(files.size());
-  std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    for (std::size_t i = next++; i < files.size(); i = next++) {
-      try {
-        std::string bytes = files[i] == "-" ? stdin_bytes : read_file(files[i]);
-        results[i] = rules::lint(display_name(files[i]), std::move(bytes), options);
-      } catch (const Error& e) {
-        errors[i] = e.what();
-      }
-    }
-  };
   const unsigned jobs = std::max(1u, std::min<unsigned>(o.jobs != 0 ? o.jobs
                                                         : std::thread::hardware_concurrency(),
                                                         static_cast<unsigned>(files.size())));
-  std::vector<std::thread> threads;
-  for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(worker);
-  worker();
-  for (std::thread& t : threads) t.join();
-
+  const Severity threshold = kSeverityNames.at(o.fail_on);
+  const auto writer = make_report_writer(o.format, ctx.out, ctx.color_out);
   bool input_error = false;
-  std::vector<rules::LintResult> done;
-  done.reserve(files.size());
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    if (!errors[i].empty()) {
-      ctx.err << "vmxkit: error: " << errors[i] << '\n';
-      input_error = true;
-    } else {
-      done.push_back(std::move(results[i]));
+  bool findings = false;
+  {
+    OrderedLint lint(files, stdin_bytes, options, jobs);
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      OrderedLint::Item item = lint.take();
+      if (!item.error.empty()) {
+        ctx.err << "vmxkit: error: " << item.error << '\n';
+        input_error = true;
+        continue;
+      }
+      findings = findings || has_findings(*item.result, threshold);
+      writer->add(*item.result);
     }
   }
-  if (o.format == "json") {
-    write_json(ctx.out, done);
-  } else if (o.format == "sarif") {
-    write_sarif(ctx.out, done);
-  } else {
-    write_text(ctx.out, done, ctx.color_out);
-  }
+  writer->finish();
   if (input_error) return kExitInput;
-  return has_findings(done, kSeverityNames.at(o.fail_on)) ? kExitFindings : kExitClean;
+  return findings ? kExitFindings : kExitClean;
 }
 
 struct FixOptions {
@@ -160,18 +234,22 @@ int run_fix(const FixOptions& o, Context& ctx) {
     });
   }
   const rules::FixResult& fixed = *result;
-  for (const Diagnostic& d : fixed.remaining.diagnostics) {
-    print_diagnostic(ctx.err, name, fixed.remaining.bytes, fixed.remaining.lines, d, ctx.color_err);
+  {
+    DiagnosticPrinter printer(name, fixed.remaining.bytes, fixed.remaining.lines, ctx.color_err);
+    std::string out;
+    for (const Diagnostic& d : fixed.remaining.diagnostics) printer.print(out, d);
+    ctx.err << out;
   }
   ctx.err << fmt::format("Fixed {} problem{}", fixed.fixes_applied,
                          fixed.fixes_applied == 1 ? "" : "s");
-  if (!fixed.fixed_rules.empty()) ctx.err << " (" << fmt::format("{}", fmt::join(fixed.fixed_rules, ", ")) << ")";
+  if (!fixed.fixed_rules.empty())
+    ctx.err << " (" << fmt::format("{}", fmt::join(fixed.fixed_rules, ", ")) << ")";
   ctx.err << fmt::format(", {} remain.\n", fixed.remaining.diagnostics.size());
   if (fixed.remaining.format == rules::InputFormat::configspec) {
     ctx.err << "vmxkit: note: fix edits .vmx files only; for a vSphere document, `vmxkit convert "
                "--to vmx`, fix that, and convert back\n";
   }
-  return has_findings({fixed.remaining}, Severity::warning) ? kExitFindings : kExitClean;
+  return has_findings(fixed.remaining, Severity::warning) ? kExitFindings : kExitClean;
 }
 
 }  // namespace

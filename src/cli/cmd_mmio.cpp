@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// vmxkit mmio [HOST...] --device BDF|vvvv:dddd|alias... : pciPassthru.64bitMMIOSizeGB with its arithmetic.
-#include <CLI/CLI.hpp>
+// vmxkit mmio [HOST...] --device BDF|vvvv:dddd|alias... : pciPassthru.64bitMMIOSizeGB with its
+// arithmetic.
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <memory>
 #include <ostream>
 
@@ -31,7 +32,9 @@ int run_mmio(const MmioOptions& o, Context& ctx) {
   std::vector<pci::MmioDevice> list;
   for (const std::string& spec : o.devices) {
     if (const auto bdf = parse_bdf(spec)) {
-      if (!host) throw vmxkit::Error(fmt::format("mmio: --device {} is an address; give the HOST it is on", spec));
+      if (!host)
+        throw vmxkit::Error(
+            fmt::format("mmio: --device {} is an address; give the HOST it is on", spec));
       const auto i = host->index_of(*bdf);
       if (!i) throw vmxkit::Error(fmt::format("mmio: no device {} on the host", bdf->to_string()));
       list.push_back(pci::MmioDevice{&host->at(*i), host->at(*i).model, host->describe(*i)});
@@ -39,9 +42,10 @@ int run_mmio(const MmioOptions& o, Context& ctx) {
     }
     const pci::CatalogEntry* e = (host ? host->catalog() : catalog).find_alias(spec);
     if (e == nullptr) {
-      throw vmxkit::Error(fmt::format("mmio: --device {}: not a BDF (0000:3b:00.0), a catalogue id "
-                              "(10de:2331) or a model alias (h100-pcie)",
-                              spec));
+      throw vmxkit::Error(
+          fmt::format("mmio: --device {}: not a BDF (0000:3b:00.0), a catalogue id "
+                      "(10de:2331) or a model alias (h100-pcie)",
+                      spec));
     }
     list.push_back(pci::MmioDevice{nullptr, e, fmt::format("{} ({})", e->id_string(), e->model)});
   }
@@ -80,8 +84,9 @@ int run_mmio(const MmioOptions& o, Context& ctx) {
 void setup_mmio(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<MmioOptions>();
   auto* sub = app.add_subcommand(
-      "mmio", "Compute pciPassthru.64bitMMIOSizeGB for passthrough devices from their BARs, with "
-              "the arithmetic and Broadcom KB 323402's figure; exit 1 when a device's BARs are unknown");
+      "mmio",
+      "Compute pciPassthru.64bitMMIOSizeGB for passthrough devices from their BARs, with "
+      "the arithmetic and Broadcom KB 323402's figure; exit 1 when a device's BARs are unknown");
   add_host_inputs(*sub, o->hosts, "Host inputs as for topo (needed for --device BDF)");
   sub->add_option("--device", o->devices,
                   "A host BDF (0000:3b:00.0), a vendor:device id (10de:2331) or a model alias "

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // vmxkit rules and vmxkit rule ID: the catalogue and each rule's documentation.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <memory>
 #include <ostream>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "vmxkit/core/text.h"
 #include "vmxkit/core/error.h"
+#include "vmxkit/core/text.h"
 #include "vmxkit/rules/docs.h"
 #include "vmxkit/rules/rule.h"
 
@@ -28,9 +28,8 @@ void setup_rules(CLI::App& app, Context& ctx) {
     }
     ctx.out << fmt::format("{:<8} {:<40} {:<8} {}\n", "ID", "NAME", "SEVERITY", "FIX");
     for (const rules::Rule* r : rules::all_rules()) {
-      const std::string fix = r->fix == rules::FixAvailability::none
-                                  ? "-"
-                                  : std::string(to_string(r->fix_safety));
+      const std::string fix =
+          r->fix == rules::FixAvailability::none ? "-" : std::string(to_string(r->fix_safety));
       ctx.out << fmt::format("{:<8} {:<40} {:<8} {}\n", r->id, r->name, to_string(r->severity),
                              fix);
     }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // vmxkit topo HOST... : the GPU/NIC matrix like `nvidia-smi topo -m`, with P2P verdicts.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <memory>
 #include <ostream>
 #include <span>
@@ -123,7 +123,8 @@ Json topology_json(const pci::Host& host, const pci::Topology& t) {
 }
 
 int run_topo(const TopoOptions& o, Context& ctx) {
-  if (o.hosts.empty()) throw vmxkit::Error("topo: give at least one HOST (file, sysfs directory or live)");
+  if (o.hosts.empty())
+    throw vmxkit::Error("topo: give at least one HOST (file, sysfs directory or live)");
   const pci::Host host = load_host_inputs(o.hosts, ctx);
   pci::AnalysisOptions options;
   options.all_nics = o.all_nics;
@@ -147,8 +148,9 @@ int run_topo(const TopoOptions& o, Context& ctx) {
 void setup_topo(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<TopoOptions>();
   auto* sub = app.add_subcommand(
-      "topo", "Print the GPU/NIC matrix like `nvidia-smi topo -m` (PIX/PXB/PHB/NODE/SYS) with a "
-              "P2P verdict and its reasons for every pair, and the best NIC for each GPU");
+      "topo",
+      "Print the GPU/NIC matrix like `nvidia-smi topo -m` (PIX/PXB/PHB/NODE/SYS) with a "
+      "P2P verdict and its reasons for every pair, and the best NIC for each GPU");
   add_host_inputs(*sub, o->hosts,
                   "lspci -vvv, lspci -tv, esxcli hardware pci list, esxcli hardware pci "
                   "pcipassthru list, numactl --hardware or esxcli hardware memory get output, a "

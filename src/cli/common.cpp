@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/common.h"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <ostream>
 
 #include "cli/report.h"
@@ -34,7 +34,8 @@ void add_host_options(CLI::App& sub, HostOptions& options) {
                  "Host capture: lspci -vvv / -tv, esxcli hardware pci list / pcipassthru list, "
                  "numactl --hardware, esxcli hardware memory get, a sysfs directory, or live "
                  "(repeat to merge several)");
-  sub.add_option("--catalog", options.catalogs, "Device catalogue file adding or overriding entries");
+  sub.add_option("--catalog", options.catalogs,
+                 "Device catalogue file adding or overriding entries");
 }
 
 void add_host_inputs(CLI::App& sub, HostInputs& inputs, const std::string& positional_help) {

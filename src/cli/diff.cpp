@@ -41,7 +41,7 @@ std::vector<std::pair<Op, std::string_view>> diff_lines(const std::vector<std::s
   const std::size_t m = b.size() - prefix - suffix;
   std::vector<std::pair<Op, std::string_view>> out;
   for (std::size_t i = 0; i < prefix; ++i) out.emplace_back(Op::keep, a[i]);
-  if (n * m <= 16u * 1024 * 1024) {
+  if (n * m <= std::size_t{16} * 1024 * 1024) {
     std::vector<std::vector<std::uint32_t>> lcs(n + 1, std::vector<std::uint32_t>(m + 1, 0));
     for (std::size_t i = n; i-- > 0;) {
       for (std::size_t j = m; j-- > 0;) {

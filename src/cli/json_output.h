@@ -4,9 +4,8 @@
 // come from input bytes (paths, messages, device names) go in through json_text.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <iosfwd>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 

@@ -56,9 +56,12 @@ Json sarif_region(const rules::LintResult& r, std::size_t begin, std::size_t end
 
 std::string sarif_level(Severity s) {
   switch (s) {
-    case Severity::error: return "error";
-    case Severity::warning: return "warning";
-    default: return "note";
+    case Severity::error:
+      return "error";
+    case Severity::warning:
+      return "warning";
+    default:
+      return "note";
   }
 }
 
@@ -78,95 +81,177 @@ std::string uri_reference(std::string_view path) {
 
 }  // namespace
 
-Summary summarize(const std::vector<rules::LintResult>& results) {
-  Summary s;
-  s.files = results.size();
-  for (const auto& r : results) {
-    for (const Diagnostic& d : r.diagnostics) {
-      switch (d.severity) {
-        case Severity::error: ++s.errors; break;
-        case Severity::warning: ++s.warnings; break;
-        case Severity::info: ++s.infos; break;
-        case Severity::style: ++s.styles; break;
-      }
-      if (d.fix && !d.fix->edits.empty()) {
-        if (d.fix->safety == FixSafety::safe) ++s.fixable;
-        if (d.fix->safety == FixSafety::unsafe) ++s.unsafe_fixable;
-      }
+void Summary::add(const rules::LintResult& r) {
+  ++files;
+  for (const Diagnostic& d : r.diagnostics) {
+    switch (d.severity) {
+      case Severity::error:
+        ++errors;
+        break;
+      case Severity::warning:
+        ++warnings;
+        break;
+      case Severity::info:
+        ++infos;
+        break;
+      case Severity::style:
+        ++styles;
+        break;
+    }
+    if (d.fix && !d.fix->edits.empty()) {
+      if (d.fix->safety == FixSafety::safe) ++fixable;
+      if (d.fix->safety == FixSafety::unsafe) ++unsafe_fixable;
     }
   }
+}
+
+Summary summarize(const std::vector<rules::LintResult>& results) {
+  Summary s;
+  for (const auto& r : results) s.add(r);
   return s;
 }
 
-void write_text(std::ostream& os, const std::vector<rules::LintResult>& results, bool color) {
-  for (const auto& r : results) {
-    for (const Diagnostic& d : r.diagnostics) {
-      print_diagnostic(os, r.path, r.bytes, r.lines, d, color);
-    }
+namespace {
+
+// JSON text of a value as write_json_document writes it inside a document, nested `depth`
+// levels deep: two spaces an indentation level, so each line after the first moves right.
+std::string nested_dump(const Json& value, std::size_t depth) {
+  const std::string text = value.dump(2, ' ', false, Json::error_handler_t::replace);
+  const std::string indent(2 * depth, ' ');
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  for (const char c : text) {
+    out.push_back(c);
+    // Newlines inside strings are escaped in JSON text: each raw one is the dump's own.
+    if (c == '\n') out.append(indent);
   }
-  const Summary s = summarize(results);
-  const std::size_t total = s.errors + s.warnings + s.infos + s.styles;
-  if (total == 0) {
-    os << "No problems found in " << plural(s.files, "file") << ".\n";
-    return;
-  }
-  std::vector<std::string> parts;
-  if (s.errors) parts.push_back(plural(s.errors, "error"));
-  if (s.warnings) parts.push_back(plural(s.warnings, "warning"));
-  if (s.infos) parts.push_back(plural(s.infos, "info"));
-  if (s.styles) parts.push_back(plural(s.styles, "style note"));
-  os << "Found " << plural(total, "problem") << " (" << fmt::format("{}", fmt::join(parts, ", "))
-     << ") in " << plural(s.files, "file") << ".";
-  if (s.fixable) os << " " << s.fixable << " fixable with `vmxkit fix`.";
-  if (s.unsafe_fixable) os << " " << s.unsafe_fixable << " more with `--unsafe-fixes`.";
-  os << '\n';
+  return out;
 }
 
-void write_json(std::ostream& os, const std::vector<rules::LintResult>& results) {
-  Json files = Json::array();
-  for (const auto& r : results) {
-    Json diags = Json::array();
+// Writes `[`, the elements (each nested at depth + 1), and `]` as nlohmann's dump(2) does, one
+// element at a time.
+class JsonArrayWriter {
+ public:
+  JsonArrayWriter(std::ostream& os, std::size_t depth) : os_(os), depth_(depth) {}
+  void add(const Json& element) {
+    os_ << (first_ ? "[\n" : ",\n") << std::string(2 * (depth_ + 1), ' ')
+        << nested_dump(element, depth_ + 1);
+    first_ = false;
+  }
+  void close() {
+    if (first_) {
+      os_ << "[]";
+    } else {
+      os_ << '\n' << std::string(2 * depth_, ' ') << ']';
+    }
+  }
+
+ private:
+  std::ostream& os_;
+  std::size_t depth_;
+  bool first_ = true;
+};
+
+class TextWriter final : public ReportWriter {
+ public:
+  TextWriter(std::ostream& os, bool color) : os_(os), color_(color) {}
+
+  void add(const rules::LintResult& r) override {
+    summary_.add(r);
+    if (r.diagnostics.empty()) return;
+    DiagnosticPrinter printer(r.path, r.bytes, r.lines, color_);
+    std::string out;
     for (const Diagnostic& d : r.diagnostics) {
-      const rules::Rule* rule = rules::find_rule(d.rule_id);
-      Json notes = Json::array();
-      for (const Note& n : d.notes) {
-        notes.push_back({{"start", position(r, n.begin)},
-                         {"end", position(r, n.end)},
-                         {"message", json_text(n.message)}});
+      printer.print(out, d);
+      if (out.size() >= (1u << 16)) {
+        os_ << out;
+        out.clear();
       }
-      Json j = {{"rule", d.rule_id},
-                {"name", rule != nullptr ? rule->name : std::string_view()},
-                {"severity", to_string(d.severity)},
-                {"message", json_text(d.message)},
-                {"start", position(r, d.begin)},
-                {"end", position(r, d.end)},
-                {"notes", notes},
-                {"fix", d.fix ? fix_json(r, *d.fix) : Json(nullptr)}};
-      diags.push_back(std::move(j));
     }
-    files.push_back(
-        {{"path", json_text(r.path)}, {"format", format_name(r.format)}, {"diagnostics", diags}});
+    os_ << out;
   }
-  const Summary s = summarize(results);
-  const Json doc = {{"tool", "vmxkit"},
-                    {"version", kToolVersion},
-                    {"files", files},
-                    {"summary",
-                     {{"files", s.files},
-                      {"errors", s.errors},
-                      {"warnings", s.warnings},
-                      {"infos", s.infos},
-                      {"styles", s.styles},
-                      {"fixable", s.fixable},
-                      {"unsafe_fixable", s.unsafe_fixable}}}};
-  write_json_document(os, doc);
+
+  void finish() override {
+    const Summary& s = summary_;
+    const std::size_t total = s.errors + s.warnings + s.infos + s.styles;
+    if (total == 0) {
+      os_ << "No problems found in " << plural(s.files, "file") << ".\n";
+      return;
+    }
+    std::vector<std::string> parts;
+    if (s.errors) parts.push_back(plural(s.errors, "error"));
+    if (s.warnings) parts.push_back(plural(s.warnings, "warning"));
+    if (s.infos) parts.push_back(plural(s.infos, "info"));
+    if (s.styles) parts.push_back(plural(s.styles, "style note"));
+    os_ << "Found " << plural(total, "problem") << " (" << fmt::format("{}", fmt::join(parts, ", "))
+        << ") in " << plural(s.files, "file") << ".";
+    if (s.fixable) os_ << " " << s.fixable << " fixable with `vmxkit fix`.";
+    if (s.unsafe_fixable) os_ << " " << s.unsafe_fixable << " more with `--unsafe-fixes`.";
+    os_ << '\n';
+  }
+
+ private:
+  std::ostream& os_;
+  bool color_;
+};
+
+Json file_json(const rules::LintResult& r) {
+  Json diags = Json::array();
+  for (const Diagnostic& d : r.diagnostics) {
+    const rules::Rule* rule = rules::find_rule(d.rule_id);
+    Json notes = Json::array();
+    for (const Note& n : d.notes) {
+      notes.push_back({{"start", position(r, n.begin)},
+                       {"end", position(r, n.end)},
+                       {"message", json_text(n.message)}});
+    }
+    Json j = {{"rule", d.rule_id},
+              {"name", rule != nullptr ? rule->name : std::string_view()},
+              {"severity", to_string(d.severity)},
+              {"message", json_text(d.message)},
+              {"start", position(r, d.begin)},
+              {"end", position(r, d.end)},
+              {"notes", notes},
+              {"fix", d.fix ? fix_json(r, *d.fix) : Json(nullptr)}};
+    diags.push_back(std::move(j));
+  }
+  return {{"path", json_text(r.path)}, {"format", format_name(r.format)}, {"diagnostics", diags}};
 }
 
-void write_sarif(std::ostream& os, const std::vector<rules::LintResult>& results) {
+// {"tool", "version", "files": [...], "summary": {...}}, the files written as they come.
+class JsonWriter final : public ReportWriter {
+ public:
+  explicit JsonWriter(std::ostream& os) : os_(os), files_(os, 1) {
+    os_ << "{\n  \"tool\": \"vmxkit\",\n  \"version\": " << Json(kToolVersion).dump()
+        << ",\n  \"files\": ";
+  }
+
+  void add(const rules::LintResult& r) override {
+    summary_.add(r);
+    files_.add(file_json(r));
+  }
+
+  void finish() override {
+    files_.close();
+    const Summary& s = summary_;
+    const Json summary = {{"files", s.files},
+                          {"errors", s.errors},
+                          {"warnings", s.warnings},
+                          {"infos", s.infos},
+                          {"styles", s.styles},
+                          {"fixable", s.fixable},
+                          {"unsafe_fixable", s.unsafe_fixable}};
+    os_ << ",\n  \"summary\": " << nested_dump(summary, 1) << "\n}\n";
+  }
+
+ private:
+  std::ostream& os_;
+  JsonArrayWriter files_;
+};
+
+Json sarif_rules() {
   Json rules_json = Json::array();
-  std::map<std::string_view, std::size_t> rule_index;
   for (const rules::Rule* rule : rules::all_rules()) {
-    rule_index[rule->id] = rules_json.size();
     rules_json.push_back(
         {{"id", rule->id},
          {"name", rule->name},
@@ -174,59 +259,119 @@ void write_sarif(std::ostream& os, const std::vector<rules::LintResult>& results
          {"fullDescription", {{"text", rule->summary}}},
          {"help", {{"text", std::string(rule->doc)}, {"markdown", std::string(rule->doc)}}},
          {"defaultConfiguration", {{"level", sarif_level(rule->severity)}}},
-         {"properties", {{"fix", to_string(rule->fix)}, {"fixSafety", to_string(rule->fix_safety)}}}});
+         {"properties",
+          {{"fix", to_string(rule->fix)}, {"fixSafety", to_string(rule->fix_safety)}}}});
   }
-  Json sarif_results = Json::array();
-  for (const auto& r : results) {
+  return rules_json;
+}
+
+// {"$schema", "version", "runs": [{"tool", "columnKind", "results": [...]}]}, the results
+// written as they come. The document is written with an empty "results" and cut there.
+class SarifWriter final : public ReportWriter {
+ public:
+  explicit SarifWriter(std::ostream& os) : os_(os), results_(os, 4) {
+    const Json doc = {
+        {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+        {"version", "2.1.0"},
+        {"runs",
+         Json::array(
+             {{{"tool",
+                {{"driver",
+                  {{"name", "vmxkit"}, {"version", kToolVersion}, {"rules", sarif_rules()}}}}},
+               {"columnKind", "unicodeCodePoints"},
+               {"results", Json::array()}}})}};
+    const std::string text = doc.dump(2, ' ', false, Json::error_handler_t::replace);
+    const std::size_t at = text.rfind("[]");  // the empty results: the last member
+    head_ = text.substr(0, at);
+    tail_ = text.substr(at + 2);
+    std::size_t i = 0;
+    for (const rules::Rule* rule : rules::all_rules()) rule_index_[rule->id] = i++;
+    os_ << head_;
+  }
+
+  void add(const rules::LintResult& r) override {
+    summary_.add(r);
     const std::string uri = uri_reference(r.path);
     const Json artifact = {{"uri", uri}};
-    for (const Diagnostic& d : r.diagnostics) {
-      Json result = {
-          {"ruleId", d.rule_id},
-          {"level", sarif_level(d.severity)},
-          {"message", {{"text", json_text(d.message)}}},
-          {"locations", Json::array({{{"physicalLocation",
-                                       {{"artifactLocation", artifact},
-                                        {"region", sarif_region(r, d.begin, d.end)}}}}})}};
-      if (const auto it = rule_index.find(d.rule_id); it != rule_index.end()) {
-        result["ruleIndex"] = it->second;
-      }
-      if (!d.notes.empty()) {
-        Json related = Json::array();
-        int id = 1;
-        for (const Note& n : d.notes) {
-          related.push_back(
-              {{"id", id++},
-               {"message", {{"text", json_text(n.message)}}},
-               {"physicalLocation",
-                {{"artifactLocation", artifact}, {"region", sarif_region(r, n.begin, n.end)}}}});
-        }
-        result["relatedLocations"] = related;
-      }
-      if (d.fix && !d.fix->edits.empty() && d.fix->safety != FixSafety::display_only) {
-        Json replacements = Json::array();
-        for (const TextEdit& e : d.fix->edits) {
-          replacements.push_back({{"deletedRegion", sarif_region(r, e.begin, e.end)},
-                                  {"insertedContent", {{"text", json_text(e.replacement)}}}});
-        }
-        result["fixes"] = Json::array(
-            {{{"description", {{"text", json_text(d.fix->title)}}},
-              {"artifactChanges",
-               Json::array({{{"artifactLocation", artifact}, {"replacements", replacements}}})}}});
-      }
-      sarif_results.push_back(std::move(result));
-    }
+    for (const Diagnostic& d : r.diagnostics) results_.add(result_json(r, d, artifact));
   }
-  const Json doc = {
-      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-      {"version", "2.1.0"},
-      {"runs",
-       Json::array(
-           {{{"tool",
-              {{"driver", {{"name", "vmxkit"}, {"version", kToolVersion}, {"rules", rules_json}}}}},
-             {"columnKind", "unicodeCodePoints"},
-             {"results", sarif_results}}})}};
-  write_json_document(os, doc);
+
+  void finish() override {
+    results_.close();
+    os_ << tail_ << '\n';
+  }
+
+ private:
+  Json result_json(const rules::LintResult& r, const Diagnostic& d, const Json& artifact) const {
+    Json result = {{"ruleId", d.rule_id},
+                   {"level", sarif_level(d.severity)},
+                   {"message", {{"text", json_text(d.message)}}},
+                   {"locations", Json::array({{{"physicalLocation",
+                                                {{"artifactLocation", artifact},
+                                                 {"region", sarif_region(r, d.begin, d.end)}}}}})}};
+    if (const auto it = rule_index_.find(d.rule_id); it != rule_index_.end()) {
+      result["ruleIndex"] = it->second;
+    }
+    if (!d.notes.empty()) {
+      Json related = Json::array();
+      int id = 1;
+      for (const Note& n : d.notes) {
+        related.push_back(
+            {{"id", id++},
+             {"message", {{"text", json_text(n.message)}}},
+             {"physicalLocation",
+              {{"artifactLocation", artifact}, {"region", sarif_region(r, n.begin, n.end)}}}});
+      }
+      result["relatedLocations"] = related;
+    }
+    if (d.fix && !d.fix->edits.empty() && d.fix->safety != FixSafety::display_only) {
+      Json replacements = Json::array();
+      for (const TextEdit& e : d.fix->edits) {
+        replacements.push_back({{"deletedRegion", sarif_region(r, e.begin, e.end)},
+                                {"insertedContent", {{"text", json_text(e.replacement)}}}});
+      }
+      result["fixes"] = Json::array(
+          {{{"description", {{"text", json_text(d.fix->title)}}},
+            {"artifactChanges",
+             Json::array({{{"artifactLocation", artifact}, {"replacements", replacements}}})}}});
+    }
+    return result;
+  }
+
+  std::ostream& os_;
+  JsonArrayWriter results_;
+  std::string head_;
+  std::string tail_;
+  std::map<std::string_view, std::size_t> rule_index_;
+};
+
+void write_all(ReportWriter& writer, const std::vector<rules::LintResult>& results) {
+  for (const auto& r : results) writer.add(r);
+  writer.finish();
+}
+
+}  // namespace
+
+std::unique_ptr<ReportWriter> make_report_writer(std::string_view format, std::ostream& os,
+                                                 bool color) {
+  if (format == "json") return std::make_unique<JsonWriter>(os);
+  if (format == "sarif") return std::make_unique<SarifWriter>(os);
+  return std::make_unique<TextWriter>(os, color);
+}
+
+void write_text(std::ostream& os, const std::vector<rules::LintResult>& results, bool color) {
+  TextWriter writer(os, color);
+  write_all(writer, results);
+}
+
+void write_json(std::ostream& os, const std::vector<rules::LintResult>& results) {
+  JsonWriter writer(os);
+  write_all(writer, results);
+}
+
+void write_sarif(std::ostream& os, const std::vector<rules::LintResult>& results) {
+  SarifWriter writer(os);
+  write_all(writer, results);
 }
 
 }  // namespace vmxkit::cli

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <iosfwd>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vmxkit/rules/engine.h"
@@ -18,8 +20,29 @@ struct Summary {
   std::size_t styles = 0;
   std::size_t fixable = 0;  ///< with a safe fix
   std::size_t unsafe_fixable = 0;
+
+  /// Adds one file's findings.
+  void add(const rules::LintResult& result);
 };
 Summary summarize(const std::vector<rules::LintResult>& results);
+
+/// A lint report written while the results come in, file by file in order, so a run over many
+/// files holds one file's result at a time: add() each result, then finish() once. What it
+/// writes is what the write_* functions below write for all the results at once.
+class ReportWriter {
+ public:
+  virtual ~ReportWriter() = default;
+  virtual void add(const rules::LintResult& result) = 0;
+  virtual void finish() = 0;
+  const Summary& summary() const { return summary_; }
+
+ protected:
+  Summary summary_;
+};
+
+/// `format` is text, json or sarif.
+std::unique_ptr<ReportWriter> make_report_writer(std::string_view format, std::ostream& os,
+                                                 bool color);
 
 /// GCC-style diagnostics with source lines and carets, then a summary line.
 void write_text(std::ostream& os, const std::vector<rules::LintResult>& results, bool color);

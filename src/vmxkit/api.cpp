@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The public facade (vmxkit/vmxkit.h) over the modules: conversions between its value types and
 // the internal ones, and the chain the command line used to assemble by hand.
-#include "vmxkit/vmxkit.h"
-
 #include <fmt/format.h>
 
 #include <utility>
@@ -17,6 +15,7 @@
 #include "vmxkit/rules/engine.h"
 #include "vmxkit/rules/parse_problems.h"
 #include "vmxkit/vmx/document.h"
+#include "vmxkit/vmxkit.h"
 #include "vmxkit/vsphere/load.h"
 #include "vmxkit/vsphere/render.h"
 
@@ -54,102 +53,150 @@ namespace {
 
 InputFormat from_internal(vsphere::Format f) {
   switch (f) {
-    case vsphere::Format::vmx: return InputFormat::vmx;
-    case vsphere::Format::configspec_xml: return InputFormat::configspec_xml;
-    case vsphere::Format::soap: return InputFormat::soap;
-    case vsphere::Format::vi_json: return InputFormat::vi_json;
-    case vsphere::Format::ovf: return InputFormat::ovf;
+    case vsphere::Format::vmx:
+      return InputFormat::vmx;
+    case vsphere::Format::configspec_xml:
+      return InputFormat::configspec_xml;
+    case vsphere::Format::soap:
+      return InputFormat::soap;
+    case vsphere::Format::vi_json:
+      return InputFormat::vi_json;
+    case vsphere::Format::ovf:
+      return InputFormat::ovf;
   }
   return InputFormat::vmx;
 }
 
 vsphere::Format to_internal(InputFormat f) {
   switch (f) {
-    case InputFormat::vmx: return vsphere::Format::vmx;
-    case InputFormat::configspec_xml: return vsphere::Format::configspec_xml;
-    case InputFormat::soap: return vsphere::Format::soap;
-    case InputFormat::vi_json: return vsphere::Format::vi_json;
-    case InputFormat::ovf: return vsphere::Format::ovf;
+    case InputFormat::vmx:
+      return vsphere::Format::vmx;
+    case InputFormat::configspec_xml:
+      return vsphere::Format::configspec_xml;
+    case InputFormat::soap:
+      return vsphere::Format::soap;
+    case InputFormat::vi_json:
+      return vsphere::Format::vi_json;
+    case InputFormat::ovf:
+      return vsphere::Format::ovf;
   }
   return vsphere::Format::vmx;
 }
 
 vsphere::OutputFormat to_internal(OutputFormat f) {
   switch (f) {
-    case OutputFormat::vmx: return vsphere::OutputFormat::vmx;
-    case OutputFormat::configspec_xml: return vsphere::OutputFormat::configspec_xml;
-    case OutputFormat::soap: return vsphere::OutputFormat::soap;
-    case OutputFormat::vi_json: return vsphere::OutputFormat::vi_json;
-    case OutputFormat::govc: return vsphere::OutputFormat::govc;
-    case OutputFormat::powercli: return vsphere::OutputFormat::powercli;
+    case OutputFormat::vmx:
+      return vsphere::OutputFormat::vmx;
+    case OutputFormat::configspec_xml:
+      return vsphere::OutputFormat::configspec_xml;
+    case OutputFormat::soap:
+      return vsphere::OutputFormat::soap;
+    case OutputFormat::vi_json:
+      return vsphere::OutputFormat::vi_json;
+    case OutputFormat::govc:
+      return vsphere::OutputFormat::govc;
+    case OutputFormat::powercli:
+      return vsphere::OutputFormat::powercli;
   }
   return vsphere::OutputFormat::vmx;
 }
 
 DeviceRole from_internal(pci::Role r) {
   switch (r) {
-    case pci::Role::other: return DeviceRole::other;
-    case pci::Role::bridge: return DeviceRole::bridge;
-    case pci::Role::gpu: return DeviceRole::gpu;
-    case pci::Role::rdma_nic: return DeviceRole::rdma_nic;
-    case pci::Role::nic_vf: return DeviceRole::nic_vf;
-    case pci::Role::nic: return DeviceRole::nic;
+    case pci::Role::other:
+      return DeviceRole::other;
+    case pci::Role::bridge:
+      return DeviceRole::bridge;
+    case pci::Role::gpu:
+      return DeviceRole::gpu;
+    case pci::Role::rdma_nic:
+      return DeviceRole::rdma_nic;
+    case pci::Role::nic_vf:
+      return DeviceRole::nic_vf;
+    case pci::Role::nic:
+      return DeviceRole::nic;
   }
   return DeviceRole::other;
 }
 
 pci::Role to_internal(DeviceRole r) {
   switch (r) {
-    case DeviceRole::other: return pci::Role::other;
-    case DeviceRole::bridge: return pci::Role::bridge;
-    case DeviceRole::gpu: return pci::Role::gpu;
-    case DeviceRole::rdma_nic: return pci::Role::rdma_nic;
-    case DeviceRole::nic_vf: return pci::Role::nic_vf;
-    case DeviceRole::nic: return pci::Role::nic;
+    case DeviceRole::other:
+      return pci::Role::other;
+    case DeviceRole::bridge:
+      return pci::Role::bridge;
+    case DeviceRole::gpu:
+      return pci::Role::gpu;
+    case DeviceRole::rdma_nic:
+      return pci::Role::rdma_nic;
+    case DeviceRole::nic_vf:
+      return pci::Role::nic_vf;
+    case DeviceRole::nic:
+      return pci::Role::nic;
   }
   return pci::Role::other;
 }
 
 PathClass from_internal(pci::PathClass c) {
   switch (c) {
-    case pci::PathClass::self: return PathClass::self;
-    case pci::PathClass::pix: return PathClass::pix;
-    case pci::PathClass::pxb: return PathClass::pxb;
-    case pci::PathClass::phb: return PathClass::phb;
-    case pci::PathClass::node: return PathClass::node;
-    case pci::PathClass::sys: return PathClass::sys;
-    case pci::PathClass::unknown: return PathClass::unknown;
+    case pci::PathClass::self:
+      return PathClass::self;
+    case pci::PathClass::pix:
+      return PathClass::pix;
+    case pci::PathClass::pxb:
+      return PathClass::pxb;
+    case pci::PathClass::phb:
+      return PathClass::phb;
+    case pci::PathClass::node:
+      return PathClass::node;
+    case pci::PathClass::sys:
+      return PathClass::sys;
+    case pci::PathClass::unknown:
+      return PathClass::unknown;
   }
   return PathClass::unknown;
 }
 
 pci::PathClass to_internal(PathClass c) {
   switch (c) {
-    case PathClass::self: return pci::PathClass::self;
-    case PathClass::pix: return pci::PathClass::pix;
-    case PathClass::pxb: return pci::PathClass::pxb;
-    case PathClass::phb: return pci::PathClass::phb;
-    case PathClass::node: return pci::PathClass::node;
-    case PathClass::sys: return pci::PathClass::sys;
-    case PathClass::unknown: return pci::PathClass::unknown;
+    case PathClass::self:
+      return pci::PathClass::self;
+    case PathClass::pix:
+      return pci::PathClass::pix;
+    case PathClass::pxb:
+      return pci::PathClass::pxb;
+    case PathClass::phb:
+      return pci::PathClass::phb;
+    case PathClass::node:
+      return pci::PathClass::node;
+    case PathClass::sys:
+      return pci::PathClass::sys;
+    case PathClass::unknown:
+      return pci::PathClass::unknown;
   }
   return pci::PathClass::unknown;
 }
 
 Verdict from_internal(pci::Verdict v) {
   switch (v) {
-    case pci::Verdict::ok: return Verdict::ok;
-    case pci::Verdict::degraded: return Verdict::degraded;
-    case pci::Verdict::unsupported: return Verdict::unsupported;
+    case pci::Verdict::ok:
+      return Verdict::ok;
+    case pci::Verdict::degraded:
+      return Verdict::degraded;
+    case pci::Verdict::unsupported:
+      return Verdict::unsupported;
   }
   return Verdict::unsupported;
 }
 
 pci::Verdict to_internal(Verdict v) {
   switch (v) {
-    case Verdict::ok: return pci::Verdict::ok;
-    case Verdict::degraded: return pci::Verdict::degraded;
-    case Verdict::unsupported: return pci::Verdict::unsupported;
+    case Verdict::ok:
+      return pci::Verdict::ok;
+    case Verdict::degraded:
+      return pci::Verdict::degraded;
+    case Verdict::unsupported:
+      return pci::Verdict::unsupported;
   }
   return pci::Verdict::unsupported;
 }
@@ -278,6 +325,12 @@ struct detail::Access {
     r.vgpu = request.vgpu;
     r.sriov = request.sriov;
     r.network = request.network;
+    if (request.memory_mb && (*request.memory_mb == 0 || *request.memory_mb > kMaxMemoryMb)) {
+      throw Error(
+          fmt::format("guest memory {} MB: must be 1 to {} MB (24560 GB, the vSphere "
+                      "maximum for a VM)",
+                      *request.memory_mb, kMaxMemoryMb));
+    }
     r.memory_mb = request.memory_mb;
     // The base's memory size is what gets reserved unless the request says otherwise.
     if (!r.memory_mb && request.base) {

@@ -347,6 +347,11 @@ FixResult fix(const Input& input, const FixOptions& options = {});
 // ------------------------------------------------------------------------------------------------
 // Plan: the VM settings for GPU/NIC passthrough with P2P
 
+/// The most guest memory a plan accepts, in MB: 24560 GB, the vSphere maximum for a VM (ESXi 7.0
+/// Update 1 and later compatibility, vSphere 8 too): "Maximum Virtual Machine Memory",
+/// https://docs.vmware.com/en/VMware-vSphere/7.0/com.vmware.vsphere.vm_admin.doc/GUID-81E25CBB-16D9-416B-AD6F-5A96D7CD0A2D.html
+inline constexpr std::uint64_t kMaxMemoryMb = std::uint64_t{24560} * 1024;
+
 /// What to generate (the options of `vmxkit generate`).
 struct PlanRequest {
   /// Host addresses ("0000:3b:00.0") or `auto` (every GPU); without a host, catalogue models
@@ -359,7 +364,8 @@ struct PlanRequest {
   std::optional<std::string> vgpu;     ///< a vGPU profile (grid_a100-40c) instead of passthrough
   bool sriov = false;                  ///< pass SR-IOV VFs of the NICs instead of the PFs
   std::string network = "VM Network";  ///< port group of SR-IOV VF entries
-  /// Guest memory, all reserved. Default: the base's memsize, else 65536.
+  /// Guest memory, all reserved, 1 to kMaxMemoryMb (plan() throws Error otherwise). Default:
+  /// the base's memsize, else 65536.
   std::optional<std::uint64_t> memory_mb;
   std::string system_id;        ///< the host's system UUID for systemId; empty: a placeholder
   bool allow_degraded = false;  ///< accept pairs that meet only at the CPU (PHB/NODE)

@@ -36,12 +36,26 @@ namespace fs = std::filesystem;
 
 constexpr std::array<std::string_view, 4> kBdfs = {"0000:00:01.0", "0000:01:00.0", "0000:01:00.1",
                                                    "0000:02:00.0"};
-constexpr std::array<std::string_view, 20> kAttributes = {
-    "",          "vendor",         "device",       "class",          "config",
-    "numa_node", "resource",       "driver",       "iommu_group",    "infiniband",
-    "mlx5_0",    "sriov_totalvfs", "sriov_numvfs", "sriov_offset",   "sriov_stride",
-    "sriov_vf_device", "current_link_speed", "current_link_width", "max_link_speed",
-    "subsystem_vendor"};
+constexpr std::array<std::string_view, 20> kAttributes = {"",
+                                                          "vendor",
+                                                          "device",
+                                                          "class",
+                                                          "config",
+                                                          "numa_node",
+                                                          "resource",
+                                                          "driver",
+                                                          "iommu_group",
+                                                          "infiniband",
+                                                          "mlx5_0",
+                                                          "sriov_totalvfs",
+                                                          "sriov_numvfs",
+                                                          "sriov_offset",
+                                                          "sriov_stride",
+                                                          "sriov_vf_device",
+                                                          "current_link_speed",
+                                                          "current_link_width",
+                                                          "max_link_speed",
+                                                          "subsystem_vendor"};
 constexpr std::size_t kMaxEntries = 48;
 
 // The places an entry may be created at, relative to the tree's root.
@@ -70,8 +84,8 @@ class TempTree {
  public:
   TempTree() {
     const char* base = std::getenv("TMPDIR");
-    std::string tmpl = std::string(base != nullptr && *base != '\0' ? base : "/tmp") +
-                       "/vmxkit-fuzz-sysfs-XXXXXX";
+    std::string tmpl =
+        std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/vmxkit-fuzz-sysfs-XXXXXX";
     if (::mkdtemp(tmpl.data()) == nullptr) std::abort();
     root_ = tmpl;
   }
@@ -115,8 +129,8 @@ void create_entry(int root_fd, const fs::path& root, const std::string& rel, int
   const std::string name = path.filename().string();
   switch (kind) {
     case 0: {
-      const int f = ::openat(dir, name.c_str(),
-                             O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+      const int f =
+          ::openat(dir, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
       if (f >= 0) {
         if (!content.empty() && ::write(f, content.data(), content.size()) < 0) std::abort();
         ::close(f);
@@ -128,8 +142,12 @@ void create_entry(int root_fd, const fs::path& root, const std::string& rel, int
       (void)::symlinkat(to.c_str(), dir, name.c_str());
       break;
     }
-    case 2: (void)::mkfifoat(dir, name.c_str(), 0644); break;
-    default: (void)::mkdirat(dir, name.c_str(), 0755); break;
+    case 2:
+      (void)::mkfifoat(dir, name.c_str(), 0644);
+      break;
+    default:
+      (void)::mkdirat(dir, name.c_str(), 0755);
+      break;
   }
   ::close(dir);
 }

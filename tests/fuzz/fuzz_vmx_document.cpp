@@ -13,8 +13,8 @@
 
 using namespace vmxkit::vmx;
 
-#define FUZZ_ASSERT(cond) \
-  do {                    \
+#define FUZZ_ASSERT(cond)      \
+  do {                         \
     if (!(cond)) std::abort(); \
   } while (0)
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Input-format fuzzer for vsphere::load (ConfigSpec XML, SOAP, VI/JSON, OVF, .vmx): any bytes either
-// load or throw vmxkit::Error; no crash, leak, sanitizer report or other exception. What loads
-// from a ConfigSpec-family format and renders as ConfigSpec XML loads back.
+// Input-format fuzzer for vsphere::load (ConfigSpec XML, SOAP, VI/JSON, OVF, .vmx): any bytes
+// either load or throw vmxkit::Error; no crash, leak, sanitizer report or other exception. What
+// loads from a ConfigSpec-family format and renders as ConfigSpec XML loads back.
 #include <cstdint>
 #include <cstdlib>
 #include <optional>

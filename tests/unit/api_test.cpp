@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The public API through its one header: every facade function, and the errors it reports.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 
 #include "support/support.h"
 #include "vmxkit/vmxkit.h"

@@ -53,19 +53,26 @@ struct Diagnostic {
 
 inline std::string_view to_string(Severity severity) {
   switch (severity) {
-    case Severity::error: return "error";
-    case Severity::warning: return "warning";
-    case Severity::info: return "info";
-    case Severity::style: return "style";
+    case Severity::error:
+      return "error";
+    case Severity::warning:
+      return "warning";
+    case Severity::info:
+      return "info";
+    case Severity::style:
+      return "style";
   }
   return "error";
 }
 
 inline std::string_view to_string(FixSafety safety) {
   switch (safety) {
-    case FixSafety::safe: return "safe";
-    case FixSafety::unsafe: return "unsafe";
-    case FixSafety::display_only: return "display-only";
+    case FixSafety::safe:
+      return "safe";
+    case FixSafety::unsafe:
+      return "unsafe";
+    case FixSafety::display_only:
+      return "display-only";
   }
   return "safe";
 }

@@ -15,7 +15,8 @@ class Error : public std::runtime_error {
   explicit Error(const std::string& message) : std::runtime_error(message) {}
   Error(const std::string& path, const std::string& message)
       : std::runtime_error(path.empty() ? message : path + ": " + message), path_(path) {}
-  Error(const std::string& path, std::uint32_t line, std::uint32_t column, const std::string& message)
+  Error(const std::string& path, std::uint32_t line, std::uint32_t column,
+        const std::string& message)
       : std::runtime_error(path + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " +
                            message),
         path_(path),

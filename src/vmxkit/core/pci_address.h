@@ -26,6 +26,7 @@ struct Bdf {
     return domain == other.domain && bus == other.bus && device == other.device;
   }
 
+  // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads a defaulted <=>
   friend auto operator<=>(const Bdf&, const Bdf&) = default;
   friend bool operator==(const Bdf&, const Bdf&) = default;
 };

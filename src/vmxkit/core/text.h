@@ -9,7 +9,9 @@
 
 namespace vmxkit {
 
-constexpr char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
+constexpr char ascii_lower(char c) {
+  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
+}
 
 /// Equal ignoring ASCII case; bytes >= 0x80 compare as they are.
 constexpr bool iequals(std::string_view a, std::string_view b) {
@@ -60,7 +62,9 @@ std::size_t utf8_sequence_length(std::string_view s, std::size_t i);
 /// Offset of the first byte that is not part of well-formed UTF-8, or npos when all of it is.
 std::size_t find_invalid_utf8(std::string_view s);
 
-inline bool is_valid_utf8(std::string_view s) { return find_invalid_utf8(s) == std::string_view::npos; }
+inline bool is_valid_utf8(std::string_view s) {
+  return find_invalid_utf8(s) == std::string_view::npos;
+}
 
 /// `s` with every byte that is not part of well-formed UTF-8 replaced by U+FFFD, so that any
 /// input bytes can go into JSON, SARIF or XML output.

@@ -12,9 +12,8 @@ namespace {
 std::vector<std::size_t> sorted_order(std::span<const TextEdit> edits) {
   std::vector<std::size_t> order(edits.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return edits[a].begin < edits[b].begin;
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return edits[a].begin < edits[b].begin; });
   return order;
 }
 

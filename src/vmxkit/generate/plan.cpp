@@ -56,9 +56,10 @@ std::vector<std::size_t> host_devices(const pci::Host& host, pci::Role role) {
 std::size_t host_device(const pci::Host& host, const std::string& text, std::string_view what) {
   const auto bdf = parse_bdf(text);
   if (!bdf) {
-    throw Error(fmt::format("--{} {}: with --host, name devices by address (0000:3b:00.0) or "
-                            "auto",
-                            what, text));
+    throw Error(
+        fmt::format("--{} {}: with --host, name devices by address (0000:3b:00.0) or "
+                    "auto",
+                    what, text));
   }
   const auto index = host.index_of(*bdf);
   if (!index) throw Error(fmt::format("--{} {}: no such device on the host", what, text));
@@ -113,8 +114,9 @@ std::vector<std::size_t> best_connected(const pci::Host& host, std::vector<std::
 
 void explain_mmio(Plan& plan) {
   plan.explanation.push_back(fmt::format("64-bit MMIO window: {} GB{}", plan.mmio.size_gb,
-                                         plan.needs_64bit_mmio ? "" : " (not needed: BARs fit "
-                                                                      "in 16 GiB)"));
+                                         plan.needs_64bit_mmio ? ""
+                                                               : " (not needed: BARs fit "
+                                                                 "in 16 GiB)"));
   for (const std::string& line : plan.mmio.lines) plan.explanation.push_back("  " + line);
 }
 
@@ -150,9 +152,10 @@ void choose_model_gpus(Plan& plan, const Request& request, const pci::Catalog& c
     if (g == "auto") throw Error("--gpu auto needs --host: name GPU models (h100-pcie) instead");
     const pci::CatalogEntry* e = catalog.find_alias(g);
     if (e == nullptr || e->role != pci::Role::gpu) {
-      throw Error(fmt::format("--gpu {}: not a GPU model of the catalogue (see `vmxkit generate "
-                              "--list-models`)",
-                              g));
+      throw Error(
+          fmt::format("--gpu {}: not a GPU model of the catalogue (see `vmxkit generate "
+                      "--list-models`)",
+                      g));
     }
     plan.gpus.push_back(model_choice(*e, DeviceRole::gpu));
   }
@@ -266,25 +269,24 @@ std::vector<std::string> judge_pairs(Plan& plan, const Request& request, const p
   for (Pairing& p : plan.pairs) {
     const Choice& gpu = plan.gpus[p.gpu];
     const Choice& peer = p.peer_is_gpu ? plan.gpus[p.peer] : plan.nics[p.peer];
-    const std::string name = fmt::format("GPU{} <-> {}{}", p.gpu, p.peer_is_gpu ? "GPU" : "NIC",
-                                         p.peer);
+    const std::string name =
+        fmt::format("GPU{} <-> {}{}", p.gpu, p.peer_is_gpu ? "GPU" : "NIC", p.peer);
     if (host == nullptr || !gpu.host_index || !peer.host_index) {
       plan.explanation.push_back(fmt::format("{}: path not checked (no host capture)", name));
       if (gpu.model && gpu.model->gdr == pci::GdrSupport::no) {
-        refused.push_back(fmt::format("{}: {} has no GPUDirect RDMA/P2P support", name,
-                                      gpu.model->model));
+        refused.push_back(
+            fmt::format("{}: {} has no GPUDirect RDMA/P2P support", name, gpu.model->model));
       }
       continue;
     }
     p.verdict = pci::judge_pair(*host, *gpu.host_index, *peer.host_index, {});
     const pci::PairVerdict& v = *p.verdict;
-    plan.explanation.push_back(fmt::format("{}: {} ({})", name, pci::to_string(v.path.cls),
-                                           pci::to_string(v.verdict)));
+    plan.explanation.push_back(
+        fmt::format("{}: {} ({})", name, pci::to_string(v.path.cls), pci::to_string(v.verdict)));
     for (const pci::Reason& r : v.reasons) {
       plan.explanation.push_back("  - " + r.text);
-      const bool blocking_path =
-          !p.peer_is_gpu &&
-          (r.kind == pci::ReasonKind::path || r.kind == pci::ReasonKind::path_unknown);
+      const bool blocking_path = !p.peer_is_gpu && (r.kind == pci::ReasonKind::path ||
+                                                    r.kind == pci::ReasonKind::path_unknown);
       if (r.kind == pci::ReasonKind::gpu_no_gdr || r.kind == pci::ReasonKind::nic_no_gdr ||
           (blocking_path && r.effect == pci::Verdict::unsupported)) {
         refused.push_back(fmt::format("{}: {}", name, r.text));
@@ -395,7 +397,7 @@ Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog
                                          plan.memory_mb,
                                          plan.memory_default ? " (default; set --memory-mb)" : ""));
   if (plan.system_id.empty()) {
-    plan.explanation.push_back(
+    plan.explanation.emplace_back(
         "systemId: not given (--system-id); fill in the host's system UUID: `esxcli system "
         "uuid get` on the host, or the device's systemId in QueryConfigTarget().pciPassthrough");
   }

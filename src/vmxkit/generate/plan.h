@@ -21,10 +21,10 @@ struct Request {
   /// `--gpu`: host addresses (`0000:3b:00.0`), `auto`, or without a host catalogue models
   /// (`h100-pcie`, `10de:2331`).
   std::vector<std::string> gpus;
-  std::optional<unsigned> gpu_count;  ///< `--gpus N`: the N best-connected GPUs
-  std::vector<std::string> nics;      ///< `--nic`: addresses, `auto`, or models
-  std::optional<std::string> vgpu;    ///< `--vgpu PROFILE`: vGPU instead of full passthrough
-  bool sriov = false;                 ///< `--sriov`: pass SR-IOV VFs of the NICs, not the PFs
+  std::optional<unsigned> gpu_count;   ///< `--gpus N`: the N best-connected GPUs
+  std::vector<std::string> nics;       ///< `--nic`: addresses, `auto`, or models
+  std::optional<std::string> vgpu;     ///< `--vgpu PROFILE`: vGPU instead of full passthrough
+  bool sriov = false;                  ///< `--sriov`: pass SR-IOV VFs of the NICs, not the PFs
   std::string network = "VM Network";  ///< port group of SR-IOV VF entries
   std::optional<std::uint64_t> memory_mb;
   std::string system_id;        ///< the host's system UUID (esxcli system uuid get) for systemId
@@ -61,12 +61,12 @@ struct Plan {
   std::vector<Pairing> pairs;
   std::optional<std::string> vgpu;
   std::string network;
-  std::string system_id;   ///< empty: a placeholder is written
+  std::string system_id;  ///< empty: a placeholder is written
   std::uint64_t memory_mb = 0;
   bool memory_default = false;
   pci::MmioResult mmio;
-  bool needs_64bit_mmio = false;  ///< BARs beyond 16 GiB
-  bool p2p = false;               ///< a GPU with a NIC or another GPU
+  bool needs_64bit_mmio = false;         ///< BARs beyond 16 GiB
+  bool p2p = false;                      ///< a GPU with a NIC or another GPU
   std::vector<std::string> explanation;  ///< the comment block: choices and reasons
 };
 

@@ -11,9 +11,9 @@
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/core/pci_address.h"
+#include "vmxkit/model/vm_config.h"
 #include "vmxkit/vmx/edit.h"
 #include "vmxkit/vmx/escape.h"
-#include "vmxkit/model/vm_config.h"
 
 namespace vmxkit {
 extern const EmbeddedFile kGenTemplates[];
@@ -46,15 +46,15 @@ std::string mmio_block(const Plan& plan) {
                        plan.mmio.size_gb);
   }
   return vmx::format_entry("pciPassthru.use64bitMMIO", "TRUE") + "\n" +
-         vmx::format_entry("pciPassthru.64bitMMIOSizeGB", std::to_string(plan.mmio.size_gb)) +
-         "\n";
+         vmx::format_entry("pciPassthru.64bitMMIOSizeGB", std::to_string(plan.mmio.size_gb)) + "\n";
 }
 
 std::string address_or_placeholder(const Choice& c) {
   if (c.address) return c.address->to_vmx();
-  return placeholder(fmt::format("host address of the {} in .vmx form SSSSS:BBB:DD.F "
-                                 "(vmxkit generate --host writes it)",
-                                 c.model ? c.model->model : c.label));
+  return placeholder(
+      fmt::format("host address of the {} in .vmx form SSSSS:BBB:DD.F "
+                  "(vmxkit generate --host writes it)",
+                  c.model ? c.model->model : c.label));
 }
 
 std::string system_id_or_placeholder(const Plan& plan) {
@@ -72,7 +72,8 @@ std::vector<const Choice*> ordered_devices(const Plan& plan) {
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -100,9 +101,8 @@ std::vector<Template> builtin_templates() {
     if (name.ends_with(".vmx")) name.resize(name.size() - 4);
     out.push_back({name, std::string(kGenTemplates[i].data)});
   }
-  std::sort(out.begin(), out.end(), [](const Template& a, const Template& b) {
-    return a.name < b.name;
-  });
+  std::sort(out.begin(), out.end(),
+            [](const Template& a, const Template& b) { return a.name < b.name; });
   return out;
 }
 
@@ -176,7 +176,8 @@ std::string render_template(const Template& tpl, const Plan& plan,
     pos = eol + 1;
     if (line.starts_with(kMetaPrefix)) continue;
     const std::string_view bare = trim(line);
-    if (bare.starts_with("{{") && bare.ends_with("}}") && bare.find("{{", 2) == std::string_view::npos) {
+    if (bare.starts_with("{{") && bare.ends_with("}}") &&
+        bare.find("{{", 2) == std::string_view::npos) {
       const std::string_view name = bare.substr(2, bare.size() - 4);
       if (const auto it = blocks.find(name); it != blocks.end()) {
         out += it->second;
@@ -192,18 +193,20 @@ std::string render_template(const Template& tpl, const Plan& plan,
       }
       out.append(line.substr(i, open - i));
       const std::size_t close = line.find("}}", open + 2);
-      const std::string_view name =
-          close == std::string_view::npos ? std::string_view() : line.substr(open + 2, close - open - 2);
+      const std::string_view name = close == std::string_view::npos
+                                        ? std::string_view()
+                                        : line.substr(open + 2, close - open - 2);
       const auto it = values.find(name);
       if (it == values.end()) {
-        throw Error(tpl.name, line_number, static_cast<std::uint32_t>(open + 1),
-                    blocks.count(name) != 0
-                        ? fmt::format("placeholder {{{{{}}}}} must stand on a line of its own", name)
-                        : fmt::format("unknown placeholder '{}' (known: explanation, devices, mmio, "
-                                      "memory_mb, mmio_size_gb, system_id)",
-                                      line.substr(open, close == std::string_view::npos
-                                                            ? line.size() - open
-                                                            : close + 2 - open)));
+        throw Error(
+            tpl.name, line_number, static_cast<std::uint32_t>(open + 1),
+            blocks.count(name) != 0
+                ? fmt::format("placeholder {{{{{}}}}} must stand on a line of its own", name)
+                : fmt::format(
+                      "unknown placeholder '{}' (known: explanation, devices, mmio, "
+                      "memory_mb, mmio_size_gb, system_id)",
+                      line.substr(open, close == std::string_view::npos ? line.size() - open
+                                                                        : close + 2 - open)));
       }
       out += it->second;
       i = close + 2;

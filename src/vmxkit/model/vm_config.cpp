@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "vmxkit/core/text.h"
 #include "vmxkit/model/vm_config.h"
 
 #include <algorithm>
 #include <charconv>
 #include <map>
 
+#include "vmxkit/core/text.h"
 
 namespace vmxkit {
 namespace {
@@ -13,19 +13,23 @@ namespace {
 constexpr std::string_view kPassthruPrefix = "pcipassthru";
 
 bool starts_with_folded(std::string_view s, std::string_view lower_prefix) {
-  return s.size() >= lower_prefix.size() &&
-         iequals(s.substr(0, lower_prefix.size()), lower_prefix);
+  return s.size() >= lower_prefix.size() && iequals(s.substr(0, lower_prefix.size()), lower_prefix);
 }
 
 }  // namespace
 
 std::string_view to_string(PassthroughKind kind) {
   switch (kind) {
-    case PassthroughKind::directpath: return "directpath";
-    case PassthroughKind::dynamic: return "dynamic-directpath";
-    case PassthroughKind::vgpu: return "vgpu";
-    case PassthroughKind::sriov_vf: return "sriov-vf";
-    case PassthroughKind::unknown: break;
+    case PassthroughKind::directpath:
+      return "directpath";
+    case PassthroughKind::dynamic:
+      return "dynamic-directpath";
+    case PassthroughKind::vgpu:
+      return "vgpu";
+    case PassthroughKind::sriov_vf:
+      return "sriov-vf";
+    case PassthroughKind::unknown:
+      break;
   }
   return "unknown";
 }

@@ -54,9 +54,9 @@ struct PassthroughDevice {
 
 /// The parts of a per-device key `pciPassthru<N>.<field>` (prefix in any case).
 struct PassthroughKey {
-  unsigned index = 0;          ///< N
-  std::string_view digits;     ///< N as written
-  std::string_view field;      ///< after the dot: `id`, `deviceId`, `cfg.enable_uvm`...
+  unsigned index = 0;       ///< N
+  std::string_view digits;  ///< N as written
+  std::string_view field;   ///< after the dot: `id`, `deviceId`, `cfg.enable_uvm`...
 };
 /// Splits a per-device key; nullopt for other keys, including VM-wide `pciPassthru.x` keys.
 std::optional<PassthroughKey> split_passthrough_key(std::string_view key);

@@ -116,9 +116,12 @@ CatalogEntry parse_entry(const std::vector<std::string_view>& f) {
 
 std::string_view to_string(GdrSupport gdr) {
   switch (gdr) {
-    case GdrSupport::yes: return "yes";
-    case GdrSupport::no: return "no";
-    case GdrSupport::unknown: return "unknown";
+    case GdrSupport::yes:
+      return "yes";
+    case GdrSupport::no:
+      return "no";
+    case GdrSupport::unknown:
+      return "unknown";
   }
   return "unknown";
 }
@@ -131,11 +134,20 @@ std::optional<std::uint64_t> parse_size(std::string_view text) {
   if (text.empty()) return std::nullopt;
   std::uint64_t mult = 1;
   switch (text.back()) {
-    case 'K': mult = std::uint64_t{1} << 10; break;
-    case 'M': mult = std::uint64_t{1} << 20; break;
-    case 'G': mult = std::uint64_t{1} << 30; break;
-    case 'T': mult = std::uint64_t{1} << 40; break;
-    default: break;
+    case 'K':
+      mult = std::uint64_t{1} << 10;
+      break;
+    case 'M':
+      mult = std::uint64_t{1} << 20;
+      break;
+    case 'G':
+      mult = std::uint64_t{1} << 30;
+      break;
+    case 'T':
+      mult = std::uint64_t{1} << 40;
+      break;
+    default:
+      break;
   }
   if (mult != 1) text.remove_suffix(1);
   const auto n = parse_decimal(text);
@@ -259,12 +271,18 @@ Catalog catalog_with(const std::vector<std::string>& user_files) {
 
 std::string_view Catalog::vendor_name(std::uint16_t vendor_id) {
   switch (vendor_id) {
-    case 0x10de: return "NVIDIA Corporation";
-    case 0x15b3: return "Mellanox Technologies";
-    case 0x1000: return "Broadcom / LSI";
-    case 0x10b5: return "PLX Technology, Inc.";
-    case 0x104c: return "Texas Instruments";
-    default: return {};
+    case 0x10de:
+      return "NVIDIA Corporation";
+    case 0x15b3:
+      return "Mellanox Technologies";
+    case 0x1000:
+      return "Broadcom / LSI";
+    case 0x10b5:
+      return "PLX Technology, Inc.";
+    case 0x104c:
+      return "Texas Instruments";
+    default:
+      return {};
   }
 }
 

@@ -26,8 +26,8 @@ std::string_view to_string(GdrSupport gdr);
 struct CatalogEntry {
   std::uint16_t vendor_id = 0;
   std::uint16_t device_id = 0;
-  std::string alias;       ///< short name for the command line ("h100-pcie"); may be empty
-  std::string model;       ///< "H100 PCIe"
+  std::string alias;        ///< short name for the command line ("h100-pcie"); may be empty
+  std::string model;        ///< "H100 PCIe"
   Role role = Role::other;  ///< gpu, rdma_nic, nic_vf or bridge
   /// Device name as pci.ids/lspci prints it ("GH100 [H100 PCIe]"); " | " separates the names
   /// different pci.ids versions give.

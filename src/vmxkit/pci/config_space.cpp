@@ -21,28 +21,45 @@ struct Reader {
 
 std::string speed_name(unsigned code) {
   switch (code) {
-    case 1: return "2.5GT/s";
-    case 2: return "5GT/s";
-    case 3: return "8GT/s";
-    case 4: return "16GT/s";
-    case 5: return "32GT/s";
-    case 6: return "64GT/s";
-    default: return fmt::format("unknown ({})", code);
+    case 1:
+      return "2.5GT/s";
+    case 2:
+      return "5GT/s";
+    case 3:
+      return "8GT/s";
+    case 4:
+      return "16GT/s";
+    case 5:
+      return "32GT/s";
+    case 6:
+      return "64GT/s";
+    default:
+      return fmt::format("unknown ({})", code);
   }
 }
 
 PortType port_type(unsigned code) {
   switch (code) {
-    case 0: return PortType::endpoint;
-    case 1: return PortType::legacy_endpoint;
-    case 4: return PortType::root_port;
-    case 5: return PortType::upstream_port;
-    case 6: return PortType::downstream_port;
-    case 7: return PortType::pcie_to_pci_bridge;
-    case 8: return PortType::pci_to_pcie_bridge;
-    case 9: return PortType::rc_integrated_endpoint;
-    case 10: return PortType::rc_event_collector;
-    default: return PortType::unknown;
+    case 0:
+      return PortType::endpoint;
+    case 1:
+      return PortType::legacy_endpoint;
+    case 4:
+      return PortType::root_port;
+    case 5:
+      return PortType::upstream_port;
+    case 6:
+      return PortType::downstream_port;
+    case 7:
+      return PortType::pcie_to_pci_bridge;
+    case 8:
+      return PortType::pci_to_pcie_bridge;
+    case 9:
+      return PortType::rc_integrated_endpoint;
+    case 10:
+      return PortType::rc_event_collector;
+    default:
+      return PortType::unknown;
   }
 }
 
@@ -106,7 +123,9 @@ void decode_config_space(std::span<const std::uint8_t> config, Device& d) {
         bar.prefetchable = (lo & 8U) != 0;
         bar.address = lo & ~std::uint64_t{0xf};
         if (bar.is_64bit && i < 5) {
-          bar.address |= static_cast<std::uint64_t>(r.u32(ext + 0x24 + static_cast<std::size_t>(i + 1) * 4)) << 32;
+          bar.address |=
+              static_cast<std::uint64_t>(r.u32(ext + 0x24 + static_cast<std::size_t>(i + 1) * 4))
+              << 32;
         }
         s.vf_bars.push_back(bar);
         if (bar.is_64bit) ++i;

@@ -5,36 +5,52 @@ namespace vmxkit::pci {
 
 std::string_view to_string(PortType type) {
   switch (type) {
-    case PortType::unknown: return "unknown";
-    case PortType::endpoint: return "Endpoint";
-    case PortType::legacy_endpoint: return "Legacy Endpoint";
-    case PortType::root_port: return "Root Port";
-    case PortType::upstream_port: return "Upstream Port";
-    case PortType::downstream_port: return "Downstream Port";
-    case PortType::pcie_to_pci_bridge: return "PCI-Express to PCI/PCI-X Bridge";
-    case PortType::pci_to_pcie_bridge: return "PCI/PCI-X to PCI-Express Bridge";
-    case PortType::rc_integrated_endpoint: return "Root Complex Integrated Endpoint";
-    case PortType::rc_event_collector: return "Root Complex Event Collector";
+    case PortType::unknown:
+      return "unknown";
+    case PortType::endpoint:
+      return "Endpoint";
+    case PortType::legacy_endpoint:
+      return "Legacy Endpoint";
+    case PortType::root_port:
+      return "Root Port";
+    case PortType::upstream_port:
+      return "Upstream Port";
+    case PortType::downstream_port:
+      return "Downstream Port";
+    case PortType::pcie_to_pci_bridge:
+      return "PCI-Express to PCI/PCI-X Bridge";
+    case PortType::pci_to_pcie_bridge:
+      return "PCI/PCI-X to PCI-Express Bridge";
+    case PortType::rc_integrated_endpoint:
+      return "Root Complex Integrated Endpoint";
+    case PortType::rc_event_collector:
+      return "Root Complex Event Collector";
   }
   return "unknown";
 }
 
 std::string_view to_string(Role role) {
   switch (role) {
-    case Role::other: return "other";
-    case Role::bridge: return "bridge";
-    case Role::gpu: return "gpu";
-    case Role::rdma_nic: return "rdma-nic";
-    case Role::nic_vf: return "nic-vf";
-    case Role::nic: return "nic";
+    case Role::other:
+      return "other";
+    case Role::bridge:
+      return "bridge";
+    case Role::gpu:
+      return "gpu";
+    case Role::rdma_nic:
+      return "rdma-nic";
+    case Role::nic_vf:
+      return "nic-vf";
+    case Role::nic:
+      return "nic";
   }
   return "other";
 }
 
 std::string Acs::ctl_text() const {
   static constexpr std::pair<std::uint16_t, const char*> kNames[] = {
-      {kSrcValid, "SrcValid"},       {kTransBlk, "TransBlk"},     {kReqRedir, "ReqRedir"},
-      {kCmpltRedir, "CmpltRedir"},   {kUpstreamFwd, "UpstreamFwd"}, {kEgressCtrl, "EgressCtrl"},
+      {kSrcValid, "SrcValid"},      {kTransBlk, "TransBlk"},       {kReqRedir, "ReqRedir"},
+      {kCmpltRedir, "CmpltRedir"},  {kUpstreamFwd, "UpstreamFwd"}, {kEgressCtrl, "EgressCtrl"},
       {kDirectTrans, "DirectTrans"}};
   std::string out;
   for (const auto& [bit, name] : kNames) {

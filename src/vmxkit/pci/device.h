@@ -14,10 +14,10 @@ namespace vmxkit::pci {
 
 /// One base address register (or SR-IOV VF BAR) as lspci/sysfs shows it.
 struct Bar {
-  int index = 0;                     ///< Region N
-  std::uint64_t address = 0;         ///< 0 when `<unassigned>`/`<ignored>`
+  int index = 0;                      ///< Region N
+  std::uint64_t address = 0;          ///< 0 when `<unassigned>`/`<ignored>`
   std::optional<std::uint64_t> size;  ///< bytes; lspci prints none for VF BARs and -F dumps
-  bool io = false;                   ///< I/O ports, not memory
+  bool io = false;                    ///< I/O ports, not memory
   bool is_64bit = false;
   bool prefetchable = false;
   bool disabled = false;
@@ -133,7 +133,7 @@ struct Device {
   std::optional<std::size_t> parent;  ///< index of the upstream bridge in Host::devices()
   std::optional<std::size_t> root;    ///< index in Host::roots() of its host bridge
   std::vector<std::size_t> children;
-  unsigned depth = 0;  ///< bridges between this device and its root bus
+  unsigned depth = 0;                 ///< bridges between this device and its root bus
   std::optional<std::size_t> physfn;  ///< the PF of a VF, when known
   Role role = Role::other;
   const CatalogEntry* model = nullptr;  ///< catalogue entry; points into the Host's catalogue copy

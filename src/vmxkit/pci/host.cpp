@@ -44,7 +44,9 @@ std::size_t Host::upsert(const Bdf& bdf) {
   return it->second;
 }
 
-void Host::add_root(std::uint16_t domain, std::uint8_t bus) { given_roots_.emplace_back(domain, bus); }
+void Host::add_root(std::uint16_t domain, std::uint8_t bus) {
+  given_roots_.emplace_back(domain, bus);
+}
 
 void Host::warn(Origin where, std::string message) {
   warnings_.push_back(HostWarning{std::move(where), std::move(message)});
@@ -135,7 +137,8 @@ std::set<Host::BusKey> Host::find_root_buses(
   }
   if (complete_) {
     for (const Device& d : devices_) {
-      if (!by_secondary.count({d.bdf.domain, d.bdf.bus})) root_set.insert({d.bdf.domain, d.bdf.bus});
+      if (!by_secondary.count({d.bdf.domain, d.bdf.bus}))
+        root_set.insert({d.bdf.domain, d.bdf.bus});
     }
   }
   const std::set<BusKey> given(given_roots_.begin(), given_roots_.end());
@@ -153,14 +156,15 @@ std::set<Host::BusKey> Host::find_root_buses(
 // order among equals; never `i` itself), for a device whose own bridge is missing from the
 // input; nullopt when no range holds it. Devices come in PCI address order, so the table of the
 // narrowest ranges is built once per domain, from that domain's bridges.
-std::optional<std::size_t> Host::nearest_enclosing_bridge(std::size_t i, EnclosingCache& cache) const {
+std::optional<std::size_t> Host::nearest_enclosing_bridge(std::size_t i,
+                                                          EnclosingCache& cache) const {
   const Device& d = devices_[i];
   if (!cache.domain || *cache.domain != d.bdf.domain) {
     cache.domain = d.bdf.domain;
     cache.best.fill({kNone, kNone});
-    const auto first = std::lower_bound(
-        devices_.begin(), devices_.end(), Bdf{d.bdf.domain, 0, 0, 0},
-        [](const Device& x, const Bdf& b) { return x.bdf < b; });
+    const auto first =
+        std::lower_bound(devices_.begin(), devices_.end(), Bdf{d.bdf.domain, 0, 0, 0},
+                         [](const Device& x, const Bdf& b) { return x.bdf < b; });
     for (auto it = first; it != devices_.end() && it->bdf.domain == d.bdf.domain; ++it) {
       if (!it->secondary_bus || !it->subordinate_bus) continue;
       const auto j = static_cast<std::size_t>(it - devices_.begin());
@@ -304,7 +308,8 @@ void Host::link_vfs() {
   // VF routing id = PF routing id + offset + n * stride (SR-IOV spec); bus/devfn as one number.
   for (std::size_t i = 0; i < devices_.size(); ++i) {
     const Device& pf = devices_[i];
-    if (!pf.sriov || !pf.sriov->vf_offset || !pf.sriov->num_vfs || *pf.sriov->num_vfs == 0) continue;
+    if (!pf.sriov || !pf.sriov->vf_offset || !pf.sriov->num_vfs || *pf.sriov->num_vfs == 0)
+      continue;
     const unsigned stride = pf.sriov->vf_stride.value_or(1);
     const unsigned rid = static_cast<unsigned>(pf.bdf.bus) << 8 |
                          static_cast<unsigned>(pf.bdf.device) << 3 | pf.bdf.function;
@@ -321,12 +326,14 @@ void Host::link_vfs() {
 void Host::assign_roles() {
   std::set<std::pair<std::uint16_t, std::uint16_t>> vf_ids;
   for (const Device& d : devices_) {
-    if (d.vendor_id && d.sriov && d.sriov->vf_device_id) vf_ids.insert({*d.vendor_id, *d.sriov->vf_device_id});
+    if (d.vendor_id && d.sriov && d.sriov->vf_device_id)
+      vf_ids.insert({*d.vendor_id, *d.sriov->vf_device_id});
   }
   for (Device& d : devices_) {
     if (d.is_bridge()) {
       d.role = Role::bridge;
-    } else if (d.physfn || (d.vendor_id && d.device_id && vf_ids.count({*d.vendor_id, *d.device_id}))) {
+    } else if (d.physfn ||
+               (d.vendor_id && d.device_id && vf_ids.count({*d.vendor_id, *d.device_id}))) {
       d.role = devices_[d.physfn.value_or(0)].vendor_id == 0x15b3 || d.vendor_id == 0x15b3 ||
                        (d.model && d.model->role == Role::nic_vf)
                    ? Role::nic_vf
@@ -403,26 +410,46 @@ void Host::infer_numa() {
 
 std::string_view to_string(InputFormat format) {
   switch (format) {
-    case InputFormat::lspci_verbose: return "lspci -vvv";
-    case InputFormat::lspci_tree: return "lspci -tv";
-    case InputFormat::esxcli: return "esxcli hardware pci list";
-    case InputFormat::esxcli_memory: return "esxcli hardware memory get";
-    case InputFormat::esxcli_passthru: return "esxcli hardware pci pcipassthru list";
-    case InputFormat::numactl: return "numactl --hardware";
-    case InputFormat::sysfs: return "sysfs";
+    case InputFormat::lspci_verbose:
+      return "lspci -vvv";
+    case InputFormat::lspci_tree:
+      return "lspci -tv";
+    case InputFormat::esxcli:
+      return "esxcli hardware pci list";
+    case InputFormat::esxcli_memory:
+      return "esxcli hardware memory get";
+    case InputFormat::esxcli_passthru:
+      return "esxcli hardware pci pcipassthru list";
+    case InputFormat::numactl:
+      return "numactl --hardware";
+    case InputFormat::sysfs:
+      return "sysfs";
   }
   return "unknown";
 }
 
 void load_text(Host& host, std::string_view text, const std::string& path) {
   switch (detect_format(text, path)) {
-    case InputFormat::lspci_verbose: load_lspci_verbose(host, text, path); break;
-    case InputFormat::lspci_tree: load_lspci_tree(host, text, path); break;
-    case InputFormat::esxcli: load_esxcli(host, text, path); break;
-    case InputFormat::esxcli_memory: load_esxcli_memory(host, text, path); break;
-    case InputFormat::esxcli_passthru: load_esxcli_passthru(host, text, path); break;
-    case InputFormat::numactl: load_numactl(host, text, path); break;
-    case InputFormat::sysfs: break;
+    case InputFormat::lspci_verbose:
+      load_lspci_verbose(host, text, path);
+      break;
+    case InputFormat::lspci_tree:
+      load_lspci_tree(host, text, path);
+      break;
+    case InputFormat::esxcli:
+      load_esxcli(host, text, path);
+      break;
+    case InputFormat::esxcli_memory:
+      load_esxcli_memory(host, text, path);
+      break;
+    case InputFormat::esxcli_passthru:
+      load_esxcli_passthru(host, text, path);
+      break;
+    case InputFormat::numactl:
+      load_numactl(host, text, path);
+      break;
+    case InputFormat::sysfs:
+      break;
   }
 }
 

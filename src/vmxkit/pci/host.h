@@ -22,9 +22,9 @@ namespace vmxkit::pci {
 struct RootBus {
   std::uint16_t domain = 0;
   std::uint8_t bus = 0;
-  std::optional<int> numa_node;  ///< when the devices below it agree on one
+  std::optional<int> numa_node;       ///< when the devices below it agree on one
   std::vector<std::size_t> children;  ///< devices on the root bus
-  std::string to_string() const;  ///< "0000:c0"
+  std::string to_string() const;      ///< "0000:c0"
 };
 
 /// What `numactl --hardware` (or sysfs) says about the NUMA nodes.
@@ -134,7 +134,8 @@ void load_source(Host& host, const std::string& source);
 
 /// Loads and merges HOST arguments: files (format detected), sysfs directories, or `live`
 /// (this machine's /sys/bus/pci/devices), then finalizes the host.
-Host load_host(const std::vector<std::string>& sources, const Catalog& catalog = Catalog::builtin());
+Host load_host(const std::vector<std::string>& sources,
+               const Catalog& catalog = Catalog::builtin());
 
 // Individual loaders (used by load_text; exposed for tests).
 void load_lspci_verbose(Host& host, std::string_view text, const std::string& path);

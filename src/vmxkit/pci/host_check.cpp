@@ -18,7 +18,8 @@ CpuVendor cpu_vendor(const Host& host) {
   for (const Device& d : host.devices()) {
     if (d.parent || !d.root) continue;  // devices on a root bus: host bridges, root ports
     if (d.vendor_id == 0x8086 || d.name.rfind("Intel Corporation", 0) == 0) return CpuVendor::intel;
-    if (d.vendor_id == 0x1022 || d.name.rfind("Advanced Micro Devices", 0) == 0) return CpuVendor::amd;
+    if (d.vendor_id == 0x1022 || d.name.rfind("Advanced Micro Devices", 0) == 0)
+      return CpuVendor::amd;
   }
   return CpuVendor::unknown;
 }
@@ -84,8 +85,9 @@ KernelCmdline parse_kernel_cmdline(std::string_view text, const std::string& pat
     break;
   }
   if (c.args.empty()) {
-    throw Error(path, "no kernel command line: expected /proc/cmdline or /etc/default/grub with "
-                      "GRUB_CMDLINE_LINUX_DEFAULT");
+    throw Error(path,
+                "no kernel command line: expected /proc/cmdline or /etc/default/grub with "
+                "GRUB_CMDLINE_LINUX_DEFAULT");
   }
   return c;
 }
@@ -170,8 +172,13 @@ void check_iommu_cmdline(const KernelCmdline& cmdline, CpuVendor cpu,
   const std::string on_arg = cpu == CpuVendor::amd ? "amd_iommu=on" : "intel_iommu=on";
   const std::string grub_fix =
       cpu == CpuVendor::unknown
-          ? "add intel_iommu=on (Intel) or amd_iommu=on (AMD) and iommu=pt to GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub, run update-grub (or grub2-mkconfig -o /boot/grub2/grub.cfg) and reboot"
-          : fmt::format("add {} iommu=pt to GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub, run update-grub (or grub2-mkconfig -o /boot/grub2/grub.cfg) and reboot", on_arg);
+          ? "add intel_iommu=on (Intel) or amd_iommu=on (AMD) and iommu=pt to "
+            "GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub, run update-grub (or grub2-mkconfig "
+            "-o /boot/grub2/grub.cfg) and reboot"
+          : fmt::format(
+                "add {} iommu=pt to GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub, run "
+                "update-grub (or grub2-mkconfig -o /boot/grub2/grub.cfg) and reboot",
+                on_arg);
   const std::string where =
       cmdline.line ? fmt::format("{}:{}", cmdline.path, cmdline.line) : cmdline.path;
   const auto intel = cmdline.value("intel_iommu");
@@ -274,14 +281,15 @@ void check_acs_redirect(const Host& host, std::vector<HostFinding>& out) {
     for (const std::size_t br : redirect) {
       if (!reported.insert(br).second) continue;
       const Device& d = host.at(br);
-      out.push_back({"acs-redirect", Severity::warning, d.bdf.to_string(),
-                     fmt::format("ACS on bridge {} redirects peer traffic to the root complex ({}), "
-                                 "on the path {} <-> {}; in a VM this is expected and needs ATS on the NIC",
-                                 d.bdf.to_string(), d.acs->ctl_text(), host.at(a).bdf.to_string(),
-                                 host.at(b).bdf.to_string()),
-                     fmt::format("bare metal: setpci -s {} ECAP_ACS+0x6.w=0000 (not persistent), or "
-                                 "pci=disable_acs_redir={} on the kernel command line",
-                                 d.bdf.to_string(), d.bdf.to_string())});
+      out.push_back(
+          {"acs-redirect", Severity::warning, d.bdf.to_string(),
+           fmt::format("ACS on bridge {} redirects peer traffic to the root complex ({}), "
+                       "on the path {} <-> {}; in a VM this is expected and needs ATS on the NIC",
+                       d.bdf.to_string(), d.acs->ctl_text(), host.at(a).bdf.to_string(),
+                       host.at(b).bdf.to_string()),
+           fmt::format("bare metal: setpci -s {} ECAP_ACS+0x6.w=0000 (not persistent), or "
+                       "pci=disable_acs_redir={} on the kernel command line",
+                       d.bdf.to_string(), d.bdf.to_string())});
     }
   };
   for (const PairVerdict& v : topo.pairs) report(v.a, v.b, v.path.acs_redirect);
@@ -309,7 +317,8 @@ std::vector<HostFinding> check_host(const Host& host, const std::optional<Kernel
   }
   check_acs_redirect(host, out);
   for (const HostWarning& w : host.warnings()) {
-    out.push_back({"input", Severity::info, w.where.path.empty() ? "" : w.where.to_string(), w.message, ""});
+    out.push_back(
+        {"input", Severity::info, w.where.path.empty() ? "" : w.where.to_string(), w.message, ""});
   }
   return out;
 }

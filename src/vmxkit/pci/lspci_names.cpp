@@ -13,7 +13,8 @@ bool is_hex4(std::string_view s) { return s.size() == 4 && parse_hex(s).has_valu
 
 // "vvvv:dddd"
 bool parse_pair(std::string_view s, std::uint16_t& vendor, std::uint16_t& device) {
-  if (s.size() != 9 || s[4] != ':' || !is_hex4(s.substr(0, 4)) || !is_hex4(s.substr(5))) return false;
+  if (s.size() != 9 || s[4] != ':' || !is_hex4(s.substr(0, 4)) || !is_hex4(s.substr(5)))
+    return false;
   vendor = static_cast<std::uint16_t>(*parse_hex(s.substr(0, 4)));
   device = static_cast<std::uint16_t>(*parse_hex(s.substr(5)));
   return true;
@@ -66,7 +67,8 @@ NameIds split_device_name(std::string_view text) {
     out.device_id = static_cast<std::uint16_t>(*parse_hex(text.substr(text.size() - 4)));
     const std::string_view vendor = text.substr(0, text.size() - 12);
     for (const int id : {0x10de, 0x15b3, 0x1000, 0x10b5, 0x104c}) {
-      if (Catalog::vendor_name(static_cast<std::uint16_t>(id)) == vendor) out.vendor_id = static_cast<std::uint16_t>(id);
+      if (Catalog::vendor_name(static_cast<std::uint16_t>(id)) == vendor)
+        out.vendor_id = static_cast<std::uint16_t>(id);
     }
   }
   return out;

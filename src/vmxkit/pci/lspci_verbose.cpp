@@ -188,8 +188,8 @@ std::size_t read_device_line(Host& host, std::string_view raw, const LineCtx& ct
     ctx.fail(raw, "expected a device line '[DDDD:]BB:DD.F <class>: <name>' (lspci -vvv output)");
   }
   if (const auto [it, inserted] = seen.try_emplace(*bdf, ctx.line); !inserted) {
-    ctx.fail(raw, fmt::format("{} appears twice in this file (first at line {})",
-                              bdf->to_string(), it->second));
+    ctx.fail(raw, fmt::format("{} appears twice in this file (first at line {})", bdf->to_string(),
+                              it->second));
   }
   const std::size_t index = host.upsert(*bdf);
   host.at(index).origins.push_back(Origin{ctx.path, ctx.line});

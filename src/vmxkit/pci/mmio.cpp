@@ -61,7 +61,8 @@ std::uint64_t add_checked(std::uint64_t a, std::uint64_t b, std::string_view wha
 // A power of two in GB as pciPassthru.64bitMMIOSizeGB holds it, or an Error when it does not fit.
 unsigned size_gb_value(std::uint64_t gb, std::string_view what) {
   if (gb > std::numeric_limits<unsigned>::max()) {
-    throw Error(fmt::format("64-bit MMIO: {} need {} GB, more than 64bitMMIOSizeGB can hold", what, gb));
+    throw Error(
+        fmt::format("64-bit MMIO: {} need {} GB, more than 64bitMMIOSizeGB can hold", what, gb));
   }
   return static_cast<unsigned>(gb);
 }
@@ -187,9 +188,11 @@ MmioResult size_64bit_mmio(const std::vector<MmioDevice>& devices) {
     r.lines.push_back(fmt::format("=> pciPassthru.64bitMMIOSizeGB = {}", r.size_gb));
   }
   for (const std::string& u : r.unknown) {
-    r.lines.push_back(fmt::format("not counted: {} (BAR sizes unknown; give the host's lspci -vvv)", u));
+    r.lines.push_back(
+        fmt::format("not counted: {} (BAR sizes unknown; give the host's lspci -vvv)", u));
   }
-  for (const std::string& b : r.below_4g) r.lines.push_back(fmt::format("below 4 GiB, not counted: {}", b));
+  for (const std::string& b : r.below_4g)
+    r.lines.push_back(fmt::format("below 4 GiB, not counted: {}", b));
   return r;
 }
 

@@ -19,7 +19,7 @@ struct MmioBar {
   std::string bar;     ///< "BAR1", or "KB 323402 estimate" for a whole GPU
   std::uint64_t size = 0;
   std::uint64_t offset = 0;  ///< placement after packing with natural alignment
-  std::string source;  ///< "lspci FILE:LINE", "catalogue: ...", "KB 323402 rule: 2 x 80 GB"
+  std::string source;        ///< "lspci FILE:LINE", "catalogue: ...", "KB 323402 rule: 2 x 80 GB"
 };
 
 /// The result of sizing the 64-bit MMIO window for a set of passthrough devices.

@@ -292,7 +292,8 @@ void read_links_and_driver(Device& d, const DeviceDir& dir) {
   if (const auto w = dir.number("max_link_width"); w && d.link_cap && *w <= 0xffffffffU) {
     d.link_cap->width = static_cast<unsigned>(*w);
   }
-  if (std::string driver = dir.link_basename("driver"); !driver.empty()) d.driver = std::move(driver);
+  if (std::string driver = dir.link_basename("driver"); !driver.empty())
+    d.driver = std::move(driver);
   if (const auto g = parse_decimal(dir.link_basename("iommu_group")); g && *g <= INT_MAX) {
     d.iommu_group = static_cast<int>(*g);
   }
@@ -381,7 +382,8 @@ void load_tree(Host& host, const std::string& dir) {
     read_links_and_driver(dev, device);
     read_sriov(dev, device);
   }
-  if (count == 0) throw Error(dir, "no PCI devices (entries named like 0000:3b:00.0) in the directory");
+  if (count == 0)
+    throw Error(dir, "no PCI devices (entries named like 0000:3b:00.0) in the directory");
 }
 
 }  // namespace

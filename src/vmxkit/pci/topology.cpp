@@ -45,38 +45,58 @@ void add(PairVerdict& v, ReasonKind kind, Verdict effect, std::string text, std:
 
 std::string_view to_string(PathClass cls) {
   switch (cls) {
-    case PathClass::self: return "X";
-    case PathClass::pix: return "PIX";
-    case PathClass::pxb: return "PXB";
-    case PathClass::phb: return "PHB";
-    case PathClass::node: return "NODE";
-    case PathClass::sys: return "SYS";
-    case PathClass::unknown: return "?";
+    case PathClass::self:
+      return "X";
+    case PathClass::pix:
+      return "PIX";
+    case PathClass::pxb:
+      return "PXB";
+    case PathClass::phb:
+      return "PHB";
+    case PathClass::node:
+      return "NODE";
+    case PathClass::sys:
+      return "SYS";
+    case PathClass::unknown:
+      return "?";
   }
   return "?";
 }
 
 std::string_view to_string(Verdict verdict) {
   switch (verdict) {
-    case Verdict::ok: return "ok";
-    case Verdict::degraded: return "degraded";
-    case Verdict::unsupported: return "unsupported";
+    case Verdict::ok:
+      return "ok";
+    case Verdict::degraded:
+      return "degraded";
+    case Verdict::unsupported:
+      return "unsupported";
   }
   return "unsupported";
 }
 
 std::string_view to_string(ReasonKind kind) {
   switch (kind) {
-    case ReasonKind::path: return "path";
-    case ReasonKind::path_unknown: return "path-unknown";
-    case ReasonKind::acs_redirect: return "acs-redirect";
-    case ReasonKind::gpu_no_gdr: return "gpu-no-gpudirect";
-    case ReasonKind::nic_no_gdr: return "nic-no-gpudirect";
-    case ReasonKind::gdr_unknown: return "gpudirect-unknown";
-    case ReasonKind::small_bar1: return "small-bar1";
-    case ReasonKind::iommu_translating: return "iommu-translating";
-    case ReasonKind::vf: return "vf";
-    case ReasonKind::ats_disabled: return "ats-disabled";
+    case ReasonKind::path:
+      return "path";
+    case ReasonKind::path_unknown:
+      return "path-unknown";
+    case ReasonKind::acs_redirect:
+      return "acs-redirect";
+    case ReasonKind::gpu_no_gdr:
+      return "gpu-no-gpudirect";
+    case ReasonKind::nic_no_gdr:
+      return "nic-no-gpudirect";
+    case ReasonKind::gdr_unknown:
+      return "gpudirect-unknown";
+    case ReasonKind::small_bar1:
+      return "small-bar1";
+    case ReasonKind::iommu_translating:
+      return "iommu-translating";
+    case ReasonKind::vf:
+      return "vf";
+    case ReasonKind::ats_disabled:
+      return "ats-disabled";
   }
   return "path";
 }
@@ -116,16 +136,18 @@ Path classify(const Host& host, std::size_t a, std::size_t b) {
       if (counts_as_switch(host.at(br))) ++path.switches;
     }
     path.cls = path.switches <= 1 ? PathClass::pix : PathClass::pxb;
-    path.detail = path.switches <= 1
-                      ? fmt::format("through one switch below {}", host.at(*path.common).bdf.to_string())
-                      : fmt::format("through {} switch levels, meeting at {}", path.switches,
-                                    host.at(*path.common).bdf.to_string());
+    path.detail =
+        path.switches <= 1
+            ? fmt::format("through one switch below {}", host.at(*path.common).bdf.to_string())
+            : fmt::format("through {} switch levels, meeting at {}", path.switches,
+                          host.at(*path.common).bdf.to_string());
   } else {
     path.bridges = up_a;
     for (auto it = up_b.rbegin(); it != up_b.rend(); ++it) path.bridges.push_back(*it);
     if (!da.root || !db.root) {
       path.cls = PathClass::unknown;
-      path.detail = fmt::format("{} is not placed in the tree", (!da.root ? da : db).bdf.to_string());
+      path.detail =
+          fmt::format("{} is not placed in the tree", (!da.root ? da : db).bdf.to_string());
     } else if (*da.root == *db.root) {
       path.cls = PathClass::phb;
       path.detail = fmt::format("through host bridge {}", host.roots()[*da.root].to_string());
@@ -136,10 +158,11 @@ Path classify(const Host& host, std::size_t a, std::size_t b) {
       const auto nb = db.numa_node ? db.numa_node : rb.numa_node;
       if (na && nb) {
         path.cls = *na == *nb ? PathClass::node : PathClass::sys;
-        path.detail = *na == *nb ? fmt::format("host bridges {} and {}, both on NUMA node {}",
-                                               ra.to_string(), rb.to_string(), *na)
-                                 : fmt::format("host bridges {} (NUMA node {}) and {} (NUMA node {})",
-                                               ra.to_string(), *na, rb.to_string(), *nb);
+        path.detail = *na == *nb
+                          ? fmt::format("host bridges {} and {}, both on NUMA node {}",
+                                        ra.to_string(), rb.to_string(), *na)
+                          : fmt::format("host bridges {} (NUMA node {}) and {} (NUMA node {})",
+                                        ra.to_string(), *na, rb.to_string(), *nb);
       } else {
         path.cls = PathClass::unknown;
         path.detail = fmt::format("host bridges {} and {}; NODE or SYS: no NUMA node known for {}",
@@ -193,7 +216,8 @@ PathClass path_class(const Host& host, std::size_t a, std::size_t b) {
   return *na == *nb ? PathClass::node : PathClass::sys;
 }
 
-PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b, const AnalysisOptions& options) {
+PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b,
+                       const AnalysisOptions& options) {
   PairVerdict v;
   v.a = a;
   v.b = b;
@@ -207,7 +231,8 @@ PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b, const Ana
     case PathClass::pix:
     case PathClass::pxb:
       add(v, ReasonKind::path, Verdict::ok,
-          fmt::format("{}: {}; {} stays below the host bridge", to_string(v.path.cls), v.path.detail, what));
+          fmt::format("{}: {}; {} stays below the host bridge", to_string(v.path.cls),
+                      v.path.detail, what));
       break;
     case PathClass::phb:
     case PathClass::node:
@@ -219,7 +244,8 @@ PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b, const Ana
       break;
     case PathClass::sys:
       add(v, ReasonKind::path, Verdict::unsupported,
-          fmt::format("SYS: {}; {} across the SMP interconnect is not supported", v.path.detail, what),
+          fmt::format("SYS: {}; {} across the SMP interconnect is not supported", v.path.detail,
+                      what),
           "use devices on one NUMA node, best under one PCIe switch");
       break;
     case PathClass::unknown:
@@ -245,11 +271,13 @@ PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b, const Ana
     if (d->role == Role::gpu) {
       if (d->model && d->model->gdr == GdrSupport::no) {
         add(v, ReasonKind::gpu_no_gdr, Verdict::unsupported,
-            fmt::format("{} ({}) has no GPUDirect RDMA/P2P support", d->bdf.to_string(), d->model->model),
+            fmt::format("{} ({}) has no GPUDirect RDMA/P2P support", d->bdf.to_string(),
+                        d->model->model),
             "use a data-center or professional GPU");
       } else if (!d->model) {
         add(v, ReasonKind::gdr_unknown, Verdict::ok,
-            fmt::format("{}: GPU model not in the catalogue; GPUDirect support not known", d->bdf.to_string()),
+            fmt::format("{}: GPU model not in the catalogue; GPUDirect support not known",
+                        d->bdf.to_string()),
             "add the model with --catalog FILE");
       }
       if (const auto bar1 = bar1_size(*d); bar1 && *bar1 <= kSmallBar1) {
@@ -261,7 +289,8 @@ PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b, const Ana
     } else {
       if (d->model && d->model->gdr == GdrSupport::no) {
         add(v, ReasonKind::nic_no_gdr, Verdict::unsupported,
-            fmt::format("{} ({}) has no GPUDirect RDMA support", d->bdf.to_string(), d->model->model));
+            fmt::format("{} ({}) has no GPUDirect RDMA support", d->bdf.to_string(),
+                        d->model->model));
       } else if (d->role == Role::nic || !d->model || d->model->gdr == GdrSupport::unknown) {
         add(v, ReasonKind::gdr_unknown, d->role == Role::nic ? Verdict::unsupported : Verdict::ok,
             fmt::format("{}: GPUDirect RDMA support of this NIC is not known{}", d->bdf.to_string(),
@@ -269,9 +298,10 @@ PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b, const Ana
       }
       if (d->role == Role::nic_vf) {
         add(v, ReasonKind::vf, Verdict::ok,
-            d->physfn ? fmt::format("{} is an SR-IOV VF of {}; it shares the PF's path",
-                                    d->bdf.to_string(), host.at(*d->physfn).bdf.to_string())
-                      : fmt::format("{} is an SR-IOV VF; it shares its PF's path", d->bdf.to_string()));
+            d->physfn
+                ? fmt::format("{} is an SR-IOV VF of {}; it shares the PF's path",
+                              d->bdf.to_string(), host.at(*d->physfn).bdf.to_string())
+                : fmt::format("{} is an SR-IOV VF; it shares its PF's path", d->bdf.to_string()));
       }
       const Device& owner = ats_owner(host, *d);
       if (owner.ats_present && owner.ats_enabled == false) {
@@ -279,7 +309,8 @@ PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b, const Ana
             fmt::format("ATS is off on {} (ATSCtl Enable-): in a VM, where ACS stays on, P2P goes "
                         "through the root complex",
                         owner.bdf.to_string()),
-            fmt::format("mlxconfig -d {} set ATS_ENABLED=true, then reboot the host", owner.bdf.to_string()));
+            fmt::format("mlxconfig -d {} set ATS_ENABLED=true, then reboot the host",
+                        owner.bdf.to_string()));
       }
     }
   }
@@ -336,8 +367,9 @@ class PeerIndex {
         }
       }
     }
-    std::sort(by_tin_.begin(), by_tin_.end(),
-              [&](std::size_t x, std::size_t y) { return tin_[candidates_[x]] < tin_[candidates_[y]]; });
+    std::sort(by_tin_.begin(), by_tin_.end(), [&](std::size_t x, std::size_t y) {
+      return tin_[candidates_[x]] < tin_[candidates_[y]];
+    });
   }
 
   // Up to `k` candidates nearest to device `a` (never `a` itself): (class, position), by class,
@@ -346,13 +378,16 @@ class PeerIndex {
     std::vector<std::pair<PathClass, std::size_t>> out;
     if (k == 0) return out;
     const Device& da = host_.at(a);
-    auto same_device = [&](std::size_t p) { return host_.at(candidates_[p]).bdf.same_device(da.bdf); };
+    auto same_device = [&](std::size_t p) {
+      return host_.at(candidates_[p]).bdf.same_device(da.bdf);
+    };
     // The functions of a's own device: PIX.
     const auto first = std::lower_bound(
         candidates_.begin(), candidates_.end(), Bdf{da.bdf.domain, da.bdf.bus, da.bdf.device, 0},
         [&](std::size_t dev, const Bdf& b) { return host_.at(dev).bdf < b; });
     for (auto it = first; it != candidates_.end() && host_.at(*it).bdf.same_device(da.bdf); ++it) {
-      if (*it != a) out.emplace_back(PathClass::pix, static_cast<std::size_t>(it - candidates_.begin()));
+      if (*it != a)
+        out.emplace_back(PathClass::pix, static_cast<std::size_t>(it - candidates_.begin()));
     }
     // Below a's topmost bridge: the classes differ by the switches on the way.
     std::optional<std::size_t> top;
@@ -362,8 +397,9 @@ class PeerIndex {
       return top && tin_[*top] <= t && t < tout_[*top];
     };
     if (top) {
-      const auto lo = std::lower_bound(by_tin_.begin(), by_tin_.end(), tin_[*top],
-                                       [&](std::size_t p, std::size_t t) { return tin_[candidates_[p]] < t; });
+      const auto lo =
+          std::lower_bound(by_tin_.begin(), by_tin_.end(), tin_[*top],
+                           [&](std::size_t p, std::size_t t) { return tin_[candidates_[p]] < t; });
       for (auto it = lo; it != by_tin_.end() && tin_[candidates_[*it]] < tout_[*top]; ++it) {
         if (candidates_[*it] == a || same_device(*it)) continue;
         out.emplace_back(path_class(host_, a, candidates_[*it]), *it);
@@ -379,11 +415,14 @@ class PeerIndex {
     // Takes candidate `p` as `cls` unless an earlier level (or `skip`) has it; false once full.
     auto take = [&](std::size_t p, PathClass cls, auto skip) {
       if (out.size() >= k) return false;
-      if (candidates_[p] != a && !same_device(p) && !below_top(p) && !skip(p)) out.emplace_back(cls, p);
+      if (candidates_[p] != a && !same_device(p) && !below_top(p) && !skip(p))
+        out.emplace_back(cls, p);
       return true;
     };
     const std::optional<int> na = da.root ? numa(da) : std::nullopt;
-    auto same_root = [&](std::size_t p) { return da.root && host_.at(candidates_[p]).root == da.root; };
+    auto same_root = [&](std::size_t p) {
+      return da.root && host_.at(candidates_[p]).root == da.root;
+    };
     if (da.root) {
       const auto none = [](std::size_t) { return false; };
       for (const std::size_t p : by_root_[*da.root]) {
@@ -430,10 +469,10 @@ class PeerIndex {
   const std::vector<std::size_t>& candidates_;  // device indices, in PCI address order
   const std::vector<std::size_t>& tin_;
   const std::vector<std::size_t>& tout_;
-  std::vector<std::size_t> by_tin_;                      // positions by preorder
-  std::vector<std::vector<std::size_t>> by_root_;        // positions per root bus
-  std::map<int, std::vector<std::size_t>> by_numa_;      // positions per NUMA node (placed only)
-  std::vector<std::size_t> with_numa_;                   // placed positions with a NUMA node
+  std::vector<std::size_t> by_tin_;                  // positions by preorder
+  std::vector<std::vector<std::size_t>> by_root_;    // positions per root bus
+  std::map<int, std::vector<std::size_t>> by_numa_;  // positions per NUMA node (placed only)
+  std::vector<std::size_t> with_numa_;               // placed positions with a NUMA node
 };
 
 // Preorder number and subtree end of every device in the forest of parents (iterative).
@@ -463,8 +502,8 @@ void tree_order(const Host& host, std::vector<std::size_t>& tin, std::vector<std
 }
 
 std::size_t bad_reasons(const PairVerdict& v) {
-  return static_cast<std::size_t>(std::count_if(v.reasons.begin(), v.reasons.end(),
-                                                [](const Reason& r) { return r.effect != Verdict::ok; }));
+  return static_cast<std::size_t>(std::count_if(
+      v.reasons.begin(), v.reasons.end(), [](const Reason& r) { return r.effect != Verdict::ok; }));
 }
 
 // The listing of a large host: each GPU's nearest NICs and GPU peers, each judged, and the best
@@ -501,7 +540,8 @@ Topology analyze(const Host& host, const AnalysisOptions& options) {
   for (std::size_t i = 0; i < host.devices().size(); ++i) {
     const Role r = host.at(i).role;
     if (r == Role::gpu) t.gpus.push_back(i);
-    if (r == Role::rdma_nic || r == Role::nic_vf || (options.all_nics && r == Role::nic)) t.nics.push_back(i);
+    if (r == Role::rdma_nic || r == Role::nic_vf || (options.all_nics && r == Role::nic))
+      t.nics.push_back(i);
   }
   const std::size_t n = t.size();
   if (n > kFullMatrixLimit && !options.full_matrix) {
@@ -566,9 +606,11 @@ bool render_matrix(const Host& host, const Topology& t, std::string& out) {
       const Device& d = host.at(t.device(i));
       std::string cpus = "N/A";
       if (d.numa_node) {
-        if (const auto it = host.numa().cpus.find(*d.numa_node); it != host.numa().cpus.end()) cpus = it->second;
+        if (const auto it = host.numa().cpus.find(*d.numa_node); it != host.numa().cpus.end())
+          cpus = it->second;
       }
-      out += fmt::format("\t{}\t{}\t\tN/A", cpus, d.numa_node ? std::to_string(*d.numa_node) : "N/A");
+      out +=
+          fmt::format("\t{}\t{}\t\tN/A", cpus, d.numa_node ? std::to_string(*d.numa_node) : "N/A");
     }
     out += '\n';
   }
@@ -587,7 +629,8 @@ bool render_nearest(const Host& host, const Topology& t, std::string& out) {
     for (const Peer& p : list) {
       any_unknown = any_unknown || p.cls == PathClass::unknown;
       if (!text.empty()) text += ", ";
-      text += fmt::format("{} ({}, {})", t.label(offset + p.index), to_string(p.cls), to_string(p.verdict));
+      text += fmt::format("{} ({}, {})", t.label(offset + p.index), to_string(p.cls),
+                          to_string(p.verdict));
     }
     return text;
   };
@@ -610,15 +653,22 @@ std::string render_topology_text(const Host& host, const Topology& t) {
   out +=
       "\nLegend:\n\n"
       "  X    = Self\n"
-      "  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., QPI/UPI)\n"
-      "  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges within a NUMA node\n"
+      "  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes "
+      "(e.g., QPI/UPI)\n"
+      "  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges "
+      "within a NUMA node\n"
       "  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)\n"
-      "  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)\n"
+      "  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host "
+      "Bridge)\n"
       "  PIX  = Connection traversing at most a single PCIe bridge\n";
-  if (any_unknown) out += "  ?    = NODE or SYS: no NUMA node is known for a host bridge (or a device is not placed)\n";
+  if (any_unknown)
+    out +=
+        "  ?    = NODE or SYS: no NUMA node is known for a host bridge (or a device is not "
+        "placed)\n";
   auto legend = [&](std::size_t i) {
     const Device& d = host.at(t.device(i));
-    std::string name = d.rdma_name.empty() ? d.bdf.to_string() : d.rdma_name + " " + d.bdf.to_string();
+    std::string name =
+        d.rdma_name.empty() ? d.bdf.to_string() : d.rdma_name + " " + d.bdf.to_string();
     if (d.model) {
       name += " " + d.model->model;
     } else if (!d.name.empty()) {
@@ -643,8 +693,8 @@ std::string render_topology_text(const Host& host, const Topology& t) {
     return position[dev] < n ? t.label(position[dev]) : host.at(dev).bdf.to_string();
   };
   for (const PairVerdict& v : t.pairs) {
-    out += fmt::format("\n  {} <-> {}  {}  {}\n", label_of(v.a), label_of(v.b), to_string(v.path.cls),
-                       to_string(v.verdict));
+    out += fmt::format("\n  {} <-> {}  {}  {}\n", label_of(v.a), label_of(v.b),
+                       to_string(v.path.cls), to_string(v.verdict));
     for (const Reason& r : v.reasons) {
       out += fmt::format("    - {}\n", r.text);
       if (!r.fix.empty() && r.effect != Verdict::ok) out += fmt::format("      fix: {}\n", r.fix);

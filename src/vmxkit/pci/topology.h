@@ -29,11 +29,11 @@ std::string_view to_string(PathClass cls);
 /// How two devices reach each other.
 struct Path {
   PathClass cls = PathClass::unknown;
-  std::vector<std::size_t> bridges;        ///< bridges on the path: up from a, then down to b
-  std::optional<std::size_t> common;       ///< lowest common bridge, when below the host bridge
-  unsigned switches = 0;                   ///< switch levels crossed (upstream ports on the path)
-  std::vector<std::size_t> acs_redirect;   ///< bridges on the path whose ACSCtl redirects P2P
-  std::string detail;                      ///< why this class ("different host bridges ...")
+  std::vector<std::size_t> bridges;       ///< bridges on the path: up from a, then down to b
+  std::optional<std::size_t> common;      ///< lowest common bridge, when below the host bridge
+  unsigned switches = 0;                  ///< switch levels crossed (upstream ports on the path)
+  std::vector<std::size_t> acs_redirect;  ///< bridges on the path whose ACSCtl redirects P2P
+  std::string detail;                     ///< why this class ("different host bridges ...")
 };
 
 /// Classifies the path between devices `a` and `b` (indices in host.devices()).
@@ -94,7 +94,8 @@ struct AnalysisOptions {
 };
 
 /// Verdict for one GPU<->NIC or GPU<->GPU pair.
-PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b, const AnalysisOptions& options);
+PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b,
+                       const AnalysisOptions& options);
 
 /// A square matrix of path classes, stored flat; `m[row][col]` and range-for over rows work.
 class PathMatrix {
@@ -177,8 +178,11 @@ struct Topology {
   /// The label of row/column i ("GPU0", "NIC1").
   std::string label(std::size_t i) const;
   std::size_t size() const { return gpus.size() + nics.size(); }
-  std::size_t device(std::size_t i) const { return i < gpus.size() ? gpus[i] : nics[i - gpus.size()]; }
-  /// The verdict of the pair GPU `gpu` <-> NIC `nic` (indices into gpus and nics), without `listed`.
+  std::size_t device(std::size_t i) const {
+    return i < gpus.size() ? gpus[i] : nics[i - gpus.size()];
+  }
+  /// The verdict of the pair GPU `gpu` <-> NIC `nic` (indices into gpus and nics), without
+  /// `listed`.
   const PairVerdict& gpu_nic_pair(std::size_t gpu, std::size_t nic) const {
     return pairs[gpus.size() * (gpus.size() - 1) / 2 + gpu * nics.size() + nic];
   }

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "vmxkit/core/text.h"
 #include "vmxkit/rules/context.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "vmxkit/core/pci_address.h"
+#include "vmxkit/core/text.h"
 #include "vmxkit/pci/catalog.h"
 
 namespace vmxkit::rules {
@@ -28,11 +29,14 @@ DeviceClass classify(const PassthroughDevice& d, const pci::CatalogEntry* model,
   if (d.kind() == PassthroughKind::sriov_vf) return DeviceClass::nic;
   if (model != nullptr) {
     switch (model->role) {
-      case pci::Role::gpu: return DeviceClass::gpu;
+      case pci::Role::gpu:
+        return DeviceClass::gpu;
       case pci::Role::rdma_nic:
       case pci::Role::nic_vf:
-      case pci::Role::nic: return DeviceClass::nic;
-      default: return DeviceClass::other;
+      case pci::Role::nic:
+        return DeviceClass::nic;
+      default:
+        return DeviceClass::other;
     }
   }
   // Not in the catalogue: NVIDIA GPUs and Mellanox functions by vendor. An NVIDIA GPU is always
@@ -47,9 +51,9 @@ DeviceClass classify(const PassthroughDevice& d, const pci::CatalogEntry* model,
 
 }  // namespace
 
-Context::Context(const std::string& path, std::string_view bytes, const vmx::Document* doc,
+Context::Context(std::string path, std::string_view bytes, const vmx::Document* doc,
                  const VmConfig& config, const pci::Catalog& catalog, const pci::Host* host)
-    : path_(path),
+    : path_(std::move(path)),
       bytes_(bytes),
       doc_(doc),
       config_(config),
@@ -75,8 +79,8 @@ Context::Context(const std::string& path, std::string_view bytes, const vmx::Doc
 }
 
 std::size_t Context::count(DeviceClass cls) const {
-  return static_cast<std::size_t>(std::count_if(
-      devices_.begin(), devices_.end(), [cls](const VmDevice& d) { return d.cls == cls; }));
+  return static_cast<std::size_t>(std::count_if(devices_.begin(), devices_.end(),
+                                                [cls](const VmDevice& d) { return d.cls == cls; }));
 }
 
 bool Context::wants_p2p() const {

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "vmxkit/core/diagnostic.h"
+#include "vmxkit/model/vm_config.h"
 #include "vmxkit/rules/rule.h"
 #include "vmxkit/vmx/document.h"
-#include "vmxkit/model/vm_config.h"
 
 namespace vmxkit::pci {
 class Catalog;
@@ -37,7 +37,7 @@ struct VmDevice {
 /// Everything a check can look at. Built once per file by the engine.
 class Context {
  public:
-  Context(const std::string& path, std::string_view bytes, const vmx::Document* doc,
+  Context(std::string path, std::string_view bytes, const vmx::Document* doc,
           const VmConfig& config, const pci::Catalog& catalog, const pci::Host* host);
 
   const std::string& path() const { return path_; }

@@ -20,10 +20,9 @@ std::string fix_text(const Rule& rule) {
 }  // namespace
 
 std::string rule_page(const Rule& rule) {
-  return fmt::format(
-      "# {} {}\n\n{}\n\nSeverity: {}. Fix: {}.{}\n\n{}\n", rule.id, rule.name, rule.summary,
-      to_string(rule.severity), fix_text(rule),
-      rule.needs_host ? " Runs only with `--host`." : "", trim(rule.doc));
+  return fmt::format("# {} {}\n\n{}\n\nSeverity: {}. Fix: {}.{}\n\n{}\n", rule.id, rule.name,
+                     rule.summary, to_string(rule.severity), fix_text(rule),
+                     rule.needs_host ? " Runs only with `--host`." : "", trim(rule.doc));
 }
 
 std::string catalogue_markdown() {

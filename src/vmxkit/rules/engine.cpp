@@ -13,9 +13,9 @@
 #include "vmxkit/rules/context.h"
 #include "vmxkit/rules/parse_problems.h"
 #include "vmxkit/rules/rules.h"
-#include "vmxkit/vsphere/load.h"
 #include "vmxkit/vmx/document.h"
 #include "vmxkit/vmx/edit.h"
+#include "vmxkit/vsphere/load.h"
 
 namespace vmxkit::rules {
 namespace {
@@ -83,7 +83,7 @@ std::vector<Suppression> find_suppressions(const vmx::Document& doc) {
       if (next_code <= i) {
         next_code = i + 1;
         while (next_code < lines.size() && (lines[next_code].kind == vmx::LineKind::blank ||
-                                             lines[next_code].kind == vmx::LineKind::comment)) {
+                                            lines[next_code].kind == vmx::LineKind::comment)) {
           ++next_code;
         }
       }
@@ -138,7 +138,8 @@ void apply_suppressions(const vmx::Document& doc, std::vector<Diagnostic>& diagn
                     ? fmt::format("suppression of unknown rule '{}'", s.id)
                     : fmt::format("suppression of {} suppresses nothing", s.id);
     if (s.comment_line != nullptr && s.ids_on_line == 1) {
-      d.fix = Fix{"Remove the suppression comment", FixSafety::safe,
+      d.fix = Fix{"Remove the suppression comment",
+                  FixSafety::safe,
                   {vmx::remove_line(doc, *s.comment_line)}};
     }
   }
@@ -201,7 +202,6 @@ void lint_spec(LintResult& result, std::string bytes, const LintOptions& options
   }
   result.bytes = std::string(loaded.source.bytes());
 }
-
 
 // Lints bytes as the format given: fix decides it once, from the original file, so an edit can
 // never turn a .vmx into something read as XML on the next pass.

@@ -46,10 +46,10 @@ LintResult lint(std::string path, std::string bytes, const LintOptions& options)
 inline constexpr std::string_view kSuppressionTag = "vmxkit:";
 
 struct FixResult {
-  std::string bytes;           ///< the fixed file
+  std::string bytes;  ///< the fixed file
   std::size_t fixes_applied = 0;
   std::vector<std::string_view> fixed_rules;  ///< ids of the fixes applied, in order
-  LintResult remaining;        ///< lint of the fixed file
+  LintResult remaining;                       ///< lint of the fixed file
 };
 
 /// Applies safe fixes (and unsafe ones when `unsafe`), never display-only ones. Picks fixes whose

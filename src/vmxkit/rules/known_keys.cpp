@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "vmxkit/core/text.h"
 #include "vmxkit/rules/known_keys.h"
 
 #include <array>
 #include <unordered_map>
 
+#include "vmxkit/core/text.h"
+#include "vmxkit/model/vm_config.h"
 #include "vmxkit/rules/util.h"
 #include "vmxkit/vmx/document.h"
-#include "vmxkit/model/vm_config.h"
 
 namespace vmxkit::rules {
 namespace {
@@ -51,7 +51,7 @@ constexpr std::array<KnownKey, 27> kKeys = {{
 
 // Misspellings seen in published material, with what they meant.
 constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kTypos = {{
-    {"pciPassthru.set.usebitMMIO", "pciPassthru.use64bitMMIO"},  // vSphere ML deep-dive table
+    {"pciPassthru.set.usebitMMIO", "pciPassthru.use64bitMMIO"},   // vSphere ML deep-dive table
     {"pciPassthru.RelaxACSCheck", "pciPassthru.RelaxACSforP2P"},  // hand-written k3s notes
     {"pciPassthru.RelaxACS", "pciPassthru.RelaxACSforP2P"},
     {"pciPassthru.64bitMMIOSize", "pciPassthru.64bitMMIOSizeGB"},
@@ -109,8 +109,7 @@ std::optional<std::string> likely_meant(std::string_view key) {
   }
   // A VM-wide key written with a device index: `pciPassthru0.use64bitMMIO`.
   if (const auto dev = split_passthrough_key(key)) {
-    for (const std::string_view global :
-         {kAllowP2P, kRelaxAcs, kUse64bitMmio, kMmioSizeGb}) {
+    for (const std::string_view global : {kAllowP2P, kRelaxAcs, kUse64bitMmio, kMmioSizeGb}) {
       if (iequals(dev->field, global.substr(kPrefix.size() + 1))) {
         return std::string(global);
       }

@@ -39,24 +39,24 @@ BIOS. The fix sets `pciPassthru.use64bitMMIO = "TRUE"` and, when it is missing, 
 - Dell KB 000199172 (`DevicePowerOn` failure)
 )md";
 
-
 void check(const Context& ctx, Sink& sink) {
   if (ctx.config().get_bool(kUse64bitMmio).value_or(false)) return;
   const auto req = mmio_requirement(ctx);
   if (!req || req->result.size_gb <= 16) return;
   const Setting* existing = ctx.config().find(kUse64bitMmio);
   const SourceSpan where = existing != nullptr ? existing->value_span : anchor_for_missing_key(ctx);
-  Diagnostic& d = sink.report(
-      kMMIO001, where,
-      fmt::format("the passthrough BARs need a {} GB 64-bit MMIO window, but "
-                  "pciPassthru.use64bitMMIO is not TRUE",
-                  req->result.size_gb));
+  Diagnostic& d =
+      sink.report(kMMIO001, where,
+                  fmt::format("the passthrough BARs need a {} GB 64-bit MMIO window, but "
+                              "pciPassthru.use64bitMMIO is not TRUE",
+                              req->result.size_gb));
   add_mmio_notes(ctx, *req, d);
   if (ctx.document() == nullptr) return;
   Fix fix{"Set pciPassthru.use64bitMMIO = \"TRUE\" (and the window size)", FixSafety::unsafe,
           vmx::set(*ctx.document(), kUse64bitMmio, "TRUE")};
   if (ctx.config().find(kMmioSizeGb) == nullptr) {
-    for (TextEdit& e : vmx::set(*ctx.document(), kMmioSizeGb, std::to_string(req->result.size_gb))) {
+    for (TextEdit& e :
+         vmx::set(*ctx.document(), kMmioSizeGb, std::to_string(req->result.size_gb))) {
       fix.edits.push_back(std::move(e));
     }
   }

@@ -42,15 +42,16 @@ void check(const Context& ctx, Sink& sink) {
   if (s == nullptr) return;
   const auto value = parse_int(s->value);
   if (value && *value > 0 && (*value & (*value - 1)) == 0) return;
-  std::uint64_t target = value && *value > 0 ? pci::next_pow2(static_cast<std::uint64_t>(*value))
-                                             : 0;
-  if (const auto req = mmio_requirement(ctx)) target = std::max<std::uint64_t>(target, req->result.size_gb);
+  std::uint64_t target =
+      value && *value > 0 ? pci::next_pow2(static_cast<std::uint64_t>(*value)) : 0;
+  if (const auto req = mmio_requirement(ctx))
+    target = std::max<std::uint64_t>(target, req->result.size_gb);
   Diagnostic& d = sink.report(
       kMMIO003, s->value_span,
       fmt::format("pciPassthru.64bitMMIOSizeGB = '{}' is not a power of two in GB", s->value));
   if (target > 0) {
-    d.fix = set_key_fix(ctx, s->key, std::to_string(target),
-                        fmt::format("Set it to {}", target), FixSafety::safe);
+    d.fix = set_key_fix(ctx, s->key, std::to_string(target), fmt::format("Set it to {}", target),
+                        FixSafety::safe);
   }
 }
 

@@ -53,9 +53,11 @@ void check(const Context& ctx, Sink& sink) {
       kMMIO005, where,
       fmt::format("firmware is {}: passthrough GPUs with large BARs need an EFI guest",
                   firmware ? fmt::format("'{}'", *firmware) : std::string("not set (BIOS)")));
-  d.fix = Fix{"Use firmware = \"efi\" for a new VM; an installed BIOS guest must be converted to "
-              "GPT/EFI first",
-              FixSafety::display_only, {}};
+  d.fix =
+      Fix{"Use firmware = \"efi\" for a new VM; an installed BIOS guest must be converted to "
+          "GPT/EFI first",
+          FixSafety::display_only,
+          {}};
 }
 
 }  // namespace

@@ -45,8 +45,8 @@ void check(const Context& ctx, Sink& sink) {
       kP2P001, where,
       fmt::format("{} GPU(s) and {} NIC(s) passed through, but pciPassthru.allowP2P is not TRUE",
                   ctx.count(DeviceClass::gpu), ctx.count(DeviceClass::nic)));
-  d.fix = set_key_fix(ctx, kAllowP2P, "TRUE", "Set pciPassthru.allowP2P = \"TRUE\"",
-                      FixSafety::unsafe);
+  d.fix =
+      set_key_fix(ctx, kAllowP2P, "TRUE", "Set pciPassthru.allowP2P = \"TRUE\"", FixSafety::unsafe);
 }
 
 }  // namespace

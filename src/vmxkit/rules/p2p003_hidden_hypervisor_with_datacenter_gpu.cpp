@@ -44,8 +44,8 @@ void check(const Context& ctx, Sink& sink) {
         fmt::format("hypervisor.cpuid.v0 = FALSE is a consumer-GPU workaround; {} does not "
                     "need it",
                     v.label));
-    d.fix = Fix{"Remove hypervisor.cpuid.v0 unless the guest driver needs it",
-                FixSafety::display_only, {}};
+    d.fix = Fix{
+        "Remove hypervisor.cpuid.v0 unless the guest driver needs it", FixSafety::display_only, {}};
     return;
   }
 }

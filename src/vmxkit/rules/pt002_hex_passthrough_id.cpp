@@ -57,16 +57,17 @@ void check_field(const Context& ctx, Sink& sink, const PassthroughDevice& d,
   const Setting* s = ctx.device_setting(d, field);
   if (s == nullptr || is_vmx_form(s->value)) return;
   if (s->value.starts_with("Automatic")) return;  // SR-IOV PF pool choice
-  if (s->value.starts_with("<fill in:")) return;   // PT009 reports placeholders
+  if (s->value.starts_with("<fill in:")) return;  // PT009 reports placeholders
   const auto hex = parse_bdf(s->value);
   const bool api_form = hex && s->value.size() == 12 && s->value[4] == ':';
   if (api_form) {
-    Diagnostic& diag = sink.report(
-        kPT002, s->value_span,
-        fmt::format("{} '{}' is the hex form of the API and lspci; a .vmx needs '{}'", s->key,
-                    s->value, hex->to_vmx()));
+    Diagnostic& diag =
+        sink.report(kPT002, s->value_span,
+                    fmt::format("{} '{}' is the hex form of the API and lspci; a .vmx needs '{}'",
+                                s->key, s->value, hex->to_vmx()));
     if (ctx.document() != nullptr) {
-      diag.fix = Fix{fmt::format("Write '{}'", hex->to_vmx()), FixSafety::safe,
+      diag.fix = Fix{fmt::format("Write '{}'", hex->to_vmx()),
+                     FixSafety::safe,
                      {{s->value_span.begin, s->value_span.end, hex->to_vmx()}}};
     }
     return;

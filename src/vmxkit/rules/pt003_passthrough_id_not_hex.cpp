@@ -51,9 +51,9 @@ void check(const Context& ctx, Sink& sink) {
     for (const std::string_view field : {"deviceId", "vendorId"}) {
       const Setting* s = ctx.device_setting(*v.entry, field);
       if (s == nullptr || is_0x_hex(s->value)) continue;
-      sink.report(kPT003, s->value_span,
-                  fmt::format("{} '{}' is not 0x-prefixed hex (such as \"0x10de\")", s->key,
-                              s->value));
+      sink.report(
+          kPT003, s->value_span,
+          fmt::format("{} '{}' is not 0x-prefixed hex (such as \"0x10de\")", s->key, s->value));
     }
   }
 }

@@ -45,8 +45,7 @@ void check(const Context& ctx, Sink& sink) {
     if (inserted) continue;
     Diagnostic& d = sink.report(
         kPT004, id->value_span,
-        fmt::format("pciPassthru{} passes host device {} again", v.entry->index,
-                    bdf->to_string()));
+        fmt::format("pciPassthru{} passes host device {} again", v.entry->index, bdf->to_string()));
     if (const Setting* first = ctx.device_setting(*it->second->entry, "id")) {
       d.notes.push_back({first->value_span.begin, first->value_span.end,
                          fmt::format("already passed as pciPassthru{}", it->second->entry->index)});

@@ -39,10 +39,10 @@ void check(const Context& ctx, Sink& sink) {
   const std::size_t count = ctx.devices().size();
   if (!limit || count <= *limit) return;
   const VmDevice& over = ctx.devices()[*limit];
-  Diagnostic& d = sink.report(
-      kPT005, ctx.device_span(*over.entry),
-      fmt::format("{} passthrough devices, but virtual hardware version {} allows {}", count,
-                  *hw, *limit));
+  Diagnostic& d =
+      sink.report(kPT005, ctx.device_span(*over.entry),
+                  fmt::format("{} passthrough devices, but virtual hardware version {} allows {}",
+                              count, *hw, *limit));
   if (const Setting* s = ctx.config().find("virtualHW.version")) {
     d.notes.push_back({s->value_span.begin, s->value_span.end, "hardware version set here"});
   }

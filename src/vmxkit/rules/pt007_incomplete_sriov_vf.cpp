@@ -51,9 +51,9 @@ void check(const Context& ctx, Sink& sink) {
       missing.emplace_back("networkName or dvs.portgroupId");
     }
     if (missing.empty()) continue;
-    sink.report(kPT007, ctx.device_span(d),
-                fmt::format("SR-IOV VF entry pciPassthru{} lacks {}", d.index,
-                            fmt::join(missing, "; ")));
+    sink.report(
+        kPT007, ctx.device_span(d),
+        fmt::format("SR-IOV VF entry pciPassthru{} lacks {}", d.index, fmt::join(missing, "; ")));
   }
 }
 

@@ -47,18 +47,21 @@ void check(const Context& ctx, Sink& sink) {
   const auto min = ctx.config().memory_reservation_mb();
   const Setting* min_setting = ctx.config().find("sched.mem.min");
   if (min_setting == nullptr) min_setting = ctx.config().find("sched.mem.minSize");
-  const SourceSpan where = min_setting != nullptr ? min_setting->value_span
-                                                  : anchor_for_missing_key(ctx);
+  const SourceSpan where =
+      min_setting != nullptr ? min_setting->value_span : anchor_for_missing_key(ctx);
   const std::string message =
-      mem ? fmt::format("{} MB of {} MB guest memory reserved, but passthrough devices need all "
-                        "of it reserved",
-                        min.value_or(0), *mem)
-          : std::string("passthrough devices need all guest memory reserved, and memsize is not "
-                        "set");
+      mem ? fmt::format(
+                "{} MB of {} MB guest memory reserved, but passthrough devices need all "
+                "of it reserved",
+                min.value_or(0), *mem)
+          : std::string(
+                "passthrough devices need all guest memory reserved, and memsize is not "
+                "set");
   Diagnostic& d = sink.report(kPT008, where, message);
   if (mem && ctx.document() != nullptr) {
     Fix fix{"Reserve all guest memory (sched.mem.min = memsize, sched.mem.pin = TRUE)",
-            FixSafety::unsafe, {}};
+            FixSafety::unsafe,
+            {}};
     const vmx::Document& doc = *ctx.document();
     const std::string mem_text = std::to_string(*mem);
     const std::string_view min_key = min_setting != nullptr ? std::string_view(min_setting->key)

@@ -30,9 +30,9 @@ No automatic fix: use a data-center or professional GPU.
 void check(const Context& ctx, Sink& sink) {
   for (const PeerPair& p : peer_pairs(ctx)) {
     for (const pci::Reason* r : reasons_of(p, pci::ReasonKind::gpu_no_gdr)) {
-      Diagnostic& d = sink.report(kTOPO008, id_span(ctx, *p.gpu),
-                                  fmt::format("{} is passed with {} for P2P: {}", p.gpu->label,
-                                              p.peer->label, r->text));
+      Diagnostic& d = sink.report(
+          kTOPO008, id_span(ctx, *p.gpu),
+          fmt::format("{} is passed with {} for P2P: {}", p.gpu->label, p.peer->label, r->text));
       d.fix = Fix{r->fix, FixSafety::display_only, {}};
       return;  // once per VM is enough
     }

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vmxkit/rules/util.h"
 
-#include "vmxkit/core/text.h"
-
 #include <algorithm>
 #include <cctype>
 #include <vector>
 
+#include "vmxkit/core/text.h"
 #include "vmxkit/vmx/edit.h"
 
 namespace vmxkit::rules {

@@ -106,10 +106,12 @@ void check(const Context& ctx, Sink& sink) {
       const std::size_t open_end = line.value_begin + open->bytes.size();
       const std::size_t close_begin = line.value_end - close->bytes.size();
       if (line.quoted) {
-        d.fix = Fix{"Remove the curly quotes", FixSafety::safe,
+        d.fix = Fix{"Remove the curly quotes",
+                    FixSafety::safe,
                     {{line.value_begin, open_end, ""}, {close_begin, line.value_end, ""}}};
       } else {
-        d.fix = Fix{"Replace the curly quotes with \"", FixSafety::safe,
+        d.fix = Fix{"Replace the curly quotes with \"",
+                    FixSafety::safe,
                     {{line.value_begin, open_end, "\""}, {close_begin, line.value_end, "\""}}};
       }
     } else if (!line.quoted) {

@@ -52,8 +52,8 @@ void check(const Context& ctx, Sink& sink) {
           kVMX005, line.key_begin, line.key_end,
           fmt::format("duplicate key '{}' (keys ignore letter case): VMware refuses the file",
                       vmx::shorten(doc->key(line))));
-      d.notes.push_back({first.key_begin, first.key_end,
-                         fmt::format("first defined here as '{}'", first_key)});
+      d.notes.push_back(
+          {first.key_begin, first.key_end, fmt::format("first defined here as '{}'", first_key)});
       if (i == 1) {
         d.fix = Fix{"Keep the first and remove the other lines", FixSafety::unsafe,
                     std::move(removals)};

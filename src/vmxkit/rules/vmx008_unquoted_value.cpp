@@ -38,8 +38,7 @@ Safe: quoting does not change the value VMware reads.
 )md";
 
 bool ends_with_folded(std::string_view key, std::string_view suffix) {
-  return key.size() >= suffix.size() &&
-         iequals(key.substr(key.size() - suffix.size()), suffix);
+  return key.size() >= suffix.size() && iequals(key.substr(key.size() - suffix.size()), suffix);
 }
 
 void check(const Context& ctx, Sink& sink) {

@@ -49,7 +49,8 @@ void check(const Context& ctx, Sink& sink) {
     if (const Setting* real = ctx.config().find(*meant)) {
       d.notes.push_back({real->key_span.begin, real->key_span.end, "the real key is set here"});
     } else if (ctx.document() != nullptr) {
-      d.fix = Fix{fmt::format("Rename to '{}'", *meant), FixSafety::safe,
+      d.fix = Fix{fmt::format("Rename to '{}'", *meant),
+                  FixSafety::safe,
                   {{s.key_span.begin, s.key_span.end, *meant}}};
     }
   }

@@ -45,7 +45,8 @@ void check(const Context& ctx, Sink& sink) {
     Diagnostic& d = sink.report(kVMX011, s.key_span,
                                 fmt::format("'{}' is spelled '{}' by VMware", s.key, *canonical));
     if (ctx.document() != nullptr) {
-      d.fix = Fix{fmt::format("Write '{}'", *canonical), FixSafety::safe,
+      d.fix = Fix{fmt::format("Write '{}'", *canonical),
+                  FixSafety::safe,
                   {{s.key_span.begin, s.key_span.end, *canonical}}};
     }
   }

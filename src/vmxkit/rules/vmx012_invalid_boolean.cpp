@@ -39,9 +39,9 @@ void check(const Context& ctx, Sink& sink) {
     if (known_type(s.key) != ValueType::boolean) continue;
     if (parse_bool(s.value)) continue;
     if (s.value.starts_with("\xE2\x80")) continue;  // curly quotes: VMX004 reports them
-    sink.report(kVMX012, s.value_span,
-                fmt::format("'{}' is not a boolean for '{}': write \"TRUE\" or \"FALSE\"",
-                            s.value, s.key));
+    sink.report(
+        kVMX012, s.value_span,
+        fmt::format(R"('{}' is not a boolean for '{}': write "TRUE" or "FALSE")", s.value, s.key));
   }
 }
 

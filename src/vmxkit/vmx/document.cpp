@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "vmxkit/core/text.h"
 #include "vmxkit/vmx/document.h"
 
 #include <algorithm>
@@ -9,12 +8,12 @@
 #include <unordered_map>
 
 #include "vmxkit/core/error.h"
+#include "vmxkit/core/text.h"
 #include "vmxkit/vmx/escape.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-
 
 namespace vmxkit::vmx {
 namespace {
@@ -51,8 +50,9 @@ inline std::uint32_t find_class(const unsigned char* b, std::uint32_t i, std::ui
   const __m128i other = _mm_set1_epi8(cls == kKeyStop ? '=' : '"');
   while (i < e && i + 16 <= size) {
     const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i));
-    const __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(c, space), _mm_cmpeq_epi8(c, tab)),
-                                     _mm_or_si128(_mm_cmpeq_epi8(c, hash), _mm_cmpeq_epi8(c, other)));
+    const __m128i hit =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(c, space), _mm_cmpeq_epi8(c, tab)),
+                     _mm_or_si128(_mm_cmpeq_epi8(c, hash), _mm_cmpeq_epi8(c, other)));
     const auto mask = static_cast<unsigned>(_mm_movemask_epi8(hit));
     if (mask != 0) return std::min(e, i + static_cast<std::uint32_t>(__builtin_ctz(mask)));
     i += 16;
@@ -186,7 +186,7 @@ LineEnding LineCounts::dominant() const {
   LineEnding best = LineEnding::lf;
   std::size_t best_count = 0;
   for (const auto& [e, count] : {std::pair{LineEnding::lf, lf}, std::pair{LineEnding::crlf, crlf},
-                                std::pair{LineEnding::cr, cr}}) {
+                                 std::pair{LineEnding::cr, cr}}) {
     if (count > best_count) {
       best = e;
       best_count = count;
@@ -289,10 +289,17 @@ LineEnding Document::dominant_line_ending() const {
   LineCounts counts;
   for (const Line& line : lines_) {
     switch (line.ending) {
-      case LineEnding::lf: ++counts.lf; break;
-      case LineEnding::crlf: ++counts.crlf; break;
-      case LineEnding::cr: ++counts.cr; break;
-      case LineEnding::none: break;
+      case LineEnding::lf:
+        ++counts.lf;
+        break;
+      case LineEnding::crlf:
+        ++counts.crlf;
+        break;
+      case LineEnding::cr:
+        ++counts.cr;
+        break;
+      case LineEnding::none:
+        break;
     }
   }
   return counts.dominant();
@@ -311,8 +318,10 @@ std::string shorten(std::string_view text, std::size_t max) {
 std::string describe(Problem problem, std::string_view key) {
   const std::string k = shorten(key, kMaxQuotedKey);
   switch (problem) {
-    case Problem::missing_key: return "expected a key before '='";
-    case Problem::missing_equals: return "expected '=' after key '" + k + "'";
+    case Problem::missing_key:
+      return "expected a key before '='";
+    case Problem::missing_equals:
+      return "expected '=' after key '" + k + "'";
     case Problem::space_in_key:
       return "expected '=' after key '" + k + "'; a key cannot contain whitespace";
     case Problem::unterminated_quote:
@@ -321,7 +330,8 @@ std::string describe(Problem problem, std::string_view key) {
       return "unexpected '\"' inside an unquoted value: quote the whole value";
     case Problem::text_after_value:
       return "unexpected text after the value: expected a '#' comment or the end of the line";
-    case Problem::none: break;
+    case Problem::none:
+      break;
   }
   return "malformed line";
 }

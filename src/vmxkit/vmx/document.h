@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
+#include "vmxkit/core/source_file.h"
 #include "vmxkit/core/text.h"
 #include "vmxkit/model/vm_config.h"
-#include "vmxkit/core/source_file.h"
 
 /// The lossless `.vmx` document: every byte of the input belongs to exactly one line, and an
 /// unedited document writes back byte-identical, whatever its encoding, line endings, comments or
@@ -32,10 +32,14 @@ constexpr std::size_t length(LineEnding ending) {
 }
 constexpr std::string_view text(LineEnding ending) {
   switch (ending) {
-    case LineEnding::lf: return "\n";
-    case LineEnding::crlf: return "\r\n";
-    case LineEnding::cr: return "\r";
-    case LineEnding::none: break;
+    case LineEnding::lf:
+      return "\n";
+    case LineEnding::crlf:
+      return "\r\n";
+    case LineEnding::cr:
+      return "\r";
+    case LineEnding::none:
+      break;
   }
   return "";
 }
@@ -66,9 +70,9 @@ struct LineProblem {
 /// One line as byte offsets into the document, 32 bytes. Offsets are absolute, so a line can be
 /// turned into text edits without copying it.
 struct Line {
-  std::uint32_t begin = 0;        ///< first byte of the line
-  std::uint32_t end = 0;          ///< one past the last byte before the line ending
-  std::uint32_t key_begin = 0;    ///< entry (or malformed line that has a key): the key
+  std::uint32_t begin = 0;      ///< first byte of the line
+  std::uint32_t end = 0;        ///< one past the last byte before the line ending
+  std::uint32_t key_begin = 0;  ///< entry (or malformed line that has a key): the key
   std::uint32_t key_end = 0;
   std::uint32_t value_begin = 0;  ///< entry: the raw value, inside the quotes when quoted
   std::uint32_t value_end = 0;

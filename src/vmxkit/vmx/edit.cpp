@@ -109,10 +109,17 @@ class KeyScan {
     ++lines_;
     if (lines_ == 1) first_begin_ = line.begin;
     switch (line.ending) {
-      case LineEnding::lf: ++counts_.lf; break;
-      case LineEnding::crlf: ++counts_.crlf; break;
-      case LineEnding::cr: ++counts_.cr; break;
-      case LineEnding::none: break;
+      case LineEnding::lf:
+        ++counts_.lf;
+        break;
+      case LineEnding::crlf:
+        ++counts_.crlf;
+        break;
+      case LineEnding::cr:
+        ++counts_.cr;
+        break;
+      case LineEnding::none:
+        break;
     }
     if (line.is_entry()) {
       const std::string_view k = bytes_.substr(line.key_begin, line.key_end - line.key_begin);
@@ -169,7 +176,6 @@ class KeyScan {
   bool has_best_ = false;
   std::size_t best_len_ = 0;
   std::vector<TextEdit> removals_;
-
 };
 
 }  // namespace

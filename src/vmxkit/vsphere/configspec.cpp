@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "vmxkit/core/text.h"
 #include "vmxkit/vsphere/configspec.h"
 
 #include <charconv>
@@ -8,10 +7,11 @@
 #include <set>
 
 #include "vmxkit/core/error.h"
-#include "vmxkit/vsphere/ids.h"
-#include "vmxkit/vsphere/text_checks.h"
+#include "vmxkit/core/text.h"
 #include "vmxkit/vmx/document.h"
 #include "vmxkit/vmx/escape.h"
+#include "vmxkit/vsphere/ids.h"
+#include "vmxkit/vsphere/text_checks.h"
 
 namespace vmxkit::vsphere {
 namespace {
@@ -91,9 +91,10 @@ std::vector<AllowedDevice> parse_allowed(const Origin& path, const Setting& s) {
     if (item.empty()) continue;
     const std::size_t colon = item.find(':');
     const auto vendor = parse_vmx_pci_id(item.substr(0, colon));
-    const auto device = colon == std::string_view::npos ? std::nullopt
-                                                        : parse_vmx_pci_id(item.substr(colon + 1));
-    if (!vendor || !device) bad_setting(path, s, "expected vendor:device pairs such as 0x10de:0x20f1");
+    const auto device =
+        colon == std::string_view::npos ? std::nullopt : parse_vmx_pci_id(item.substr(colon + 1));
+    if (!vendor || !device)
+      bad_setting(path, s, "expected vendor:device pairs such as 0x10de:0x20f1");
     AllowedDevice a;
     a.vendor_id = *vendor;
     a.device_id = *device;
@@ -137,7 +138,8 @@ VmConfig to_vm_config(const ConfigSpec& spec) {
     cfg.add(p + "present", "TRUE", dc.device_span, dc.device_span);
     if (dc.type == DeviceType::sriov_ethernet) {
       const std::string pf = dc.physical_function ? vmx_id_or_raw(dc.physical_function->id) : "";
-      const SourceSpan pf_span = dc.physical_function ? dc.physical_function->id_span : dc.device_span;
+      const SourceSpan pf_span =
+          dc.physical_function ? dc.physical_function->id_span : dc.device_span;
       cfg.add(p + "id", pf, pf_span, pf_span);
       cfg.add(p + "pfId", pf, pf_span, pf_span);
       cfg.add(p + "deviceId", "0", dc.device_span, dc.device_span);
@@ -150,14 +152,16 @@ VmConfig to_vm_config(const ConfigSpec& spec) {
         cfg.add(p + "id", vmx_id_or_raw(b.id), b.id_span, b.id_span);
         cfg.add(p + "deviceId", vmx_device_id(b.device_id), b.device_id_span, b.device_id_span);
         cfg.add(p + "vendorId", format_vmx_pci_id(static_cast<std::uint16_t>(b.vendor_id & 0xffff)),
-            b.vendor_id_span, b.vendor_id_span);
+                b.vendor_id_span, b.vendor_id_span);
         cfg.add(p + "systemId", b.system_id, b.system_id_span, b.system_id_span);
         break;
       }
-      case BackingType::vmiop: cfg.add(p + "vgpu", dc.vgpu, dc.vgpu_span, dc.vgpu_span); break;
+      case BackingType::vmiop:
+        cfg.add(p + "vgpu", dc.vgpu, dc.vgpu_span, dc.vgpu_span);
+        break;
       case BackingType::dynamic:
         cfg.add(p + "allowedDevices", format_allowed(dc.allowed_devices), dc.allowed_span,
-            dc.allowed_span);
+                dc.allowed_span);
         if (!dc.custom_label.empty()) {
           cfg.add(p + "customLabel", dc.custom_label, dc.backing_span, dc.backing_span);
         }
@@ -169,7 +173,8 @@ VmConfig to_vm_config(const ConfigSpec& spec) {
         cfg.add(p + "dvs.switchId", dc.switch_uuid, dc.backing_span, dc.backing_span);
         cfg.add(p + "dvs.portgroupId", dc.portgroup_key, dc.backing_span, dc.backing_span);
         break;
-      case BackingType::none: break;
+      case BackingType::none:
+        break;
     }
   }
   if (spec.memory_reservation_mb) {
@@ -183,25 +188,44 @@ VmConfig to_vm_config(const ConfigSpec& spec) {
   if (spec.firmware) cfg.add("firmware", *spec.firmware, spec.firmware_span, spec.firmware_span);
   if (spec.memory_reservation_locked_to_max) {
     cfg.add("sched.mem.pin", *spec.memory_reservation_locked_to_max ? "TRUE" : "FALSE",
-        spec.locked_span, spec.locked_span);
+            spec.locked_span, spec.locked_span);
   }
   return cfg;
 }
 
 bool owned_by_vsphere(std::string_view key) {
-  static constexpr std::string_view kExact[] = {
-      "displayName", "guestOS", "numvcpus", "cpuid.coresPerSocket", "virtualHW.version",
-      "config.version", "nvram", "extendedConfigFile", "sched.mem.min",
-      "sched.mem.minSize", "sched.mem.shares", "vc.uuid", "uuid.bios", "uuid.location",
-      "uuid.action", "memoryHotAdd", "mem.hotadd", "vcpu.hotadd", "vmci0.id", "vm.genid",
-      "vm.genidX", "migrate.hostLog", "checkpoint.vmState", "tools.syncTime", "instanceUuid"};
+  static constexpr std::string_view kExact[] = {"displayName",
+                                                "guestOS",
+                                                "numvcpus",
+                                                "cpuid.coresPerSocket",
+                                                "virtualHW.version",
+                                                "config.version",
+                                                "nvram",
+                                                "extendedConfigFile",
+                                                "sched.mem.min",
+                                                "sched.mem.minSize",
+                                                "sched.mem.shares",
+                                                "vc.uuid",
+                                                "uuid.bios",
+                                                "uuid.location",
+                                                "uuid.action",
+                                                "memoryHotAdd",
+                                                "mem.hotadd",
+                                                "vcpu.hotadd",
+                                                "vmci0.id",
+                                                "vm.genid",
+                                                "vm.genidX",
+                                                "migrate.hostLog",
+                                                "checkpoint.vmState",
+                                                "tools.syncTime",
+                                                "instanceUuid"};
   for (const std::string_view k : kExact) {
     if (iequals(key, k)) return true;
   }
   // Virtual devices: a family name, then a unit number, then ':' or '.'.
   static constexpr std::string_view kDevices[] = {
-      "scsi", "sata", "ide", "nvme", "ethernet", "pciBridge", "usb", "usb_xhci", "ehci",
-      "sound", "serial", "parallel", "floppy", "svga", "vmci", "hpet"};
+      "scsi", "sata",  "ide",    "nvme",     "ethernet", "pciBridge", "usb",  "usb_xhci",
+      "ehci", "sound", "serial", "parallel", "floppy",   "svga",      "vmci", "hpet"};
   for (const std::string_view family : kDevices) {
     if (key.size() <= family.size() || !iequals(key.substr(0, family.size()), family)) {
       continue;
@@ -269,7 +293,8 @@ ConfigSpec build_spec(const VmConfig& config, const Origin& path) {
                                      "networkName", "dvs.switchId", "dvs.portgroupId"});
         break;
       }
-      case PassthroughKind::unknown: break;
+      case PassthroughKind::unknown:
+        break;
     }
     for (const std::size_t i : d.settings) {
       const auto f = split_passthrough_key(config.settings[i].key);

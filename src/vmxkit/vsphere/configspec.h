@@ -26,10 +26,10 @@ struct OptionValue {
 
 /// `VirtualPCIPassthroughDeviceBackingInfo` (also an SR-IOV card's physical function backing).
 struct DeviceBacking {
-  std::string device_name;  ///< required by the schema; usually empty
-  std::string id;           ///< hex BDF `0000:3b:00.0`
-  std::string device_id;    ///< hex without `0x`: `20b5`
-  std::string system_id;    ///< host UUID, or `BYPASS`
+  std::string device_name;     ///< required by the schema; usually empty
+  std::string id;              ///< hex BDF `0000:3b:00.0`
+  std::string device_id;       ///< hex without `0x`: `20b5`
+  std::string system_id;       ///< host UUID, or `BYPASS`
   std::int32_t vendor_id = 0;  ///< `xsd:short`: 0x8086 is -32634 (readers keep what they find)
   SourceSpan whole, id_span, device_id_span, system_id_span, vendor_id_span;
 };
@@ -51,11 +51,11 @@ enum class DeviceType {
 
 enum class BackingType {
   none,
-  device,    ///< `VirtualPCIPassthroughDeviceBackingInfo` (DirectPath I/O)
-  vmiop,     ///< `VirtualPCIPassthroughVmiopBackingInfo` (NVIDIA vGPU)
-  dynamic,   ///< `VirtualPCIPassthroughDynamicBackingInfo` (Dynamic DirectPath)
-  network,   ///< `VirtualEthernetCardNetworkBackingInfo` (SR-IOV card's port group)
-  dvport,    ///< `VirtualEthernetCardDistributedVirtualPortBackingInfo`
+  device,   ///< `VirtualPCIPassthroughDeviceBackingInfo` (DirectPath I/O)
+  vmiop,    ///< `VirtualPCIPassthroughVmiopBackingInfo` (NVIDIA vGPU)
+  dynamic,  ///< `VirtualPCIPassthroughDynamicBackingInfo` (Dynamic DirectPath)
+  network,  ///< `VirtualEthernetCardNetworkBackingInfo` (SR-IOV card's port group)
+  dvport,   ///< `VirtualEthernetCardDistributedVirtualPortBackingInfo`
 };
 
 /// `VirtualDeviceConfigSpec` with a passthrough device.
@@ -64,13 +64,13 @@ struct DeviceChange {
   DeviceType type = DeviceType::pci_passthrough;
   std::int32_t key = 0;  ///< negative for a device being added
   BackingType backing_type = BackingType::none;
-  DeviceBacking device;  ///< backing_type == device
-  std::string vgpu;      ///< backing_type == vmiop
+  DeviceBacking device;                        ///< backing_type == device
+  std::string vgpu;                            ///< backing_type == vmiop
   std::vector<AllowedDevice> allowed_devices;  ///< backing_type == dynamic
   std::string custom_label;                    ///< backing_type == dynamic
-  std::string network_name;  ///< backing_type == network: the port group's name
-  std::string switch_uuid;   ///< backing_type == dvport
-  std::string portgroup_key; ///< backing_type == dvport
+  std::string network_name;                    ///< backing_type == network: the port group's name
+  std::string switch_uuid;                     ///< backing_type == dvport
+  std::string portgroup_key;                   ///< backing_type == dvport
   std::optional<DeviceBacking> physical_function;  ///< sriov_ethernet: sriovBacking
   SourceSpan whole, operation_span, device_span, backing_span, vgpu_span, allowed_span;
 };

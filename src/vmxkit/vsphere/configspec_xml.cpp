@@ -2,7 +2,6 @@
 #include "vmxkit/vsphere/configspec_xml.h"
 
 #include <optional>
-
 #include <pugixml.hpp>
 
 #include "vmxkit/vsphere/ids.h"
@@ -28,9 +27,8 @@ class Reader {
       out.envelope = true;
       const pugi::xml_node body = child(root, "Body");
       if (!body) pos_.fail(root, "SOAP envelope without a Body");
-      const pugi::xml_node op = body.find_child([](pugi::xml_node n) {
-        return n.type() == pugi::node_element;
-      });
+      const pugi::xml_node op =
+          body.find_child([](pugi::xml_node n) { return n.type() == pugi::node_element; });
       if (!op) pos_.fail(body, "empty SOAP Body: expected ReconfigVM_Task");
       if (local_name(op.name()) != "ReconfigVM_Task") {
         pos_.fail(op, "expected ReconfigVM_Task in the SOAP Body, found " +
@@ -203,8 +201,8 @@ class Reader {
     } else if (type.empty()) {
       pos_.fail(node, "<backing> needs an xsi:type");
     } else {
-      pos_.fail(node, "unsupported backing type " + std::string(type) +
-                          " for a passthrough device");
+      pos_.fail(node,
+                "unsupported backing type " + std::string(type) + " for a passthrough device");
     }
   }
 
@@ -238,8 +236,9 @@ class Reader {
 
   pugi::xml_node required(pugi::xml_node node, std::string_view name) {
     const pugi::xml_node c = child(node, name);
-    if (!c) pos_.fail(node, "<" + std::string(local_name(node.name())) + "> without <" +
-                                std::string(name) + ">");
+    if (!c)
+      pos_.fail(node, "<" + std::string(local_name(node.name())) + "> without <" +
+                          std::string(name) + ">");
     return c;
   }
 
@@ -313,7 +312,8 @@ class Writer {
     if (!dc.operation.empty()) leaf(indent + 1, "operation", dc.operation);
     const int d = indent + 1;
     open(d, "device",
-         dc.type == DeviceType::sriov_ethernet ? "VirtualSriovEthernetCard" : "VirtualPCIPassthrough");
+         dc.type == DeviceType::sriov_ethernet ? "VirtualSriovEthernetCard"
+                                               : "VirtualPCIPassthrough");
     leaf(d + 1, "key", std::to_string(dc.key));
     backing(dc, d + 1);
     if (dc.type == DeviceType::sriov_ethernet && dc.physical_function) {
@@ -329,7 +329,8 @@ class Writer {
 
   void backing(const DeviceChange& dc, int indent) {
     switch (dc.backing_type) {
-      case BackingType::none: return;
+      case BackingType::none:
+        return;
       case BackingType::device:
         open(indent, "backing", "VirtualPCIPassthroughDeviceBackingInfo");
         device_backing_fields(dc.device, indent + 1);

@@ -30,7 +30,8 @@ std::optional<std::string> api_id_from_vmx(std::string_view vmx_id) {
   // A 4-digit segment is the API's hex form (seen in hand-written files); 5 digits, or no
   // segment, is the decimal form ESXi writes.
   const std::size_t first_colon = vmx_id.find(':');
-  const bool hex_form = first_colon == 4 && vmx_id.find(':', first_colon + 1) != std::string_view::npos;
+  const bool hex_form =
+      first_colon == 4 && vmx_id.find(':', first_colon + 1) != std::string_view::npos;
   const auto b = hex_form ? parse_bdf(vmx_id) : parse_vmx_bdf(vmx_id);
   if (!b) return std::nullopt;
   return b->to_string();
@@ -48,7 +49,8 @@ std::optional<std::uint16_t> parse_vmx_pci_id(std::string_view text) {
 }
 
 std::optional<std::uint16_t> parse_api_hex_id(std::string_view text) {
-  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) text.remove_prefix(2);
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+    text.remove_prefix(2);
   const auto v = parse_field(text, 16, 4);
   if (!v) return std::nullopt;
   return static_cast<std::uint16_t>(*v);

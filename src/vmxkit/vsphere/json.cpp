@@ -253,14 +253,30 @@ class Parser {
       if (pos_ >= s_.size()) fail(open, "unterminated string");
       const char e = s_[pos_++];
       switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
         case 'u': {
           unsigned cp = hex4();
           if (cp >= 0xD800 && cp <= 0xDBFF && s_.substr(pos_, 2) == "\\u") {
@@ -274,7 +290,8 @@ class Parser {
           utf8(cp, out);
           break;
         }
-        default: fail(pos_ - 2, std::string("unknown escape \\") + e);
+        default:
+          fail(pos_ - 2, std::string("unknown escape \\") + e);
       }
     }
   }
@@ -295,13 +312,27 @@ void write_string(std::string_view s, std::string& out) {
   out += '"';
   for (const char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char buf[8];
@@ -325,10 +356,18 @@ void write_value(const Value& v, int indent, std::string& out) {
     out.append(static_cast<std::size_t>(level) * 2, ' ');
   };
   switch (v.type) {
-    case Value::Type::null: out += "null"; break;
-    case Value::Type::boolean: out += v.boolean ? "true" : "false"; break;
-    case Value::Type::number: out += v.text; break;
-    case Value::Type::string: write_string(v.text, out); break;
+    case Value::Type::null:
+      out += "null";
+      break;
+    case Value::Type::boolean:
+      out += v.boolean ? "true" : "false";
+      break;
+    case Value::Type::number:
+      out += v.text;
+      break;
+    case Value::Type::string:
+      write_string(v.text, out);
+      break;
     case Value::Type::array:
       if (v.items.empty()) {
         out += "[]";
@@ -415,12 +454,18 @@ Value& Value::add(std::string key, Value value) {
 
 std::string describe(const Value& v) {
   switch (v.type) {
-    case Value::Type::null: return "null";
-    case Value::Type::boolean: return v.boolean ? "true" : "false";
-    case Value::Type::number: return "the number " + v.text;
-    case Value::Type::string: return "a string";
-    case Value::Type::array: return "an array";
-    case Value::Type::object: return "an object";
+    case Value::Type::null:
+      return "null";
+    case Value::Type::boolean:
+      return v.boolean ? "true" : "false";
+    case Value::Type::number:
+      return "the number " + v.text;
+    case Value::Type::string:
+      return "a string";
+    case Value::Type::array:
+      return "an array";
+    case Value::Type::object:
+      return "an object";
   }
   return "a value";
 }

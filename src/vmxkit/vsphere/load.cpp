@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vmxkit/vsphere/load.h"
 
+#include "vmxkit/vmx/document.h"
 #include "vmxkit/vsphere/configspec.h"
 #include "vmxkit/vsphere/configspec_xml.h"
 #include "vmxkit/vsphere/ovf.h"
 #include "vmxkit/vsphere/schema.h"
 #include "vmxkit/vsphere/text_checks.h"
 #include "vmxkit/vsphere/vi_json.h"
-#include "vmxkit/vmx/document.h"
 
 namespace vmxkit::vsphere {
 namespace {
@@ -69,11 +69,16 @@ bool is_json_scalar(std::string_view b) {
 
 std::string_view to_string(Format format) {
   switch (format) {
-    case Format::vmx: return "vmx";
-    case Format::configspec_xml: return "configspec-xml";
-    case Format::soap: return "soap";
-    case Format::vi_json: return "vi-json";
-    case Format::ovf: return "ovf";
+    case Format::vmx:
+      return "vmx";
+    case Format::configspec_xml:
+      return "configspec-xml";
+    case Format::soap:
+      return "soap";
+    case Format::vi_json:
+      return "vi-json";
+    case Format::ovf:
+      return "ovf";
   }
   return "vmx";
 }

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vmxkit/vsphere/ovf.h"
 
-#include <set>
-
 #include <pugixml.hpp>
+#include <set>
 
 #include "vmxkit/vsphere/ids.h"
 #include "vmxkit/vsphere/xml_support.h"
@@ -51,7 +50,6 @@ class Reader {
     }
   }
 
-
   // A `vmw:Config` or `vmw:ExtraConfig` element's key and value.
   struct KeyValue {
     std::string key;
@@ -78,9 +76,8 @@ class Reader {
     if (v.substr(0, kFilePrefix.size()) != kFilePrefix) return;
     const std::string id(v.substr(kFilePrefix.size()));
     if (files_.count(id) == 0) {
-      pos_.fail_at(kv.value_span.begin,
-                   kv.key + " refers to " + kv.value + ", but References declares no File '" +
-                       id + "'");
+      pos_.fail_at(kv.value_span.begin, kv.key + " refers to " + kv.value +
+                                            ", but References declares no File '" + id + "'");
     }
     (void)n;
   }
@@ -108,7 +105,7 @@ class Reader {
             cfg.add("firmware", kv.value, kv.whole, kv.value_span);
           } else if (kv.key == "memoryReservationLockedToMax") {
             cfg.add("sched.mem.pin", kv.value == "true" ? "TRUE" : "FALSE", kv.whole,
-                kv.value_span);
+                    kv.value_span);
           }
         }
       }
@@ -140,8 +137,8 @@ class Reader {
         const auto v = parse_long(kv.value);
         const bool ok = v && *v >= -32768 && *v <= 65535;
         cfg.add(p + "vendorId",
-            ok ? format_vmx_pci_id(static_cast<std::uint16_t>(*v & 0xffff)) : kv.value, kv.whole,
-            kv.value_span);
+                ok ? format_vmx_pci_id(static_cast<std::uint16_t>(*v & 0xffff)) : kv.value,
+                kv.whole, kv.value_span);
       } else if (kv.key == "backing.systemId") {
         cfg.add(p + "systemId", kv.value, kv.whole, kv.value_span);
       } else if (kv.key == "backing.vgpu") {

@@ -21,8 +21,8 @@ using Type = json::Value::Type;
 
 // The primitive boxes VI/JSON puts in anyType fields, and the JSON type each one holds.
 const std::set<std::string, std::less<>> kStringBoxes = {"string", "dateTime", "binary"};
-const std::set<std::string, std::less<>> kNumberBoxes = {"byte", "short", "int", "long",
-                                                          "float", "double"};
+const std::set<std::string, std::less<>> kNumberBoxes = {"byte", "short", "int",
+                                                         "long", "float", "double"};
 
 // A name as messages show it: as it is when it is a plain identifier, else quoted and escaped.
 std::string shown(std::string_view name) {
@@ -111,8 +111,8 @@ class Reader {
     read_text(*spec, "firmware", s.firmware, s.firmware_span);
     if (const Value* locked = member(*spec, "memoryReservationLockedToMax")) {
       if (!locked->is(Type::boolean)) {
-        fail(*locked, "memoryReservationLockedToMax must be true or false, not " +
-                          json::describe(*locked));
+        fail(*locked,
+             "memoryReservationLockedToMax must be true or false, not " + json::describe(*locked));
       }
       s.memory_reservation_locked_to_max = locked->boolean;
       s.locked_span = locked->span;
@@ -164,12 +164,14 @@ class Reader {
   }
 
   const std::vector<Value>& array(const Value& v, std::string_view what) const {
-    if (!v.is(Type::array)) fail(v, std::string(what) + " must be an array, not " + json::describe(v));
+    if (!v.is(Type::array))
+      fail(v, std::string(what) + " must be an array, not " + json::describe(v));
     return v.items;
   }
 
   std::string text(const Value& v, std::string_view what) const {
-    if (!v.is(Type::string)) fail(v, std::string(what) + " must be a string, not " + json::describe(v));
+    if (!v.is(Type::string))
+      fail(v, std::string(what) + " must be a string, not " + json::describe(v));
     return v.text;
   }
 
@@ -231,9 +233,10 @@ class Reader {
       return o;
     }
     if (!value->is(Type::object)) {
-      fail(*value, "OptionValue value must be a boxed value such as "
-                   "{\"_typeName\": \"string\", \"_value\": \"TRUE\"}, not " +
-                       json::describe(*value));
+      fail(*value,
+           "OptionValue value must be a boxed value such as "
+           "{\"_typeName\": \"string\", \"_value\": \"TRUE\"}, not " +
+               json::describe(*value));
     }
     const Value* t = value->find("_typeName");
     const Value* inner = value->find("_value");
@@ -251,20 +254,20 @@ class Reader {
     o.value_span = inner->span;
     if (kStringBoxes.count(type) != 0) {
       if (!inner->is(Type::string)) {
-        fail(*inner, "_value of a boxed " + type + " must be a JSON string, not " +
-                         json::describe(*inner));
+        fail(*inner,
+             "_value of a boxed " + type + " must be a JSON string, not " + json::describe(*inner));
       }
       o.value = inner->text;
     } else if (type == "boolean") {
       if (!inner->is(Type::boolean)) {
-        fail(*inner, "_value of a boxed boolean must be true or false, not " +
-                         json::describe(*inner));
+        fail(*inner,
+             "_value of a boxed boolean must be true or false, not " + json::describe(*inner));
       }
       o.value = inner->boolean ? "true" : "false";
     } else if (kNumberBoxes.count(type) != 0) {
       if (!inner->is(Type::number)) {
-        fail(*inner, "_value of a boxed " + type + " must be a JSON number, not " +
-                         json::describe(*inner));
+        fail(*inner,
+             "_value of a boxed " + type + " must be a JSON number, not " + json::describe(*inner));
       }
       o.value = inner->text;
     } else {
@@ -276,7 +279,8 @@ class Reader {
   }
 
   std::optional<DeviceChange> read_device_change(const Value& v) {
-    if (!v.is(Type::object)) fail(v, "deviceChange entries must be VirtualDeviceConfigSpec objects");
+    if (!v.is(Type::object))
+      fail(v, "deviceChange entries must be VirtualDeviceConfigSpec objects");
     std::string type = "VirtualDeviceConfigSpec";
     if (const Value* t = v.find("_typeName")) {
       type = text(*t, "_typeName");
@@ -420,8 +424,10 @@ class Reader {
     if (const Value* v = member(b, "vendorId")) {
       const auto n = v->is(Type::number) ? parse_long(v->text) : std::nullopt;
       if (!n || *n < -32768 || *n > 65535) {
-        fail(*v, "vendorId must be a PCI vendor id as a short number (0x10de is 4318, 0x8086 is "
-                 "-32634), not " + json::describe(*v));
+        fail(*v,
+             "vendorId must be a PCI vendor id as a short number (0x10de is 4318, 0x8086 is "
+             "-32634), not " +
+                 json::describe(*v));
       }
       out.vendor_id = static_cast<std::int32_t>(*n);
       out.vendor_id_span = v->span;
@@ -463,13 +469,16 @@ Value device_backing(const DeviceBacking& b) {
 Value device_change(const DeviceChange& dc) {
   Value v = typed("VirtualDeviceConfigSpec");
   if (!dc.operation.empty()) v.add("operation", Value::string(dc.operation));
-  Value& device = v.add("device", typed(dc.type == DeviceType::sriov_ethernet
-                                            ? "VirtualSriovEthernetCard"
-                                            : "VirtualPCIPassthrough"));
+  Value& device =
+      v.add("device", typed(dc.type == DeviceType::sriov_ethernet ? "VirtualSriovEthernetCard"
+                                                                  : "VirtualPCIPassthrough"));
   device.add("key", Value::number(std::to_string(dc.key)));
   switch (dc.backing_type) {
-    case BackingType::none: break;
-    case BackingType::device: device.add("backing", device_backing(dc.device)); break;
+    case BackingType::none:
+      break;
+    case BackingType::device:
+      device.add("backing", device_backing(dc.device));
+      break;
     case BackingType::vmiop: {
       Value& b = device.add("backing", typed("VirtualPCIPassthroughVmiopBackingInfo"));
       b.add("vgpu", Value::string(dc.vgpu));
@@ -483,8 +492,10 @@ Value device_change(const DeviceChange& dc) {
         Value item = typed("VirtualPCIPassthroughAllowedDevice");
         item.add("vendorId", Value::number(std::to_string(a.vendor_id)));
         item.add("deviceId", Value::number(std::to_string(a.device_id)));
-        if (a.sub_vendor_id) item.add("subVendorId", Value::number(std::to_string(*a.sub_vendor_id)));
-        if (a.sub_device_id) item.add("subDeviceId", Value::number(std::to_string(*a.sub_device_id)));
+        if (a.sub_vendor_id)
+          item.add("subVendorId", Value::number(std::to_string(*a.sub_vendor_id)));
+        if (a.sub_device_id)
+          item.add("subDeviceId", Value::number(std::to_string(*a.sub_device_id)));
         if (a.revision_id) item.add("revisionId", Value::number(std::to_string(*a.revision_id)));
         list.items.push_back(std::move(item));
       }
@@ -497,7 +508,8 @@ Value device_change(const DeviceChange& dc) {
       break;
     }
     case BackingType::dvport: {
-      Value& b = device.add("backing", typed("VirtualEthernetCardDistributedVirtualPortBackingInfo"));
+      Value& b =
+          device.add("backing", typed("VirtualEthernetCardDistributedVirtualPortBackingInfo"));
       Value& port = b.add("port", typed("DistributedVirtualSwitchPortConnection"));
       port.add("switchUuid", Value::string(dc.switch_uuid));
       port.add("portgroupKey", Value::string(dc.portgroup_key));

@@ -155,8 +155,8 @@ void load(const SourceFile& source, pugi::xml_document& doc) {
   const std::string_view bytes = source.bytes();
   const Positions pos(source);
   if (bytes.size() > kMaxDocumentBytes) {
-    throw Error(source.path(), "document is larger than " +
-                                   std::to_string(kMaxDocumentBytes >> 20) + " MiB");
+    throw Error(source.path(),
+                "document is larger than " + std::to_string(kMaxDocumentBytes >> 20) + " MiB");
   }
   refuse_wide_encoding(source);
   if (const std::size_t d = find_doctype(bytes); d != std::string_view::npos) {
@@ -309,7 +309,11 @@ void check_text(std::string_view text) {
       throw Error("value " + quote_for_message(text) + " holds the control byte " + hex +
                   ", which XML 1.0 cannot carry");
     }
-    std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    std::size_t len = c < 0x80           ? 1
+                      : (c >> 5) == 0x6  ? 2
+                      : (c >> 4) == 0xE  ? 3
+                      : (c >> 3) == 0x1E ? 4
+                                         : 0;
     bool ok = len != 0 && i + len <= text.size();
     std::uint32_t cp = len == 1 ? c : len == 2 ? c & 0x1Fu : len == 3 ? c & 0x0Fu : c & 0x07u;
     for (std::size_t k = 1; ok && k < len; ++k) {
@@ -339,15 +343,32 @@ void escape_append(std::string_view text, std::string& out) {
   check_text(text);
   for (const char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      case '\r': out += "&#13;"; break;
-      case '\t': out += "&#9;"; break;
-      case '\n': out += "&#10;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      case '\r':
+        out += "&#13;";
+        break;
+      case '\t':
+        out += "&#9;";
+        break;
+      case '\n':
+        out += "&#10;";
+        break;
+      default:
+        out += c;
     }
   }
 }

@@ -2,10 +2,9 @@
 #pragma once
 
 #include <cstddef>
+#include <pugixml.hpp>
 #include <string>
 #include <string_view>
-
-#include <pugixml.hpp>
 
 #include "vmxkit/core/source_file.h"
 #include "vmxkit/model/vm_config.h"

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 
 #include <catch2/catch.hpp>
-
 #include <cstdlib>
 #include <filesystem>
 #include <optional>

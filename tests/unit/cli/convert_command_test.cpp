@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // vmxkit convert through the command line, in-process.
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 
 #include "support/support.h"
@@ -92,7 +91,8 @@ TEST_CASE("convert warns about schema problems and still converts", "[cli][conve
   const auto r = run_cli({"convert", "-", "--to", "vmx"}, xml);
   CHECK(r.code == 0);
   CHECK(r.out == "memsize = \"8\"\nfirmware = \"efi\"\n");
-  CHECK(r.err.find("<stdin>:3:3: warning: not valid in vmxkit's vim25 subset") != std::string::npos);
+  CHECK(r.err.find("<stdin>:3:3: warning: not valid in vmxkit's vim25 subset") !=
+        std::string::npos);
 }
 
 TEST_CASE("convert picks one VirtualSystem of a multi-VM OVF", "[cli][convert][corpus]") {

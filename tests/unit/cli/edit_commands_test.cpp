@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 
 #include "support/support.h"
@@ -45,8 +44,8 @@ TEST_CASE("get reads stdin for '-'", "[cli][get]") {
 TEST_CASE("set writes the edited file to stdout and leaves the file alone", "[cli][set]") {
   vmxkit::test::TempDir dir;
   write_bytes(dir / "vm.vmx", kVm);
-  const auto r = run_cli({"set", (dir / "vm.vmx").string(), "memsize=131072",
-                          "pciPassthru.allowP2P=TRUE"});
+  const auto r =
+      run_cli({"set", (dir / "vm.vmx").string(), "memsize=131072", "pciPassthru.allowP2P=TRUE"});
   CHECK(r.code == 0);
   CHECK(r.out ==
         ".encoding = \"UTF-8\"\r\n"

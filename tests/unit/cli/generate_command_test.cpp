@@ -32,9 +32,11 @@ TEST_CASE("generate writes a .vmx that lint accepts with the same host", "[cli][
 
 TEST_CASE("generate renders the same plan as ConfigSpec XML, VI/JSON, govc and PowerCLI",
           "[cli][generate]") {
-  const std::vector<std::string> base = {"generate", "--host", example_host(), "--gpu",
-                                         "0000:18:00.0", "--nic", "auto", "--system-id",
-                                         "65a1b2c3-d4e5-f607-1829-3a4b5c6d7e8f", "--format"};
+  const std::vector<std::string> base = {
+      "generate", "--host",       example_host(),
+      "--gpu",    "0000:18:00.0", "--nic",
+      "auto",     "--system-id",  "65a1b2c3-d4e5-f607-1829-3a4b5c6d7e8f",
+      "--format"};
   auto with = [&](std::vector<std::string> extra) {
     std::vector<std::string> args = base;
     args.insert(args.end(), extra.begin(), extra.end());
@@ -59,7 +61,8 @@ TEST_CASE("generate renders the same plan as ConfigSpec XML, VI/JSON, govc and P
 TEST_CASE("generate --base merges into an existing .vmx and keeps the rest", "[cli][generate]") {
   vmxkit::test::TempDir dir;
   const std::string original =
-      ".encoding = \"UTF-8\"\r\n# my comment\r\ndisplayName = \"train-01\"\r\nmemSize = \"131072\"\r\n"
+      ".encoding = \"UTF-8\"\r\n# my comment\r\ndisplayName = \"train-01\"\r\nmemSize = "
+      "\"131072\"\r\n"
       "firmware = \"efi\"\r\n";
   write_bytes(dir / "vm.vmx", original);
   const auto r = run_cli({"generate", "--host", example_host(), "--gpu", "0000:18:00.0", "--nic",
@@ -75,8 +78,8 @@ TEST_CASE("generate --base merges into an existing .vmx and keeps the rest", "[c
 }
 
 TEST_CASE("generate refuses what cannot work with exit 2 and a reason", "[cli][generate]") {
-  auto r = run_cli({"generate", "--host", example_host(), "--gpu", "0000:18:00.0", "--nic",
-                    "0000:9e:00.0"});
+  auto r = run_cli(
+      {"generate", "--host", example_host(), "--gpu", "0000:18:00.0", "--nic", "0000:9e:00.0"});
   CHECK(r.code == 2);
   CHECK(r.err.find("SYS") != std::string::npos);
   r = run_cli({"generate", "--gpu", "auto"});

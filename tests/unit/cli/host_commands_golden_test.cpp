@@ -4,10 +4,9 @@
 // output are the relative ones a user would type. VMXKIT_UPDATE_SNAPSHOTS=1 rewrites the goldens
 // (read the diff before committing it).
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
-
 #include <cstdlib>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>

@@ -3,7 +3,6 @@
 // had: bytes that are not UTF-8 come out as U+FFFD.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 #include "support/support.h"

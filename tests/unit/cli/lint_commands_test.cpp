@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // lint / fix / rules / rule through the command line, in-process.
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
-
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 
 #include "support/support.h"
 

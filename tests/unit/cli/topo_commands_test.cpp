@@ -11,7 +11,8 @@ using vmxkit::test::write_bytes;
 namespace {
 
 std::string example() {
-  return vmxkit::test::source_path("examples/hosts/synthetic-2s-4sw-8gpu-8nic.lspci-vvv.txt").string();
+  return vmxkit::test::source_path("examples/hosts/synthetic-2s-4sw-8gpu-8nic.lspci-vvv.txt")
+      .string();
 }
 
 }  // namespace
@@ -64,12 +65,14 @@ TEST_CASE("topo --format json gives the same as data", "[cli][topo]") {
   CHECK(j["warnings"].empty());
 }
 
-TEST_CASE("topo reads stdin, warns about devices it cannot place, and exits 2 on bad input", "[cli][topo]") {
+TEST_CASE("topo reads stdin, warns about devices it cannot place, and exits 2 on bad input",
+          "[cli][topo]") {
   auto r = run_cli({"topo", "-"}, "c1:00.0 3D controller: NVIDIA Corporation GH100 [H100 PCIe]\n");
   CHECK(r.code == 0);
   CHECK(r.err.find("vmxkit: warning: <stdin>:1: cannot place 0000:c1:00.0") != std::string::npos);
   vmxkit::test::TempDir dir;
-  write_bytes(dir / "bad.txt", "3b:00.0 Ethernet controller: X\n\tRegion 0: Memory at zz (64-bit)\n");
+  write_bytes(dir / "bad.txt",
+              "3b:00.0 Ethernet controller: X\n\tRegion 0: Memory at zz (64-bit)\n");
   r = run_cli({"topo", (dir / "bad.txt").string()});
   CHECK(r.code == 2);
   CHECK(r.err.find("bad.txt:2:22: expected a hex address") != std::string::npos);
@@ -98,12 +101,14 @@ TEST_CASE("host-check prints findings with fixes and exits 1", "[cli][host-check
   write_bytes(dir / "grub", "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet\"\n");
   auto r = run_cli({"host-check", example(), "--cmdline", (dir / "grub").string()});
   CHECK(r.code == 1);
-  CHECK(r.out.find("error: the kernel command line does not turn the IOMMU on (intel_iommu=on) [iommu-off]") !=
+  CHECK(r.out.find("error: the kernel command line does not turn the IOMMU on (intel_iommu=on) "
+                   "[iommu-off]") != std::string::npos);
+  CHECK(r.out.find("  fix: add intel_iommu=on iommu=pt to GRUB_CMDLINE_LINUX_DEFAULT") !=
         std::string::npos);
-  CHECK(r.out.find("  fix: add intel_iommu=on iommu=pt to GRUB_CMDLINE_LINUX_DEFAULT") != std::string::npos);
   CHECK(r.out.find("0000:19:00.0: warning: SR-IOV: no VFs created") != std::string::npos);
   write_bytes(dir / "cmdline", "BOOT_IMAGE=/vmlinuz intel_iommu=on iommu=pt\n");
-  r = run_cli({"host-check", example(), "--cmdline", (dir / "cmdline").string(), "--format", "json"});
+  r = run_cli(
+      {"host-check", example(), "--cmdline", (dir / "cmdline").string(), "--format", "json"});
   CHECK(r.code == 1);  // the VFs are still not created
   CHECK(r.out.find("\"id\": \"sriov-no-vfs\"") != std::string::npos);
   CHECK(r.out.find("iommu") == std::string::npos);

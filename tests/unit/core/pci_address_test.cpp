@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <catch2/catch.hpp>
-
 #include "vmxkit/core/pci_address.h"
+
+#include <catch2/catch.hpp>
 
 using vmxkit::Bdf;
 using vmxkit::parse_bdf;

@@ -8,8 +8,7 @@
 using vmxkit::TextEdit;
 
 TEST_CASE("apply_edits applies edits in offset order and keeps insertion order", "[core][edit]") {
-  const std::vector<TextEdit> edits = {{6, 11, "there"}, {0, 0, "<"}, {11, 11, "!"},
-                                       {0, 0, ">"}};
+  const std::vector<TextEdit> edits = {{6, 11, "there"}, {0, 0, "<"}, {11, 11, "!"}, {0, 0, ">"}};
   CHECK(vmxkit::apply_edits("hello world", edits) == "<>hello there!");
 }
 

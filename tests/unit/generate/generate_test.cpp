@@ -1,19 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <catch2/catch.hpp>
-
 #include <cctype>
 #include <map>
 
 #include "support/support.h"
 #include "unit/pci/pci_test_util.h"
-#include "vmxkit/core/text.h"
 #include "vmxkit/core/error.h"
+#include "vmxkit/core/text.h"
 #include "vmxkit/generate/plan.h"
 #include "vmxkit/generate/render.h"
+#include "vmxkit/model/vm_config.h"
 #include "vmxkit/pci/topology.h"
 #include "vmxkit/rules/engine.h"
 #include "vmxkit/vmx/document.h"
-#include "vmxkit/model/vm_config.h"
 
 using namespace vmxkit;
 
@@ -135,9 +134,10 @@ TEST_CASE("on an ESXi host, auto takes devices ready for the use and says what e
       std::string::npos);
 }
 
-TEST_CASE("generate picks, for each GPU of a corpus capture, a NIC of the best class "
-          "nvidia-smi shows",
-          "[gen][corpus]") {
+TEST_CASE(
+    "generate picks, for each GPU of a corpus capture, a NIC of the best class "
+    "nvidia-smi shows",
+    "[gen][corpus]") {
   for (const auto& path : test::corpus_captures()) {
     INFO(path.filename().string());
     const test::CorpusCapture capture = test::load_corpus_capture(path);
@@ -190,8 +190,7 @@ TEST_CASE("generate prefers a distinct NIC per GPU and the N best-connected GPUs
   for (const generate::Choice& g : four.gpus) CHECK(host.at(*g.host_index).numa_node == 0);
 }
 
-TEST_CASE("generate refuses pairs across sockets, through the CPU, or without GPUDirect",
-          "[gen]") {
+TEST_CASE("generate refuses pairs across sockets, through the CPU, or without GPUDirect", "[gen]") {
   const pci::Host host = pci::load_host(
       {test::source_path("examples/hosts/synthetic-2s-4sw-8gpu-8nic.lspci-vvv.txt").string()});
   generate::Request r;
@@ -200,11 +199,13 @@ TEST_CASE("generate refuses pairs across sockets, through the CPU, or without GP
   CHECK_THROWS_WITH(generate::make_plan(r, &host, host.catalog()),
                     Catch::Contains("SYS") && Catch::Contains("cannot do peer-to-peer"));
   r.nics = {"0000:3b:00.0"};  // same socket, other host bridge
-  CHECK_THROWS_WITH(generate::make_plan(r, &host, host.catalog()), Catch::Contains("--allow-degraded"));
+  CHECK_THROWS_WITH(generate::make_plan(r, &host, host.catalog()),
+                    Catch::Contains("--allow-degraded"));
   r.allow_degraded = true;
   CHECK(generate::make_plan(r, &host, host.catalog()).pairs.size() == 1);
   r.nics = {"0000:77:00.0"};
-  CHECK_THROWS_WITH(generate::make_plan(r, &host, host.catalog()), Catch::Contains("no such device"));
+  CHECK_THROWS_WITH(generate::make_plan(r, &host, host.catalog()),
+                    Catch::Contains("no such device"));
   r.nics = {"0000:18:00.0"};
   CHECK_THROWS_WITH(generate::make_plan(r, &host, host.catalog()),
                     Catch::Contains("not an RDMA-capable NIC"));
@@ -223,7 +224,8 @@ TEST_CASE("generate without a host writes placeholders that lint reports", "[gen
   r.gpus = {"h100-pcie"};
   r.nics = {"cx7"};
   const generate::Plan plan = generate::make_plan(r, nullptr, pci::Catalog::builtin());
-  const std::string text = generate::render_template(generate::load_template("gpudirect-rdma"), plan);
+  const std::string text =
+      generate::render_template(generate::load_template("gpudirect-rdma"), plan);
   CHECK(text.find("<fill in: host address of the H100 PCIe") != std::string::npos);
   const auto result = rules::lint("generated.vmx", text, {});
   std::size_t placeholders = 0;
@@ -234,8 +236,7 @@ TEST_CASE("generate without a host writes placeholders that lint reports", "[gen
   CHECK(result.diagnostics.size() == placeholders);
 }
 
-TEST_CASE("merging into every corpus file keeps all other lines byte-identical",
-          "[gen][corpus]") {
+TEST_CASE("merging into every corpus file keeps all other lines byte-identical", "[gen][corpus]") {
   generate::Request r;
   r.gpus = {"h100-pcie"};
   r.nics = {"cx7"};
@@ -265,10 +266,10 @@ TEST_CASE("merging into every corpus file keeps all other lines byte-identical",
     std::size_t next = 0;
     const auto merged_lines = merged.lines();
     for (const vmx::Line& line : base.lines()) {
-      const bool plan_key = line.is_entry() &&
-                            std::any_of(set_keys.begin(), set_keys.end(), [&](const std::string& k) {
-                              return iequals(k, base.key(line));
-                            });
+      const bool plan_key = line.is_entry() && std::any_of(set_keys.begin(), set_keys.end(),
+                                                           [&](const std::string& k) {
+                                                             return iequals(k, base.key(line));
+                                                           });
       if (plan_key) continue;
       const std::string_view want = base.bytes().substr(line.begin, line.next() - line.begin);
       bool found = false;
@@ -276,8 +277,8 @@ TEST_CASE("merging into every corpus file keeps all other lines byte-identical",
         const vmx::Line& m = merged_lines[next++];
         std::string_view got = merged.bytes().substr(m.begin, m.next() - m.begin);
         // The last line gains a line ending when keys are added after it.
-        if (got == want || (line.ending == vmx::LineEnding::none &&
-                            got.substr(0, want.size()) == want)) {
+        if (got == want ||
+            (line.ending == vmx::LineEnding::none && got.substr(0, want.size()) == want)) {
           found = true;
           break;
         }
@@ -287,7 +288,8 @@ TEST_CASE("merging into every corpus file keeps all other lines byte-identical",
     for (const std::string& k : set_keys) CHECK(merged.find(k) != nullptr);
     std::size_t present_before = 0, present_after = 0;
     for (const auto& d : vmx::to_vm_config(base).passthrough_devices()) present_before += d.present;
-    for (const auto& d : vmx::to_vm_config(merged).passthrough_devices()) present_after += d.present;
+    for (const auto& d : vmx::to_vm_config(merged).passthrough_devices())
+      present_after += d.present;
     CHECK(present_after == present_before + 2);
   }
 }

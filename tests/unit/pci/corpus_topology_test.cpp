@@ -7,7 +7,8 @@
 #include "unit/pci/pci_test_util.h"
 #include "vmxkit/pci/topology.h"
 
-TEST_CASE("topo prints the nvidia-smi matrix of every corpus capture, cell for cell", "[pci][corpus]") {
+TEST_CASE("topo prints the nvidia-smi matrix of every corpus capture, cell for cell",
+          "[pci][corpus]") {
   const auto captures = vmxkit::test::corpus_captures();
   REQUIRE(!captures.empty());
   for (const auto& path : captures) {

@@ -2,12 +2,12 @@
 // Hosts with more GPUs and NICs than the full matrix is printed for: each GPU's nearest peers
 // (checked against classifying every pair), path_class() against classify(), the time a
 // 2,000-GPU host takes, and what topo prints for one.
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
 #include <set>
@@ -44,8 +44,8 @@ class RandomHost {
         // -1: none known; every third host has nodes only on a few devices, every third on all.
         const int numa = numa_mode_ == 0 ? pick(3) - 1 : numa_mode_ == 1 ? -1 : pick(2);
         if (root == 0x80) {
-          out_ += fmt::format("{:04x}:80:00.0 Host bridge [0600]: Intel Corporation Device [8086:09a2]\n",
-                              dom);
+          out_ += fmt::format(
+              "{:04x}:80:00.0 Host bridge [0600]: Intel Corporation Device [8086:09a2]\n", dom);
           if (numa >= 0) out_ += fmt::format("\tNUMA node: {}\n", numa);
           out_ += '\n';
         }
@@ -64,10 +64,11 @@ class RandomHost {
     const int functions = pick(3) == 0 ? 1 + pick(3) : 1;
     for (int fn = 0; fn < functions; ++fn) {
       out_ += fmt::format("{:04x}:{:02x}:{:02x}.{} ", dom, bus, dev, fn);
-      out_ += pick(2) == 0
-                  ? "3D controller [0302]: NVIDIA Corporation GH100 [H100 PCIe] [10de:2331]\n"
-                  : "Infiniband controller [0207]: Mellanox Technologies MT2910 Family [ConnectX-7] "
-                    "[15b3:1021]\n";
+      out_ +=
+          pick(2) == 0
+              ? "3D controller [0302]: NVIDIA Corporation GH100 [H100 PCIe] [10de:2331]\n"
+              : "Infiniband controller [0207]: Mellanox Technologies MT2910 Family [ConnectX-7] "
+                "[15b3:1021]\n";
       // A device's own node may differ from its root bus's.
       const int own = pick(numa_mode_ == 1 ? 40 : 6) == 0 ? pick(2) : numa;
       if (own >= 0) out_ += fmt::format("\tNUMA node: {}\n", own);
@@ -95,9 +96,10 @@ class RandomHost {
           out_ += fmt::format("\tCapabilities: [68] Express (v2) {}, IntMsgNum 0\n", type);
         }
         if (pick(4) == 0) {
-          out_ += "\tCapabilities: [f24 v1] Access Control Services\n"
-                  "\t\tACSCtl:\tSrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ "
-                  "EgressCtrl- DirectTrans-\n";
+          out_ +=
+              "\tCapabilities: [f24 v1] Access Control Services\n"
+              "\t\tACSCtl:\tSrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ "
+              "EgressCtrl- DirectTrans-\n";
         }
         out_ += '\n';
       } else {
@@ -118,7 +120,8 @@ std::vector<std::pair<PathClass, std::size_t>> brute_force_nearest(
     std::size_t k) {
   std::vector<std::pair<PathClass, std::size_t>> all;
   for (std::size_t p = 0; p < candidates.size(); ++p) {
-    if (candidates[p] != device) all.emplace_back(vmxkit::pci::path_class(host, device, candidates[p]), p);
+    if (candidates[p] != device)
+      all.emplace_back(vmxkit::pci::path_class(host, device, candidates[p]), p);
   }
   std::sort(all.begin(), all.end());
   if (all.size() > k) all.resize(k);
@@ -150,9 +153,9 @@ TEST_CASE("path_class gives classify's class for every pair of the corpus and ra
       for (std::size_t b = 0; b < n; ++b) {
         const PathClass fast = vmxkit::pci::path_class(host, a, b);
         if (fast != vmxkit::pci::classify(host, a, b).cls) {
-          FAIL_CHECK(host.describe(a) << " <-> " << host.describe(b) << ": path_class "
-                                      << to_string(fast) << ", classify "
-                                      << to_string(vmxkit::pci::classify(host, a, b).cls));
+          FAIL_CHECK(host.describe(a)
+                     << " <-> " << host.describe(b) << ": path_class " << to_string(fast)
+                     << ", classify " << to_string(vmxkit::pci::classify(host, a, b).cls));
         }
         ++pairs;
       }
@@ -161,8 +164,9 @@ TEST_CASE("path_class gives classify's class for every pair of the corpus and ra
   CHECK(pairs > 10000);
 }
 
-TEST_CASE("a large host lists each GPU's nearest NICs and GPU peers, as classifying every pair would",
-          "[pci][topology][scale]") {
+TEST_CASE(
+    "a large host lists each GPU's nearest NICs and GPU peers, as classifying every pair would",
+    "[pci][topology][scale]") {
   unsigned large = 0;
   std::set<PathClass> seen;
   for (unsigned seed = 1; large < 30 && seed < 2000; ++seed) {
@@ -203,7 +207,8 @@ TEST_CASE("a large host lists each GPU's nearest NICs and GPU peers, as classify
         if (!best || key < *best) best = key;
         seen.insert(p.cls);
       }
-      CHECK(t.best_nic[i] == (best ? std::optional<std::size_t>(std::get<3>(*best)) : std::nullopt));
+      CHECK(t.best_nic[i] ==
+            (best ? std::optional<std::size_t>(std::get<3>(*best)) : std::nullopt));
     }
     // Forced, the same host gets the full matrix and every pair.
     vmxkit::pci::AnalysisOptions full;
@@ -227,9 +232,10 @@ TEST_CASE("the listing orders NODE, SYS, then unknown when few NUMA nodes are kn
   // 73 GPUs, each on the root bus of its own domain; NUMA nodes known for the first three only.
   std::string text;
   for (unsigned dom = 0; dom < 73; ++dom) {
-    text += fmt::format("{:04x}:00:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 PCIe] "
-                        "[10de:2331]\n",
-                        dom);
+    text += fmt::format(
+        "{:04x}:00:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 PCIe] "
+        "[10de:2331]\n",
+        dom);
     if (dom < 3) text += fmt::format("\tNUMA node: {}\n", dom == 2 ? 1 : 0);
     text += '\n';
   }
@@ -238,17 +244,17 @@ TEST_CASE("the listing orders NODE, SYS, then unknown when few NUMA nodes are kn
   REQUIRE(t.listed);
   using P = std::pair<PathClass, std::size_t>;
   CHECK(listed(t.nearest[0].gpus) == std::vector<P>{{PathClass::node, 1},
-                                                     {PathClass::sys, 2},
-                                                     {PathClass::unknown, 3},
-                                                     {PathClass::unknown, 4}});
+                                                    {PathClass::sys, 2},
+                                                    {PathClass::unknown, 3},
+                                                    {PathClass::unknown, 4}});
   CHECK(listed(t.nearest[2].gpus) == std::vector<P>{{PathClass::sys, 0},
-                                                     {PathClass::sys, 1},
-                                                     {PathClass::unknown, 3},
-                                                     {PathClass::unknown, 4}});
+                                                    {PathClass::sys, 1},
+                                                    {PathClass::unknown, 3},
+                                                    {PathClass::unknown, 4}});
   CHECK(listed(t.nearest[3].gpus) == std::vector<P>{{PathClass::unknown, 0},
-                                                     {PathClass::unknown, 1},
-                                                     {PathClass::unknown, 2},
-                                                     {PathClass::unknown, 4}});
+                                                    {PathClass::unknown, 1},
+                                                    {PathClass::unknown, 2},
+                                                    {PathClass::unknown, 4}});
   for (std::size_t i = 0; i < t.gpus.size(); ++i) {
     CHECK(listed(t.nearest[i].gpus) ==
           brute_force_nearest(host, t.gpus[i], t.gpus, vmxkit::pci::kNearestPeers));
@@ -262,7 +268,8 @@ TEST_CASE("a 2,000-GPU host loads and is analysed within seconds, also under san
   const auto host = host_from({{"farm.txt", text}});
   const auto t = analyze(host, {});
   const std::string printed = vmxkit::pci::render_topology_text(host, t);
-  const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const auto seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   CHECK(host.devices().size() == 4000);
   CHECK(t.gpus.size() == 2000);
   REQUIRE(t.listed);

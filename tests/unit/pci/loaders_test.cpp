@@ -20,7 +20,8 @@ namespace {
 
 // pciutils >= 3.11 (IntMsgNum, SR-IOV "IntMsgNum"), -nn -D, tabs.
 const std::string kNew =
-    "0000:3a:00.0 PCI bridge [0604]: Broadcom / LSI PEX890xx PCIe Gen 5 Switch [1000:c030] (rev b0)\n"
+    "0000:3a:00.0 PCI bridge [0604]: Broadcom / LSI PEX890xx PCIe Gen 5 Switch [1000:c030] (rev "
+    "b0)\n"
     "\tBus: primary=39, secondary=3a, subordinate=3c, sec-latency=0\n"
     "\tPrefetchable memory behind bridge: 0000220000000000-00002260ffffffff [size=260G] [64-bit]\n"
     "\tCapabilities: [68] Express (v2) Downstream Port (Slot+), IntMsgNum 0\n"
@@ -29,7 +30,8 @@ const std::string kNew =
     "\t\tACSCap:\tSrcValid+ TransBlk+ ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl+ DirectTrans+\n"
     "\t\tACSCtl:\tSrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-\n"
     "\n"
-    "0000:3b:00.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]\n"
+    "0000:3b:00.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family [ConnectX-7] "
+    "[15b3:1021]\n"
     "\tSubsystem: Mellanox Technologies Device 0040 [15b3:0040]\n"
     "\tPhysical Slot: 3\n"
     "\tNUMA node: 1\n"
@@ -52,7 +54,8 @@ const std::string kNew =
     "\tKernel driver in use: mlx5_core\n"
     "\tKernel modules: mlx5_core\n"
     "\n"
-    "0000:3b:00.1 Infiniband controller [0207]: Mellanox Technologies ConnectX Family mlx5Gen Virtual Function [15b3:101e]\n"
+    "0000:3b:00.1 Infiniband controller [0207]: Mellanox Technologies ConnectX Family mlx5Gen "
+    "Virtual Function [15b3:101e]\n"
     "\tRegion 0: Memory at 23002000000 (64-bit, prefetchable) [virtual] [size=2M]\n"
     "\tKernel driver in use: mlx5_core\n";
 
@@ -63,7 +66,8 @@ const std::string kOld =
     "        Flags: bus master, fast devsel, latency 0, IRQ 16, NUMA node 0\n"
     "        Region 0: Memory at 38bffe000000 (64-bit, prefetchable) [size=32M]\n"
     "        Capabilities: [60] Express (v2) Endpoint, MSI 00\n"
-    "                LnkSta: Speed 16GT/s, Width x16, TrErr- Train- SlotClk+ DLActive- BWMgmt- ABWMgmt-\n"
+    "                LnkSta: Speed 16GT/s, Width x16, TrErr- Train- SlotClk+ DLActive- BWMgmt- "
+    "ABWMgmt-\n"
     "        Capabilities: [180 v1] Single Root I/O Virtualization (SR-IOV)\n"
     "                IOVCap: Migration-, Interrupt Message Number: 000\n"
     "                IOVCtl: Enable- Migration- Interrupt- MSE- ARIHierarchy+\n"
@@ -126,7 +130,8 @@ TEST_CASE("lspci -vvv loader reads pciutils 3.11+ output with -nn and -D", "[pci
   CHECK(dsp->acs->ctl_text() == "SrcValid+ ReqRedir+ CmpltRedir+ UpstreamFwd+");
 }
 
-TEST_CASE("lspci -vvv loader reads pciutils 3.5-3.7 output with spaces and -v Flags", "[pci][lspci]") {
+TEST_CASE("lspci -vvv loader reads pciutils 3.5-3.7 output with spaces and -v Flags",
+          "[pci][lspci]") {
   const auto host = host_from({{"old.txt", kOld}});
   const auto* nic = host.find(Bdf{0, 0x3b, 0, 0});
   REQUIRE(nic != nullptr);
@@ -161,28 +166,39 @@ TEST_CASE("lspci -vvv loader reads -n output and every BAR form", "[pci][lspci]"
   CHECK(host.warnings()[0].to_string().rfind("n.txt:1: cannot place 0000:c1:00.0", 0) == 0);
 }
 
-TEST_CASE("lspci -vvv loader errors name file:line:col for bad and truncated input", "[pci][lspci]") {
-  CHECK_THROWS_WITH(host_from({{"a.txt", "3b:00.0 Ethernet controller: X\n\tRegion 0: Memory at zz (64-bit)\n"}}),
-                    "a.txt:2:22: expected a hex address, found 'zz'");
+TEST_CASE("lspci -vvv loader errors name file:line:col for bad and truncated input",
+          "[pci][lspci]") {
+  CHECK_THROWS_WITH(
+      host_from({{"a.txt", "3b:00.0 Ethernet controller: X\n\tRegion 0: Memory at zz (64-bit)\n"}}),
+      "a.txt:2:22: expected a hex address, found 'zz'");
   CHECK_THROWS_WITH(host_from({{"b.txt", "3b:00.0 Ethernet controller: X\nhello world\n"}}),
                     Catch::StartsWith("b.txt:2:1: expected a device line"));
   CHECK_THROWS_WITH(host_from({{"c.txt", "3b:00.0 Ethernet contr"}}),
                     Catch::StartsWith("c.txt:1:9: expected '<class>: <device name>'"));
-  CHECK_THROWS_WITH(host_from({{"d.txt", "0000:00:01.0 PCI bridge: X\n\tBus: primary=00, secondary=0"}}),
-                    Catch::StartsWith("d.txt:2:2: expected 'Bus: primary=XX"));
+  CHECK_THROWS_WITH(
+      host_from({{"d.txt", "0000:00:01.0 PCI bridge: X\n\tBus: primary=00, secondary=0"}}),
+      Catch::StartsWith("d.txt:2:2: expected 'Bus: primary=XX"));
   CHECK_THROWS_WITH(host_from({{"e.txt", "this is not lspci\n"}}),
                     Catch::StartsWith("e.txt:1:1: unknown host input"));
   CHECK_THROWS_WITH(host_from({{"f.txt", "\n\n"}}), "f.txt: empty host input");
+  CHECK_THROWS_WITH(
+      host_from({{"g.txt",
+                  "3b:00.0 3D controller: X\n\tRegion 1: Memory at 0 (64-bit, prefetchable) "
+                  "[size=8192T]\n"}}),
+      "g.txt:2:47: size '8192T' is above 4096T (2^52 bytes): not a BAR's");
 }
 
 TEST_CASE("lspci -tv loader builds the tree, with -nn ids and pasted without the leading space",
           "[pci][lspci][tree]") {
   const std::string tree =
       "-+-[0000:00]-+-00.0  Intel Corporation Device 09a2 [8086:09a2]\n"
-      " |           \\-01.0-[01-03]----00.0-[02-03]--+-00.0-[03]----00.0  NVIDIA Corporation GH100 [H100 PCIe] [10de:2331]\n"
+      " |           \\-01.0-[01-03]----00.0-[02-03]--+-00.0-[03]----00.0  NVIDIA Corporation GH100 "
+      "[H100 PCIe] [10de:2331]\n"
       " |                                           \\-01.0-[04]--\n"
-      " \\-[0000:80]---02.0-[81]--+-00.0  Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]\n"
-      "                          \\-00.1  Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]\n";
+      " \\-[0000:80]---02.0-[81]--+-00.0  Mellanox Technologies MT2910 Family [ConnectX-7] "
+      "[15b3:1021]\n"
+      "                          \\-00.1  Mellanox Technologies MT2910 Family [ConnectX-7] "
+      "[15b3:1021]\n";
   const auto host = host_from({{"t.txt", tree}});
   REQUIRE(host.roots().size() == 2);
   const auto* gpu = host.find(Bdf{0, 3, 0, 0});
@@ -215,7 +231,8 @@ TEST_CASE("lspci -tv loader builds the tree, with -nn ids and pasted without the
                     Catch::StartsWith("bad2.txt:2:6: this branch does not continue"));
 }
 
-TEST_CASE("a -tv tree merges with -vvv -s blocks, bus ranges cross-check the tree", "[pci][lspci][merge]") {
+TEST_CASE("a -tv tree merges with -vvv -s blocks, bus ranges cross-check the tree",
+          "[pci][lspci][merge]") {
   const std::string tree =
       "-[0000:00]-+-00.0  Intel Corporation Device 09a2\n"
       "           \\-01.0-[01]----00.0  NVIDIA Corporation GH100 [H100 PCIe]\n";
@@ -262,8 +279,9 @@ TEST_CASE("a device twice in one capture is an error at its second block, in two
       "   Address: 0000:3b:00.0\n"
       "   Vendor ID: 0x10de\n"
       "   Device ID: 0x2331\n";
-  CHECK_THROWS_WITH(host_from({{"esx.txt", block + "0000:3c:00.0\n   Vendor ID: 0x15b3\n" + block}}),
-                    "esx.txt:7:1: 0000:3b:00.0 appears twice in this file (first at line 1)");
+  CHECK_THROWS_WITH(
+      host_from({{"esx.txt", block + "0000:3c:00.0\n   Vendor ID: 0x15b3\n" + block}}),
+      "esx.txt:7:1: 0000:3b:00.0 appears twice in this file (first at line 1)");
   CHECK(host_from({{"esx1.txt", block}, {"esx2.txt", block}}).devices().size() == 1);
 }
 
@@ -402,7 +420,8 @@ TEST_CASE("sysfs loader reads a /sys/bus/pci/devices layout", "[pci][sysfs]") {
       "0x0000022000000000 0x0000023fffffffff 0x000000000014220c\n"
       "0x0000000000000000 0x0000000000000000 0x0000000000000000\n");
   fs::create_directory_symlink("../../../devices/pci0000:00/0000:00:01.0", devs / "0000:00:01.0");
-  fs::create_directory_symlink("../../../devices/pci0000:00/0000:00:01.0/0000:01:00.0", devs / "0000:01:00.0");
+  fs::create_directory_symlink("../../../devices/pci0000:00/0000:00:01.0/0000:01:00.0",
+                               devs / "0000:01:00.0");
   fs::create_directory_symlink("../../../../drivers/nvidia", gpu / "driver");
   const auto host = vmxkit::pci::load_host({devs.string()});
   const auto* g = host.find(Bdf{0, 1, 0, 0});
@@ -430,8 +449,8 @@ TEST_CASE("esxcli hardware pci list loader reads the corpus captures of real ESX
     CHECK_FALSE(host.devices().empty());
   }
   // The X540 port the VMkernel owns and the SAS HBA set for passthrough (see its .source.txt).
-  const auto host = vmxkit::pci::load_host(
-      {vmxkit::test::corpus_dir("topology").string() + "/esxi-host-pci-list-x540-lsi2308-passthru.txt"});
+  const auto host = vmxkit::pci::load_host({vmxkit::test::corpus_dir("topology").string() +
+                                            "/esxi-host-pci-list-x540-lsi2308-passthru.txt"});
   const auto* nic = host.find(Bdf{0, 2, 0, 1});
   const auto* hba = host.find(Bdf{0, 4, 0, 0});
   REQUIRE(nic != nullptr);

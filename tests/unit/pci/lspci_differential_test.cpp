@@ -2,11 +2,11 @@
 // Differential check against real pciutils: config-space dumps (`lspci -xxxx` format) of
 // synthetic topologies are read back by the installed `lspci -F DUMP -vvv` and `-tv`, and what
 // vmxkit parses from that output must equal the topology the dump was built from.
-#include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <array>
+#include <catch2/catch.hpp>
 #include <cstdio>
-#include <fmt/format.h>
 #include <map>
 
 #include "support/support.h"
@@ -29,12 +29,20 @@ struct Config {
   std::size_t last_ext = 0;
 
   void w8(std::size_t o, unsigned v) { b[o] = static_cast<std::uint8_t>(v); }
-  void w16(std::size_t o, unsigned v) { w8(o, v & 0xff); w8(o + 1, v >> 8); }
-  void w32(std::size_t o, std::uint32_t v) { w16(o, v & 0xffff); w16(o + 2, v >> 16); }
+  void w16(std::size_t o, unsigned v) {
+    w8(o, v & 0xff);
+    w8(o + 1, v >> 8);
+  }
+  void w32(std::size_t o, std::uint32_t v) {
+    w16(o, v & 0xffff);
+    w16(o + 2, v >> 16);
+  }
   // Appends an extended capability of `size` bytes; returns its offset.
   std::size_t ext(unsigned id, std::size_t size) {
     const std::size_t at = next_ext;
-    if (last_ext != 0) w32(last_ext, (b[last_ext] | b[last_ext + 1] << 8 | 1u << 16) | static_cast<std::uint32_t>(at << 20));
+    if (last_ext != 0)
+      w32(last_ext,
+          (b[last_ext] | b[last_ext + 1] << 8 | 1u << 16) | static_cast<std::uint32_t>(at << 20));
     w32(at, id | 1u << 16);
     last_ext = at;
     next_ext += (size + 15) / 16 * 16;
@@ -60,7 +68,8 @@ Config make(Bdf bdf, unsigned vendor, unsigned device, unsigned cls, unsigned ty
   return c;
 }
 
-Config bridge(Bdf bdf, unsigned type, unsigned sec, unsigned sub, std::optional<unsigned> acs_ctl = {}) {
+Config bridge(Bdf bdf, unsigned type, unsigned sec, unsigned sub,
+              std::optional<unsigned> acs_ctl = {}) {
   Config c = make(bdf, 0x1000, 0xc030, 0x0604, type);
   c.w8(0x0e, 0x01);
   c.w8(0x18, bdf.bus);
@@ -76,8 +85,8 @@ Config bridge(Bdf bdf, unsigned type, unsigned sec, unsigned sub, std::optional<
 
 Config gpu(Bdf bdf) {
   Config c = make(bdf, 0x10de, 0x2331, 0x0302, 0);
-  c.w32(0x10, 0x9c000000);                 // BAR0 32-bit
-  c.w32(0x14, 0x0000000c);                 // BAR1 64-bit prefetchable
+  c.w32(0x10, 0x9c000000);  // BAR0 32-bit
+  c.w32(0x14, 0x0000000c);  // BAR1 64-bit prefetchable
   c.w32(0x18, 0x00000220);
   c.w16(0x2c, 0x10de);
   c.w16(0x2e, 0x1626);
@@ -121,7 +130,8 @@ std::string run(const std::string& command) {
   FILE* p = ::popen((command + " 2>/dev/null").c_str(), "r");
   REQUIRE(p != nullptr);
   std::array<char, 4096> buf{};
-  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), p)) > 0;) out.append(buf.data(), n);
+  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), p)) > 0;)
+    out.append(buf.data(), n);
   REQUIRE(::pclose(p) == 0);
   return out;
 }
@@ -210,11 +220,13 @@ TEST_CASE("lspci -F output of synthetic config-space dumps parses back to the sa
   // GPU0 <-> NIC0 under one switch, with ACS redirect on the GPU's downstream port; NIC1 on the
   // other host bridge (no NUMA facts in a dump: unknown, not guessed).
   for (const auto* host : {&from_vvv, &merged}) {
-    const auto v = vmxkit::pci::judge_pair(*host, *host->index_of(Bdf{0, 3, 0, 0}), *host->index_of(Bdf{0, 4, 0, 0}), {});
+    const auto v = vmxkit::pci::judge_pair(*host, *host->index_of(Bdf{0, 3, 0, 0}),
+                                           *host->index_of(Bdf{0, 4, 0, 0}), {});
     CHECK(v.path.cls == PathClass::pix);
     REQUIRE(v.path.acs_redirect.size() == 1);
     CHECK(host->at(v.path.acs_redirect[0]).bdf == Bdf{0, 2, 0, 0});
-    const auto w = vmxkit::pci::judge_pair(*host, *host->index_of(Bdf{0, 3, 0, 0}), *host->index_of(Bdf{0, 0x81, 0, 0}), {});
+    const auto w = vmxkit::pci::judge_pair(*host, *host->index_of(Bdf{0, 3, 0, 0}),
+                                           *host->index_of(Bdf{0, 0x81, 0, 0}), {});
     CHECK(w.path.cls == PathClass::unknown);
   }
   // Tree-only input (no ids, names from the installed pci.ids) still finds the GPU and NICs.

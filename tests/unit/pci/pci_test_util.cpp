@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "unit/pci/pci_test_util.h"
 
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <sstream>
 
 #include "support/support.h"
@@ -38,8 +38,8 @@ Cells matrix_cells(const std::string& text) {
       continue;
     }
     if (w.empty()) break;
-    std::vector<std::string> row(w.begin() + 1,
-                                 w.begin() + static_cast<long>(std::min(w.size(), cells.labels.size() + 1)));
+    std::vector<std::string> row(
+        w.begin() + 1, w.begin() + static_cast<long>(std::min(w.size(), cells.labels.size() + 1)));
     cells.rows.push_back(row);
   }
   return cells;
@@ -48,36 +48,48 @@ Cells matrix_cells(const std::string& text) {
 std::string scale_host_text(unsigned devices) {
   std::string out;
   out.reserve(std::size_t{devices} * 200);
-  auto bridge = [&](unsigned dom, unsigned bus, unsigned dev, unsigned sec, unsigned sub, const char* type,
-                    int numa) {
-    out += fmt::format("{:04x}:{:02x}:{:02x}.0 PCI bridge [0604]: Broadcom / LSI PEX890xx PCIe Gen 5 Switch [1000:c030]\n"
-                       "\tBus: primary={:02x}, secondary={:02x}, subordinate={:02x}, sec-latency=0\n"
-                       "\tNUMA node: {}\n\tCapabilities: [68] Express (v2) {}, IntMsgNum 0\n\n",
-                       dom, bus, dev, bus, sec, sub, numa, type);
+  auto bridge = [&](unsigned dom, unsigned bus, unsigned dev, unsigned sec, unsigned sub,
+                    const char* type, int numa) {
+    out += fmt::format(
+        "{:04x}:{:02x}:{:02x}.0 PCI bridge [0604]: Broadcom / LSI PEX890xx PCIe Gen 5 Switch "
+        "[1000:c030]\n"
+        "\tBus: primary={:02x}, secondary={:02x}, subordinate={:02x}, sec-latency=0\n"
+        "\tNUMA node: {}\n\tCapabilities: [68] Express (v2) {}, IntMsgNum 0\n\n",
+        dom, bus, dev, bus, sec, sub, numa, type);
   };
   for (unsigned dom = 0; dom < devices / 256; ++dom) {
     const int numa = static_cast<int>(dom / 8);
-    out += fmt::format("{:04x}:00:00.0 Host bridge [0600]: Intel Corporation Device [8086:09a2]\n\tNUMA node: {}\n\n",
-                       dom, numa);
+    out += fmt::format(
+        "{:04x}:00:00.0 Host bridge [0600]: Intel Corporation Device [8086:09a2]\n\tNUMA node: "
+        "{}\n\n",
+        dom, numa);
     bridge(dom, 0, 1, 1, 0x22, "Root Port (Slot+)", numa);
     bridge(dom, 1, 0, 2, 0x22, "Upstream Port", numa);
-    for (unsigned k = 0; k < 32; ++k) bridge(dom, 2, k, 3 + k, 3 + k, "Downstream Port (Slot+)", numa);
+    for (unsigned k = 0; k < 32; ++k)
+      bridge(dom, 2, k, 3 + k, 3 + k, "Downstream Port (Slot+)", numa);
     for (unsigned k = 0; k < 32; ++k) {
       const unsigned count = k < 29 ? 7 : 6;
       for (unsigned dev = 0; dev < count; ++dev) {
         const unsigned bus = 3 + k;
         if (dev == 0 && k < 4) {
-          out += fmt::format("{:04x}:{:02x}:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 PCIe] [10de:2331]\n"
-                             "\tNUMA node: {}\n\tRegion 1: Memory at {:x} (64-bit, prefetchable) [size=128G]\n\n",
-                             dom, bus, numa, (std::uint64_t{dom} << 42) | (std::uint64_t{k} << 37));
+          out += fmt::format(
+              "{:04x}:{:02x}:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 PCIe] "
+              "[10de:2331]\n"
+              "\tNUMA node: {}\n\tRegion 1: Memory at {:x} (64-bit, prefetchable) [size=128G]\n\n",
+              dom, bus, numa, (std::uint64_t{dom} << 42) | (std::uint64_t{k} << 37));
         } else if (dev == 0 && k < 8) {
-          out += fmt::format("{:04x}:{:02x}:00.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]\n"
-                             "\tNUMA node: {}\n\tRegion 0: Memory at {:x} (64-bit, prefetchable) [size=32M]\n\n",
-                             dom, bus, numa, (std::uint64_t{dom} << 42) | (std::uint64_t{k} << 37));
+          out += fmt::format(
+              "{:04x}:{:02x}:00.0 Infiniband controller [0207]: Mellanox Technologies MT2910 "
+              "Family [ConnectX-7] [15b3:1021]\n"
+              "\tNUMA node: {}\n\tRegion 0: Memory at {:x} (64-bit, prefetchable) [size=32M]\n\n",
+              dom, bus, numa, (std::uint64_t{dom} << 42) | (std::uint64_t{k} << 37));
         } else {
-          out += fmt::format("{:04x}:{:02x}:{:02x}.0 Non-Volatile memory controller [0108]: Samsung Electronics Co Ltd NVMe SSD Controller [144d:a80a]\n"
-                             "\tNUMA node: {}\n\tRegion 0: Memory at {:x} (64-bit, non-prefetchable) [size=16K]\n\n",
-                             dom, bus, dev, numa, 0x9c000000U + (k << 16) + (dev << 12));
+          out += fmt::format(
+              "{:04x}:{:02x}:{:02x}.0 Non-Volatile memory controller [0108]: Samsung Electronics "
+              "Co Ltd NVMe SSD Controller [144d:a80a]\n"
+              "\tNUMA node: {}\n\tRegion 0: Memory at {:x} (64-bit, non-prefetchable) "
+              "[size=16K]\n\n",
+              dom, bus, dev, numa, 0x9c000000U + (k << 16) + (dev << 12));
         }
       }
     }
@@ -98,7 +110,8 @@ std::string gpu_farm_text(unsigned gpus) {
         "\tNUMA node: {3}\n"
         "\tCapabilities: [68] Express (v2) Root Port (Slot+), MSI 00\n"
         "\t\tLnkCap:\tPort #0, Speed 32GT/s, Width x16\n\n"
-        "{0:04x}:{2:02x}:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 PCIe] [10de:2331]\n"
+        "{0:04x}:{2:02x}:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 PCIe] "
+        "[10de:2331]\n"
         "\tNUMA node: {3}\n"
         "\tRegion 0: Memory at 9e000000 (32-bit, non-prefetchable) [size=16M]\n"
         "\tRegion 1: Memory at 21a000000000 (64-bit, prefetchable) [size=128G]\n"
@@ -125,7 +138,8 @@ LineRangeSpec parse_range(const std::string& value) {
   const auto space = value.find(' ');
   LineRangeSpec r;
   r.first = std::stoul(value.substr(0, dash));
-  r.last = std::stoul(value.substr(dash + 1, space == std::string::npos ? space : space - dash - 1));
+  r.last =
+      std::stoul(value.substr(dash + 1, space == std::string::npos ? space : space - dash - 1));
   return r;
 }
 

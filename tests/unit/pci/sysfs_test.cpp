@@ -15,6 +15,7 @@
 
 #include "support/support.h"
 #include "vmxkit/core/error.h"
+#include "vmxkit/pci/catalog.h"
 #include "vmxkit/pci/host.h"
 
 using vmxkit::Bdf;
@@ -139,7 +140,8 @@ TEST_CASE("sysfs loader refuses attributes that are not regular files", "[pci][s
     Tree t;
     fs::remove(t.gpu / "vendor");
     fs::create_directory(t.gpu / "vendor");
-    CHECK_THAT(load_error(t), Catch::Contains("0000:01:00.0/vendor: a directory, not a regular file"));
+    CHECK_THAT(load_error(t),
+               Catch::Contains("0000:01:00.0/vendor: a directory, not a regular file"));
   }
   SECTION("a character device (never opened)") {
     Tree t;
@@ -190,6 +192,20 @@ TEST_CASE("sysfs loader caps each attribute read", "[pci][sysfs][safety]") {
     REQUIRE(host.find(Bdf{0, 1, 0, 0}) != nullptr);
     CHECK(host.find(Bdf{0, 1, 0, 0})->numa_node == 1);
   }
+}
+
+TEST_CASE("sysfs loader skips a region above 2^52 bytes with a warning", "[pci][sysfs][mmio]") {
+  Tree t;
+  t.put("resource",
+        "0x0000000000000000 0x000fffffffffffff 0x000000000014220c\n"    // 2^52: kept
+        "0x0000000000000000 0x0010000000000000 0x000000000014220c\n");  // 2^52 + 1: not a BAR
+  const auto host = t.load();
+  const auto* gpu = host.find(Bdf{0, 1, 0, 0});
+  REQUIRE(gpu != nullptr);
+  REQUIRE(gpu->bar(0) != nullptr);
+  CHECK(gpu->bar(0)->size == vmxkit::pci::kMaxBarBytes);
+  CHECK(gpu->bar(1) == nullptr);
+  CHECK(warned(host, "0000:01:00.0/resource: line 2: a region above 4096T (2^52 bytes); ignored"));
 }
 
 TEST_CASE("sysfs loader skips an unreadable attribute with a warning naming it",

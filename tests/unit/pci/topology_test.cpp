@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
-// Path classes, every verdict reason, the best NIC, the 8-GPU/8-NIC example and a 4,096-device tree.
-#include <catch2/catch.hpp>
+// Path classes, every verdict reason, the best NIC, the 8-GPU/8-NIC example and a 4,096-device
+// tree.
+#include "vmxkit/pci/topology.h"
 
+#include <fmt/format.h>
+
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdlib>
-#include <fmt/format.h>
 
 #include "support/support.h"
 #include "unit/pci/pci_test_util.h"
 #include "vmxkit/pci/host_check.h"
 #include "vmxkit/pci/mmio.h"
-#include "vmxkit/pci/topology.h"
 
 using vmxkit::Bdf;
 using vmxkit::pci::PathClass;
@@ -23,36 +25,47 @@ namespace {
 // One host bridge (root bus rb, NUMA node numa) with a root port and a switch; below the
 // switch one device per entry of `endpoints` ("gpu", "gpu-geforce", "nic", "nic-ats-off",
 // "gpu-small-bar"). `acs` sets ACSCtl on the switch's downstream ports.
-std::string socket(unsigned rb, int numa, const std::vector<std::string>& endpoints, bool acs = false) {
+std::string socket(unsigned rb, int numa, const std::vector<std::string>& endpoints,
+                   bool acs = false) {
   std::string out;
-  auto bridge = [&](unsigned bus, unsigned dev, unsigned sec, unsigned sub, const char* type, bool redirect) {
-    out += fmt::format("0000:{:02x}:{:02x}.0 PCI bridge [0604]: Broadcom / LSI PEX890xx PCIe Gen 5 Switch [1000:c030]\n"
-                       "\tBus: primary={:02x}, secondary={:02x}, subordinate={:02x}, sec-latency=0\n"
-                       "\tNUMA node: {}\n\tCapabilities: [68] Express (v2) {}, IntMsgNum 0\n"
-                       "\tCapabilities: [f24 v1] Access Control Services\n"
-                       "\t\tACSCtl:\tSrcValid{} TransBlk- ReqRedir{} CmpltRedir{} UpstreamFwd- EgressCtrl- DirectTrans-\n\n",
-                       bus, dev, bus, sec, sub, numa, type, redirect ? '+' : '-', redirect ? '+' : '-',
-                       redirect ? '+' : '-');
+  auto bridge = [&](unsigned bus, unsigned dev, unsigned sec, unsigned sub, const char* type,
+                    bool redirect) {
+    out += fmt::format(
+        "0000:{:02x}:{:02x}.0 PCI bridge [0604]: Broadcom / LSI PEX890xx PCIe Gen 5 Switch "
+        "[1000:c030]\n"
+        "\tBus: primary={:02x}, secondary={:02x}, subordinate={:02x}, sec-latency=0\n"
+        "\tNUMA node: {}\n\tCapabilities: [68] Express (v2) {}, IntMsgNum 0\n"
+        "\tCapabilities: [f24 v1] Access Control Services\n"
+        "\t\tACSCtl:\tSrcValid{} TransBlk- ReqRedir{} CmpltRedir{} UpstreamFwd- EgressCtrl- "
+        "DirectTrans-\n\n",
+        bus, dev, bus, sec, sub, numa, type, redirect ? '+' : '-', redirect ? '+' : '-',
+        redirect ? '+' : '-');
   };
   const auto n = static_cast<unsigned>(endpoints.size());
   bridge(rb, 1, rb + 1, rb + 2 + n, "Root Port (Slot+)", false);
   bridge(rb + 1, 0, rb + 2, rb + 2 + n, "Upstream Port", false);
-  for (unsigned k = 0; k < n; ++k) bridge(rb + 2, k, rb + 3 + k, rb + 3 + k, "Downstream Port (Slot+)", acs);
+  for (unsigned k = 0; k < n; ++k)
+    bridge(rb + 2, k, rb + 3 + k, rb + 3 + k, "Downstream Port (Slot+)", acs);
   for (unsigned k = 0; k < n; ++k) {
     const std::string& e = endpoints[k];
     const unsigned bus = rb + 3 + k;
     if (e.rfind("gpu", 0) == 0) {
-      const char* id = e == "gpu-geforce" ? "10de:2684" : e == "gpu-small-bar" ? "10de:2230" : "10de:2331";
-      out += fmt::format("0000:{:02x}:00.0 3D controller [0302]: NVIDIA Corporation Device [{}]\n"
-                         "\tNUMA node: {}\n"
-                         "\tRegion 1: Memory at 22000000000 (64-bit, prefetchable) [size={}]\n\n",
-                         bus, id, numa, e == "gpu-small-bar" ? "256M" : "128G");
+      const char* id = e == "gpu-geforce"     ? "10de:2684"
+                       : e == "gpu-small-bar" ? "10de:2230"
+                                              : "10de:2331";
+      out += fmt::format(
+          "0000:{:02x}:00.0 3D controller [0302]: NVIDIA Corporation Device [{}]\n"
+          "\tNUMA node: {}\n"
+          "\tRegion 1: Memory at 22000000000 (64-bit, prefetchable) [size={}]\n\n",
+          bus, id, numa, e == "gpu-small-bar" ? "256M" : "128G");
     } else {
-      out += fmt::format("0000:{:02x}:00.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]\n"
-                         "\tNUMA node: {}\n"
-                         "\tCapabilities: [1c0 v1] Address Translation Service (ATS)\n"
-                         "\t\tATSCtl:\tEnable{}, Smallest Translation Unit: 00\n\n",
-                         bus, numa, e == "nic-ats-off" ? '-' : '+');
+      out += fmt::format(
+          "0000:{:02x}:00.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family "
+          "[ConnectX-7] [15b3:1021]\n"
+          "\tNUMA node: {}\n"
+          "\tCapabilities: [1c0 v1] Address Translation Service (ATS)\n"
+          "\t\tATSCtl:\tEnable{}, Smallest Translation Unit: 00\n\n",
+          bus, numa, e == "nic-ats-off" ? '-' : '+');
     }
   }
   return out;
@@ -72,9 +85,10 @@ vmxkit::pci::PairVerdict judge(const vmxkit::pci::Host& host, Bdf a, Bdf b,
 
 }  // namespace
 
-TEST_CASE("one switch is PIX and ok, host bridges of one node are NODE, sockets are SYS", "[pci][topology]") {
-  const auto host = host_from({{"h.txt", socket(0x10, 0, {"gpu", "nic"}) + socket(0x30, 0, {"nic"}) +
-                                             socket(0x90, 1, {"nic"})}});
+TEST_CASE("one switch is PIX and ok, host bridges of one node are NODE, sockets are SYS",
+          "[pci][topology]") {
+  const auto host = host_from({{"h.txt", socket(0x10, 0, {"gpu", "nic"}) +
+                                             socket(0x30, 0, {"nic"}) + socket(0x90, 1, {"nic"})}});
   const Bdf gpu{0, 0x13, 0, 0};
   auto v = judge(host, gpu, Bdf{0, 0x14, 0, 0});
   CHECK(v.path.cls == PathClass::pix);
@@ -108,10 +122,13 @@ TEST_CASE("two devices on root ports of one host bridge are PHB", "[pci][topolog
   CHECK(v.path.bridges.size() == 2);
 }
 
-TEST_CASE("cascaded switches are PXB, an unknown NUMA node leaves NODE/SYS unknown", "[pci][topology]") {
+TEST_CASE("cascaded switches are PXB, an unknown NUMA node leaves NODE/SYS unknown",
+          "[pci][topology]") {
   const std::string tree =
-      "-+-[0000:00]---01.0-[01-06]----00.0-[02-06]--+-00.0-[03]----00.0  Mellanox Technologies MT2910 Family [ConnectX-7]\n"
-      " |                                           \\-01.0-[04-06]----00.0-[05-06]----00.0-[06]----00.0  NVIDIA Corporation GH100 [H100 PCIe]\n"
+      "-+-[0000:00]---01.0-[01-06]----00.0-[02-06]--+-00.0-[03]----00.0  Mellanox Technologies "
+      "MT2910 Family [ConnectX-7]\n"
+      " |                                           "
+      "\\-01.0-[04-06]----00.0-[05-06]----00.0-[06]----00.0  NVIDIA Corporation GH100 [H100 PCIe]\n"
       " \\-[0000:80]---01.0-[81]----00.0  NVIDIA Corporation GH100 [H100 PCIe]\n";
   const auto host = host_from({{"t.txt", tree}});
   auto v = judge(host, Bdf{0, 6, 0, 0}, Bdf{0, 3, 0, 0});
@@ -163,9 +180,10 @@ TEST_CASE("each verdict reason fires on its own", "[pci][topology][verdict]") {
     CHECK(judge(host, Bdf{0, 0x13, 0, 0}, Bdf{0, 0x14, 0, 0}).verdict == Verdict::ok);
   }
   SECTION("a VF is named as such and shares its PF's path") {
-    const std::string vf = socket(0x10, 0, {"gpu", "nic"}) +
-                           "0000:14:00.1 Infiniband controller [0207]: Mellanox Technologies ConnectX Family "
-                           "mlx5Gen Virtual Function [15b3:101e]\n";
+    const std::string vf =
+        socket(0x10, 0, {"gpu", "nic"}) +
+        "0000:14:00.1 Infiniband controller [0207]: Mellanox Technologies ConnectX Family "
+        "mlx5Gen Virtual Function [15b3:101e]\n";
     const auto host = host_from({{"vf.txt", vf}});
     const auto v = judge(host, Bdf{0, 0x13, 0, 0}, Bdf{0, 0x14, 0, 1});
     CHECK(has_reason(v, ReasonKind::vf));
@@ -174,9 +192,11 @@ TEST_CASE("each verdict reason fires on its own", "[pci][topology][verdict]") {
   }
 }
 
-TEST_CASE("the constructed 8-GPU/8-NIC two-socket host gives PIX, NODE and SYS", "[pci][topology]") {
+TEST_CASE("the constructed 8-GPU/8-NIC two-socket host gives PIX, NODE and SYS",
+          "[pci][topology]") {
   const auto host = vmxkit::pci::load_host(
-      {vmxkit::test::source_path("examples/hosts/synthetic-2s-4sw-8gpu-8nic.lspci-vvv.txt").string()});
+      {vmxkit::test::source_path("examples/hosts/synthetic-2s-4sw-8gpu-8nic.lspci-vvv.txt")
+           .string()});
   const auto topo = vmxkit::pci::analyze(host, {});
   REQUIRE(topo.gpus.size() == 8);
   REQUIRE(topo.nics.size() == 8);
@@ -196,7 +216,8 @@ TEST_CASE("the constructed 8-GPU/8-NIC two-socket host gives PIX, NODE and SYS",
   for (std::size_t g = 0; g < 8; ++g) CHECK(topo.best_nic[g] == g / 2 * 2);
 }
 
-TEST_CASE("64bitMMIOSizeGB packs BARs from the capture, the catalogue or KB 323402", "[pci][mmio]") {
+TEST_CASE("64bitMMIOSizeGB packs BARs from the capture, the catalogue or KB 323402",
+          "[pci][mmio]") {
   using vmxkit::pci::size_64bit_mmio;
   const auto& catalog = vmxkit::pci::Catalog::builtin();
   // H100 PCIe: BAR1 unknown in the catalogue -> KB rule 2 x 80 -> 256 per GPU.
@@ -222,17 +243,57 @@ TEST_CASE("64bitMMIOSizeGB packs BARs from the capture, the catalogue or KB 3234
   REQUIRE(r.unknown.size() == 1);
   // From a capture: sizes from lspci, 32-bit BARs listed apart.
   const auto host = vmxkit::pci::load_host(
-      {vmxkit::test::source_path("examples/hosts/synthetic-2s-4sw-8gpu-8nic.lspci-vvv.txt").string()});
+      {vmxkit::test::source_path("examples/hosts/synthetic-2s-4sw-8gpu-8nic.lspci-vvv.txt")
+           .string()});
   r = size_64bit_mmio(host, {Bdf{0, 0x18, 0, 0}, Bdf{0, 0x1a, 0, 0}, Bdf{0, 0x19, 0, 0}});
-  CHECK(r.total_bytes == 2 * ((std::uint64_t{128} << 30) + (std::uint64_t{32} << 20)) + (std::uint64_t{32} << 20));
+  CHECK(r.total_bytes ==
+        2 * ((std::uint64_t{128} << 30) + (std::uint64_t{32} << 20)) + (std::uint64_t{32} << 20));
   CHECK(r.size_gb == 512);
   CHECK(r.below_4g.size() == 2);
   CHECK(r.bars[0].source.rfind("lspci ", 0) == 0);
   CHECK(r.kb_gb == 512u);
-  CHECK_THROWS_WITH(size_64bit_mmio(host, {Bdf{0, 0x77, 0, 0}}), "no device 0000:77:00.0 on the host");
+  CHECK_THROWS_WITH(size_64bit_mmio(host, {Bdf{0, 0x77, 0, 0}}),
+                    "no device 0000:77:00.0 on the host");
 }
 
-TEST_CASE("host-check reports IOMMU, SR-IOV, ACS and ATS with the fixing command", "[pci][host-check]") {
+TEST_CASE("64bitMMIOSizeGB arithmetic never wraps: a size that does not fit is an error, not 0",
+          "[pci][mmio]") {
+  using vmxkit::pci::MmioDevice;
+  using vmxkit::pci::size_64bit_mmio;
+  vmxkit::pci::CatalogEntry gpu;
+  gpu.vendor_id = 0x10de;
+  gpu.device_id = 0x9999;
+  gpu.model = "Big";
+  gpu.role = Role::gpu;
+  // KB 323402: 2 x 16384 GB (the largest framebuffer a catalogue may give) -> 32768.
+  gpu.framebuffer_gb = vmxkit::pci::kMaxFramebufferGb;
+  auto r = size_64bit_mmio({MmioDevice{nullptr, &gpu, "big"}});
+  CHECK(r.kb_gb == 32768u);
+  CHECK(r.size_gb == 32768u);
+  // A framebuffer built past the catalogue's check: 2 x 3,000,000,000 GB -> 2^33 does not fit
+  // (it used to come out as 0).
+  gpu.framebuffer_gb = 3000000000U;
+  CHECK_THROWS_WITH(size_64bit_mmio({MmioDevice{nullptr, &gpu, "big"}}),
+                    Catch::Contains("more than 64bitMMIOSizeGB can hold"));
+  // BARs: 512 of 2^52 bytes need 2^31 GiB, the largest power of two that fits; 513 do not.
+  gpu.framebuffer_gb.reset();
+  gpu.bar1_bytes = vmxkit::pci::kMaxBarBytes;
+  std::vector<MmioDevice> devices(512, MmioDevice{nullptr, &gpu, "big"});
+  r = size_64bit_mmio(devices);
+  CHECK(r.size_gb == 2147483648U);
+  CHECK(r.total_bytes == std::uint64_t{1} << 61);
+  devices.push_back(devices.front());
+  CHECK_THROWS_WITH(size_64bit_mmio(devices), Catch::Contains("the BARs need 4294967296 GB"));
+  // 4096 of them add up to 2^64 bytes: the packing itself would wrap.
+  devices.resize(4096, devices.front());
+  CHECK_THROWS_WITH(size_64bit_mmio(devices), "64-bit MMIO: the BARs add up to more than 2^64");
+  // A vGPU profile's framebuffer is bounded like a catalogue's.
+  CHECK(vmxkit::pci::vgpu_framebuffer_gb("grid_a100-16384c") == 16384u);
+  CHECK(!vmxkit::pci::vgpu_framebuffer_gb("grid_a100-4000000000c"));
+}
+
+TEST_CASE("host-check reports IOMMU, SR-IOV, ACS and ATS with the fixing command",
+          "[pci][host-check]") {
   using vmxkit::pci::check_host;
   using vmxkit::pci::parse_kernel_cmdline;
   const auto host = host_from({{"h.txt", socket(0x10, 0, {"gpu", "nic-ats-off"}, true)}});
@@ -242,29 +303,36 @@ TEST_CASE("host-check reports IOMMU, SR-IOV, ACS and ATS with the fixing command
     return out;
   };
   const auto grub = parse_kernel_cmdline(
-      "# x\nGRUB_CMDLINE_LINUX_DEFAULT=\"quiet amd_iommu=off iommu=pt\"\nGRUB_CMDLINE_LINUX=\"\"\n", "grub");
+      "# x\nGRUB_CMDLINE_LINUX_DEFAULT=\"quiet amd_iommu=off iommu=pt\"\nGRUB_CMDLINE_LINUX=\"\"\n",
+      "grub");
   CHECK(grub.from_grub);
   CHECK(grub.line == 2);
   auto f = check_host(host, grub);
-  CHECK(ids(f) == std::vector<std::string>{"iommu-off", "ats-disabled", "acs-redirect", "acs-redirect"});
+  CHECK(ids(f) ==
+        std::vector<std::string>{"iommu-off", "ats-disabled", "acs-redirect", "acs-redirect"});
   CHECK(f[1].fix == "mlxconfig -d 0000:14:00.0 set ATS_ENABLED=true, then reboot the host");
   f = check_host(host, parse_kernel_cmdline("BOOT_IMAGE=/vmlinuz intel_iommu=on\n", "cmdline"));
-  CHECK(ids(f) == std::vector<std::string>{"iommu-not-pt", "ats-disabled", "acs-redirect", "acs-redirect"});
+  CHECK(ids(f) ==
+        std::vector<std::string>{"iommu-not-pt", "ats-disabled", "acs-redirect", "acs-redirect"});
   const auto ok = host_from({{"ok.txt", socket(0x10, 0, {"gpu", "nic"})}});
   CHECK(check_host(ok, parse_kernel_cmdline("intel_iommu=on iommu=pt\n", "c")).empty());
   // SR-IOV: VFs not created; more VFs than Total VFs.
-  const auto sriov = host_from({{"s.txt",
-                                 "0000:00:00.0 Host bridge [0600]: Intel Corporation Device [8086:09a2]\n\n"
-                                 "0000:00:03.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]\n"
-                                 "\tCapabilities: [180 v1] Single Root I/O Virtualization (SR-IOV)\n"
-                                 "\t\tInitial VFs: 16, Total VFs: 16, Number of VFs: 0, Function Dependency Link: 00\n\n"
-                                 "0000:00:04.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]\n"
-                                 "\tCapabilities: [180 v1] Single Root I/O Virtualization (SR-IOV)\n"
-                                 "\t\tInitial VFs: 16, Total VFs: 16, Number of VFs: 32, Function Dependency Link: 00\n"}});
+  const auto sriov = host_from(
+      {{"s.txt",
+        "0000:00:00.0 Host bridge [0600]: Intel Corporation Device [8086:09a2]\n\n"
+        "0000:00:03.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family "
+        "[ConnectX-7] [15b3:1021]\n"
+        "\tCapabilities: [180 v1] Single Root I/O Virtualization (SR-IOV)\n"
+        "\t\tInitial VFs: 16, Total VFs: 16, Number of VFs: 0, Function Dependency Link: 00\n\n"
+        "0000:00:04.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family "
+        "[ConnectX-7] [15b3:1021]\n"
+        "\tCapabilities: [180 v1] Single Root I/O Virtualization (SR-IOV)\n"
+        "\t\tInitial VFs: 16, Total VFs: 16, Number of VFs: 32, Function Dependency Link: 00\n"}});
   f = check_host(sriov, std::nullopt);
   CHECK(ids(f) == std::vector<std::string>{"sriov-no-vfs", "sriov-too-many-vfs"});
   CHECK(f[0].fix.rfind("echo 8 > /sys/bus/pci/devices/0000:00:03.0/sriov_numvfs", 0) == 0);
-  CHECK_THROWS_WITH(parse_kernel_cmdline("\n", "empty"), Catch::StartsWith("empty: no kernel command line"));
+  CHECK_THROWS_WITH(parse_kernel_cmdline("\n", "empty"),
+                    Catch::StartsWith("empty: no kernel command line"));
 }
 
 TEST_CASE("ESXi ownership: passthrough enabled, pending a reboot, or kept for vGPU/SR-IOV",
@@ -329,7 +397,8 @@ TEST_CASE("a 4,096-device tree loads and classifies in well under a second", "[p
   const auto topo = vmxkit::pci::analyze(host, full);
   // 128 GPUs and NICs: above kFullMatrixLimit, so by default each GPU's nearest peers.
   const auto listed = vmxkit::pci::analyze(host, {});
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - start);
   CHECK(host.devices().size() == 4096);
   CHECK(host.warnings().empty());
   CHECK(topo.gpus.size() == 64);

@@ -2,7 +2,6 @@
 #include "vmxkit/rules/engine.h"
 
 #include <catch2/catch.hpp>
-
 #include <map>
 
 #include "support/support.h"
@@ -59,9 +58,9 @@ TEST_CASE("fix applies only safe fixes unless unsafe ones are asked for", "[rule
       "pciPassthru1.present = \"TRUE\"\npciPassthru1.vgpu = \"grid_a100-40c\"\n"
       "pciPassthru.use64bitMMIO = TRUE\n";
   const auto safe = rules::fix("vm.vmx", text, {}, false);
-  CHECK(safe.bytes.find("00000:059:00.0") != std::string::npos);     // PT002, safe
+  CHECK(safe.bytes.find("00000:059:00.0") != std::string::npos);           // PT002, safe
   CHECK(safe.bytes.find("use64bitMMIO = \"TRUE\"") != std::string::npos);  // VMX008, safe
-  CHECK(safe.bytes.find("allowP2P") == std::string::npos);          // P2P001, unsafe
+  CHECK(safe.bytes.find("allowP2P") == std::string::npos);                 // P2P001, unsafe
   const auto all = rules::fix("vm.vmx", text, {}, true);
   CHECK(all.bytes.find("pciPassthru.allowP2P = \"TRUE\"") != std::string::npos);
   CHECK(all.bytes.find("pciPassthru.RelaxACSforP2P = \"TRUE\"") != std::string::npos);
@@ -165,8 +164,7 @@ TEST_CASE("the rules fire on the corpus exactly where a reader agrees", "[rules]
       // `"value\"hello"`: .vmx has no backslash escape, so text follows the closing quote.
       {"vmconfig_fixture_chaotic_whitespace_tabs_dupkeys_backslash_quotes.vmx", {{"VMX001", 3}}},
       // A cut multi-byte character ate the closing quotes, under a UTF-8 declaration.
-      {"ws_hw19_win10_crlf_utf8decl_invalid_utf8_sharedfolder.vmx",
-       {{"VMX002", 2}, {"VMX007", 1}}},
+      {"ws_hw19_win10_crlf_utf8decl_invalid_utf8_sharedfolder.vmx", {{"VMX002", 2}, {"VMX007", 1}}},
   };
   for (const auto& path : test::corpus_files("vmx", ".vmx")) {
     const std::string name = path.filename().string();

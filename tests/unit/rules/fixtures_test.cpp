@@ -7,9 +7,9 @@
 // Every fixture, `.fixed.vmx` files included, also has `<fixture>.expected` beside it: the whole
 // text `vmxkit lint [--host FILE] tests/rules/<ID>/<fixture>` prints from the project root
 // (tests/rules/README.md). VMXKIT_UPDATE_SNAPSHOTS=1 rewrites those snapshots instead of failing.
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <set>

@@ -2,7 +2,6 @@
 // Every real file of the shared corpus must survive read + write unchanged, and edits must not
 // touch anything but the edited lines.
 #include <catch2/catch.hpp>
-
 #include <set>
 
 #include "support/support.h"

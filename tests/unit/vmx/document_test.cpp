@@ -40,7 +40,8 @@ TEST_CASE("parser reads unquoted and empty values", "[vmx][parser]") {
 }
 
 TEST_CASE("parser keeps comments, blank lines, leading whitespace and shebangs", "[vmx][parser]") {
-  const std::string text = "#!/usr/bin/vmware\n\n  \t\n   # indented comment\n\tkey\t=\t\"v\"\t# c\n";
+  const std::string text =
+      "#!/usr/bin/vmware\n\n  \t\n   # indented comment\n\tkey\t=\t\"v\"\t# c\n";
   const auto doc = Document::parse(text);
   REQUIRE(doc.lines().size() == 5);
   CHECK(doc.lines()[0].kind == LineKind::comment);
@@ -139,7 +140,8 @@ TEST_CASE("a malformed last line without a newline is reported inside the file",
 
 TEST_CASE("lookup ignores ASCII case and finds every duplicate", "[vmx][parser]") {
   const auto doc = Document::parse(
-      "msg.autoAnswer = \"TRUE\"\nother = \"x\"\nmsg.autoanswer = \"FALSE\"\nMSG.AUTOANSWER = \"1\"\n"
+      "msg.autoAnswer = \"TRUE\"\nother = \"x\"\nmsg.autoanswer = \"FALSE\"\nMSG.AUTOANSWER = "
+      "\"1\"\n"
       "other2 = \"y\"\nother2 = \"z\"\n");
   CHECK(*doc.get("MSG.AutoAnswer") == "TRUE");
   CHECK(doc.find_all("msg.autoanswer").size() == 3);

@@ -22,9 +22,10 @@ std::string unset_text(const std::string& text, std::string_view key) {
 
 TEST_CASE("set replaces only the value, keeping key case, spacing, comment and ending",
           "[vmx][edit]") {
-  CHECK(set_text("a = \"1\"\r\n  PCIPASSTHRU.use64bitMMIO\t=\t\"FALSE\"  # keep me\r\nz = \"2\"\r\n",
-                 "pciPassthru.use64bitMMIO", "TRUE") ==
-        "a = \"1\"\r\n  PCIPASSTHRU.use64bitMMIO\t=\t\"TRUE\"  # keep me\r\nz = \"2\"\r\n");
+  CHECK(
+      set_text("a = \"1\"\r\n  PCIPASSTHRU.use64bitMMIO\t=\t\"FALSE\"  # keep me\r\nz = \"2\"\r\n",
+               "pciPassthru.use64bitMMIO", "TRUE") ==
+      "a = \"1\"\r\n  PCIPASSTHRU.use64bitMMIO\t=\t\"TRUE\"  # keep me\r\nz = \"2\"\r\n");
 }
 
 TEST_CASE("set keeps an unquoted value unquoted when it can", "[vmx][edit]") {
@@ -65,7 +66,8 @@ TEST_CASE("set of a new key goes after the last key sharing its prefix", "[vmx][
 
 TEST_CASE("set of an unrelated new key goes at the end with the file's line ending",
           "[vmx][edit]") {
-  CHECK(set_text("a = \"1\"\r\nb = \"2\"\r\n", "zzz", "3") == "a = \"1\"\r\nb = \"2\"\r\nzzz = \"3\"\r\n");
+  CHECK(set_text("a = \"1\"\r\nb = \"2\"\r\n", "zzz", "3") ==
+        "a = \"1\"\r\nb = \"2\"\r\nzzz = \"3\"\r\n");
   CHECK(set_text("a = \"1\"\nb = \"2\"", "zzz", "3") == "a = \"1\"\nb = \"2\"\nzzz = \"3\"");
   CHECK(set_text("", "zzz", "3") == "zzz = \"3\"\n");
   CHECK(set_text("\xEF\xBB\xBF", "zzz", "3") == "\xEF\xBB\xBFzzz = \"3\"\n");

@@ -57,8 +57,7 @@ TEST_CASE("find_invalid_escape points at the first lone pipe", "[vmx][escape]") 
   CHECK(escape::find_invalid_escape("x|") == 1);
 }
 
-TEST_CASE("can_be_unquoted refuses values VMware's unquoted grammar cannot hold",
-          "[vmx][escape]") {
+TEST_CASE("can_be_unquoted refuses values VMware's unquoted grammar cannot hold", "[vmx][escape]") {
   CHECK(escape::can_be_unquoted("TRUE"));
   CHECK(escape::can_be_unquoted("0x10de"));
   CHECK_FALSE(escape::can_be_unquoted(""));

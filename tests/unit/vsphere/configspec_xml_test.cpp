@@ -84,8 +84,7 @@ TEST_CASE("the SOAP envelope wraps the spec in ReconfigVM_Task for the VM", "[sp
   CHECK(write_soap_envelope(back.spec, back.vm) == soap);
 }
 
-TEST_CASE("reading a written ConfigSpec and writing it again gives the same bytes",
-          "[spec][xml]") {
+TEST_CASE("reading a written ConfigSpec and writing it again gives the same bytes", "[spec][xml]") {
   const std::string xml = write_configspec_xml(from_vm_config(test::plan_config()));
   const XmlConfigSpec back = read(xml);
   CHECK_FALSE(back.envelope);
@@ -178,13 +177,12 @@ TEST_CASE("values of the wrong type are errors at the element", "[spec][xml]") {
   CHECK(error_of(kHead + "  <memoryReservationLockedToMax>yes</memoryReservationLockedToMax>\n"
                          "</spec>") ==
         "spec.xml:2:3: memoryReservationLockedToMax must be true or false, not \"yes\"");
-  CHECK(error_of(kHead +
-                 "  <deviceChange><operation>add</operation>\n"
-                 "    <device xsi:type=\"VirtualPCIPassthrough\"><key>-1</key>\n"
-                 "      <backing xsi:type=\"VirtualPCIPassthroughDeviceBackingInfo\">"
-                 "<deviceName></deviceName><id>0000:3b:00.0</id><deviceId>20b5</deviceId>"
-                 "<systemId>x</systemId>\n        <vendorId>0x10de</vendorId></backing>"
-                 "</device></deviceChange>\n</spec>") ==
+  CHECK(error_of(kHead + "  <deviceChange><operation>add</operation>\n"
+                         "    <device xsi:type=\"VirtualPCIPassthrough\"><key>-1</key>\n"
+                         "      <backing xsi:type=\"VirtualPCIPassthroughDeviceBackingInfo\">"
+                         "<deviceName></deviceName><id>0000:3b:00.0</id><deviceId>20b5</deviceId>"
+                         "<systemId>x</systemId>\n        <vendorId>0x10de</vendorId></backing>"
+                         "</device></deviceChange>\n</spec>") ==
         "spec.xml:5:9: vendorId must be a PCI vendor id as an xsd:short (0x10de is 4318, 0x8086 "
         "is -32634), not \"0x10de\"");
   CHECK(error_of(kHead + "  <deviceChange><operation>plug</operation></deviceChange></spec>")
@@ -242,14 +240,17 @@ TEST_CASE("written XML always loads back: ill-formed UTF-8 is refused when writi
 }
 
 TEST_CASE("CRLF documents keep exact element positions", "[spec][xml]") {
-  const auto r = read("<spec>\r\n  <firmware>efi</firmware>\r\n  <memoryMB>8</memoryMB>\r\n</spec>");
-  const SourceFile f("spec.xml", "<spec>\r\n  <firmware>efi</firmware>\r\n  <memoryMB>8</memoryMB>\r\n</spec>");
+  const auto r =
+      read("<spec>\r\n  <firmware>efi</firmware>\r\n  <memoryMB>8</memoryMB>\r\n</spec>");
+  const SourceFile f("spec.xml",
+                     "<spec>\r\n  <firmware>efi</firmware>\r\n  <memoryMB>8</memoryMB>\r\n</spec>");
   const Location fw = f.location(r.spec.firmware_span.begin);
   CHECK(fw.line == 2);
   CHECK(fw.column == 3);
   const Location mem = f.location(r.spec.memory_span.begin);
   CHECK(mem.line == 3);
-  CHECK(r.spec.memory_span.end - r.spec.memory_span.begin == std::string("<memoryMB>8</memoryMB>").size());
+  CHECK(r.spec.memory_span.end - r.spec.memory_span.begin ==
+        std::string("<memoryMB>8</memoryMB>").size());
 }
 
 TEST_CASE("name, guestId, CPUs, cores per socket and the reservation are ConfigSpec fields",

@@ -2,10 +2,9 @@
 // Golden files under tests/data/vsphere/. VMXKIT_UPDATE_GOLDEN=1 rewrites them from the output.
 #pragma once
 
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <string>
-
-#include <catch2/catch.hpp>
 
 #include "support/support.h"
 

@@ -19,8 +19,8 @@ TEST_CASE("API hex ids become the decimal ids ESXi writes in the vmx", "[spec][i
 TEST_CASE("vmx decimal ids become API hex ids", "[spec][ids]") {
   CHECK(api_id_from_vmx("00000:101:00.0") == "0000:65:00.0");
   CHECK(api_id_from_vmx("00000:026:01.2") == "0000:1a:01.2");
-  CHECK(api_id_from_vmx("130:00.0") == "0000:82:00.0");  // older files, no domain
-  CHECK(api_id_from_vmx("0000:AF:00.0") == "0000:af:00.0");  // hex form in hand-written files
+  CHECK(api_id_from_vmx("130:00.0") == "0000:82:00.0");        // older files, no domain
+  CHECK(api_id_from_vmx("0000:AF:00.0") == "0000:af:00.0");    // hex form in hand-written files
   CHECK_FALSE(api_id_from_vmx("00000:300:00.0").has_value());  // bus > 255
   CHECK_FALSE(api_id_from_vmx("garbage").has_value());
 }

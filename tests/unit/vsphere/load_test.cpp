@@ -27,8 +27,7 @@ TEST_CASE("the format is told from the content", "[spec][load]") {
 
 TEST_CASE("every format of one plan loads as the same passthrough devices", "[spec][load]") {
   const ConfigSpec spec = from_vm_config(test::plan_config());
-  for (const auto& [text, format] :
-       std::vector<std::pair<std::string, Format>>{
+  for (const auto& [text, format] : std::vector<std::pair<std::string, Format>>{
            {test::kPlanVmx, Format::vmx},
            {write_configspec_xml(spec), Format::configspec_xml},
            {write_soap_envelope(spec, "vm-9"), Format::soap},
@@ -69,9 +68,10 @@ TEST_CASE("every corpus document loads or is rejected with file:line:col", "[spe
   }
 }
 
-TEST_CASE("ConfigSpec input that breaks the schema loads with its schema problems", "[spec][load]") {
-  const Loaded l = load("s.xml",
-                        "<spec xmlns=\"urn:vim25\">\n  <firmware>uefi</firmware>\n</spec>\n");
+TEST_CASE("ConfigSpec input that breaks the schema loads with its schema problems",
+          "[spec][load]") {
+  const Loaded l =
+      load("s.xml", "<spec xmlns=\"urn:vim25\">\n  <firmware>uefi</firmware>\n</spec>\n");
   REQUIRE(l.schema_problems.size() == 1);
   CHECK(l.source.location(l.schema_problems[0].span.begin).line == 2);
   CHECK(l.vms[0].config.firmware() == "uefi");

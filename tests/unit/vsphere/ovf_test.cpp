@@ -64,7 +64,8 @@ TEST_CASE("vGPU and Dynamic DirectPath items read as vgpu and allowedDevices",
   const VmConfig vgpu = read_corpus("ovf_govmomi_simplevm_with_vgpu.ovf")[0].config;
   CHECK(vgpu.get("pciPassthru0.vgpu") == "grid_a100-8c");
   CHECK(vgpu.passthrough_devices().at(0).kind() == PassthroughKind::vgpu);
-  const VmConfig ah = read_corpus("ovf_govmomi_pci_passthrough_dynamic_ah_allowedDevice.ovf")[0].config;
+  const VmConfig ah =
+      read_corpus("ovf_govmomi_pci_passthrough_dynamic_ah_allowedDevice.ovf")[0].config;
   CHECK(ah.get("pciPassthru0.allowedDevices") == "0x8086:0x10d3");
   CHECK(ah.get("pciPassthru1.allowedDevices") == "0x8086:0x10d3");
   CHECK(ah.passthrough_devices().at(1).kind() == PassthroughKind::dynamic);

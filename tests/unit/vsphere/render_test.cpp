@@ -6,8 +6,8 @@
 #include "golden.h"
 #include "spec_samples.h"
 #include "vmxkit/core/error.h"
-#include "vmxkit/vsphere/configspec.h"
 #include "vmxkit/vmx/format.h"
+#include "vmxkit/vsphere/configspec.h"
 
 using namespace vmxkit;
 using namespace vmxkit::vsphere;
@@ -33,7 +33,8 @@ TEST_CASE("the govc script sets extraConfig, memory, the pin and adds DirectPath
 }
 
 TEST_CASE("govc arguments are quoted for the shell", "[spec][render][govc]") {
-  const VmConfig cfg = vmx::to_vm_config(vmx::Document::parse("annotation = \"it's |22x|22 $HOME\"\n"));
+  const VmConfig cfg =
+      vmx::to_vm_config(vmx::Document::parse("annotation = \"it's |22x|22 $HOME\"\n"));
   CHECK(render_govc(cfg).find("-e 'annotation=it'\\''s \"x\" $HOME'") != std::string::npos);
 }
 

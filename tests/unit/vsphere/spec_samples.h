@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "vmxkit/vmx/document.h"
 #include "vmxkit/model/vm_config.h"
+#include "vmxkit/vmx/document.h"
 
 namespace vmxkit::test {
 
@@ -41,6 +41,8 @@ inline const std::string kPlanVmx =
     "firmware = \"efi\"\n"
     "sched.mem.pin = \"TRUE\"\n";
 
-inline VmConfig plan_config() { return vmx::to_vm_config(vmx::Document::parse(kPlanVmx, "plan.vmx")); }
+inline VmConfig plan_config() {
+  return vmx::to_vm_config(vmx::Document::parse(kPlanVmx, "plan.vmx"));
+}
 
 }  // namespace vmxkit::test

@@ -62,7 +62,8 @@ TEST_CASE("VI/JSON and XML of one plan read as the same settings", "[spec][json]
 }
 
 TEST_CASE("the ReconfigVM_Task body form with a spec member is read too", "[spec][json]") {
-  const auto r = read("{\"spec\": {\"_typeName\": \"VirtualMachineConfigSpec\", \"firmware\": \"efi\"}}");
+  const auto r =
+      read("{\"spec\": {\"_typeName\": \"VirtualMachineConfigSpec\", \"firmware\": \"efi\"}}");
   CHECK(r.spec.firmware == "efi");
 }
 
@@ -86,8 +87,8 @@ TEST_CASE("govmomi's VirtualMachineConfigInfo vectors read, in any member order"
     CHECK(ca.settings[i].value == cb.settings[i].value);
   }
   // Spans point at the JSON values.
-  const auto path = test::corpus_dir("configspec") /
-                    "govmomi_vminfo_VirtualMachineConfigInfo_vsphere_json.json";
+  const auto path =
+      test::corpus_dir("configspec") / "govmomi_vminfo_VirtualMachineConfigInfo_vsphere_json.json";
   const std::string bytes = test::read_bytes(path);
   const Setting* nvram = ca.find("nvram");
   CHECK(bytes.substr(nvram->value_span.begin, nvram->value_span.end - nvram->value_span.begin) ==
