@@ -75,9 +75,10 @@ bool has_findings(const rules::LintResult& r, Severity threshold) {
   return false;
 }
 
-// Files linted on `jobs` worker threads, their results handed to the caller in file order as
-// they come: at most `window` results are ever held (the next one to hand over and those linted
-// ahead of it), so the memory does not grow with the number of files.
+// Files linted on `jobs` threads (the caller's and jobs - 1 workers), their results handed to
+// the caller in file order: at most `window` results are ever held (the next one to hand over
+// and those linted ahead of it), so the memory does not grow with the number of files. The
+// caller lints too while the next result is not ready, instead of sleeping.
 class OrderedLint {
  public:
   struct Item {
@@ -89,7 +90,7 @@ class OrderedLint {
   OrderedLint(const std::vector<std::string>& files, const std::string& stdin_bytes,
               const rules::LintOptions& options, unsigned jobs)
       : files_(files), stdin_bytes_(stdin_bytes), options_(options), slots_(4 * jobs + 4) {
-    for (unsigned t = 0; t < jobs; ++t) threads_.emplace_back([this] { work(); });
+    for (unsigned t = 1; t < jobs; ++t) threads_.emplace_back([this] { work(); });
   }
 
   ~OrderedLint() {
@@ -108,12 +109,23 @@ class OrderedLint {
   Item take() {
     std::unique_lock lock(mutex_);
     Slot& slot = slots_[taken_ % slots_.size()];
-    ready_.wait(lock, [&] { return slot.done; });
+    while (!slot.done) {
+      if (can_start()) {
+        const std::size_t i = next_++;
+        lock.unlock();
+        Item item = lint_one(i);
+        lock.lock();
+        store(i, std::move(item));
+      } else {
+        ready_.wait(lock, [&] { return slot.done; });
+      }
+    }
     Item item = std::move(slot.item);
     slot = Slot{};
     ++taken_;
+    const bool wake = waiting_ > 0;
     lock.unlock();
-    space_.notify_all();
+    if (wake) space_.notify_all();
     if (item.exception) std::rethrow_exception(item.exception);
     return item;
   }
@@ -124,33 +136,43 @@ class OrderedLint {
     bool done = false;
   };
 
+  // With the lock held: a file is left and its result has a slot.
+  bool can_start() const { return next_ < files_.size() && next_ < taken_ + slots_.size(); }
+
+  Item lint_one(std::size_t i) const {
+    Item item;
+    try {
+      std::string bytes = files_[i] == "-" ? stdin_bytes_ : read_file(files_[i]);
+      item.result = rules::lint(display_name(files_[i]), std::move(bytes), options_);
+    } catch (const Error& e) {
+      item.error = e.what();
+    } catch (...) {
+      item.exception = std::current_exception();
+    }
+    return item;
+  }
+
+  // With the lock held.
+  void store(std::size_t i, Item item) {
+    Slot& slot = slots_[i % slots_.size()];
+    slot.item = std::move(item);
+    slot.done = true;
+  }
+
   void work() {
+    std::unique_lock lock(mutex_);
     for (;;) {
-      std::size_t i = 0;
-      {
-        std::unique_lock lock(mutex_);
-        space_.wait(lock, [&] {
-          return stop_ || next_ >= files_.size() || next_ < taken_ + slots_.size();
-        });
-        if (stop_ || next_ >= files_.size()) return;
-        i = next_++;
-      }
-      Item item;
-      try {
-        std::string bytes = files_[i] == "-" ? stdin_bytes_ : read_file(files_[i]);
-        item.result = rules::lint(display_name(files_[i]), std::move(bytes), options_);
-      } catch (const Error& e) {
-        item.error = e.what();
-      } catch (...) {
-        item.exception = std::current_exception();
-      }
-      {
-        const std::lock_guard lock(mutex_);
-        Slot& slot = slots_[i % slots_.size()];
-        slot.item = std::move(item);
-        slot.done = true;
-      }
-      ready_.notify_one();
+      ++waiting_;
+      space_.wait(lock, [&] { return stop_ || next_ >= files_.size() || can_start(); });
+      --waiting_;
+      if (stop_ || next_ >= files_.size()) return;
+      const std::size_t i = next_++;
+      lock.unlock();
+      Item item = lint_one(i);
+      lock.lock();
+      const bool wanted = i == taken_;
+      store(i, std::move(item));
+      if (wanted) ready_.notify_one();
     }
   }
 
@@ -159,10 +181,11 @@ class OrderedLint {
   const rules::LintOptions& options_;
   std::vector<Slot> slots_;
   std::mutex mutex_;
-  std::condition_variable ready_;  // a slot was filled
+  std::condition_variable ready_;  // the slot of the next file to hand over was filled
   std::condition_variable space_;  // a slot was emptied
-  std::size_t next_ = 0;           // the next file a worker takes
+  std::size_t next_ = 0;           // the next file to lint
   std::size_t taken_ = 0;          // the next file take() hands over
+  std::size_t waiting_ = 0;        // workers waiting for a slot
   bool stop_ = false;
   std::vector<std::thread> threads_;
 };
@@ -180,9 +203,9 @@ int run_lint(const LintOptions& o, Context& ctx) {
   if (std::find(files.begin(), files.end(), "-") != files.end()) {
     stdin_bytes = read_stream(ctx.in, "<stdin>");
   }
-  const unsigned jobs = std::max(1u, std::min<unsigned>(o.jobs != 0 ? o.jobs
-                                                        : std::thread::hardware_concurrency(),
-                                                        static_cast<unsigned>(files.size())));
+  const unsigned jobs =
+      std::max(1u, std::min<unsigned>(o.jobs != 0 ? o.jobs : std::thread::hardware_concurrency(),
+                                      static_cast<unsigned>(files.size())));
   const Severity threshold = kSeverityNames.at(o.fail_on);
   const auto writer = make_report_writer(o.format, ctx.out, ctx.color_out);
   bool input_error = false;

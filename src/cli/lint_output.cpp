@@ -269,7 +269,7 @@ Json sarif_rules() {
 // written as they come. The document is written with an empty "results" and cut there.
 class SarifWriter final : public ReportWriter {
  public:
-  explicit SarifWriter(std::ostream& os) : os_(os), results_(os, 4) {
+  explicit SarifWriter(std::ostream& os) : os_(os), results_(os, 3) {
     const Json doc = {
         {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
         {"version", "2.1.0"},

@@ -2,7 +2,8 @@
 #include "vmxkit/rules/known_keys.h"
 
 #include <array>
-#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "vmxkit/core/text.h"
 #include "vmxkit/model/vm_config.h"
@@ -59,31 +60,41 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kTypos = 
 
 constexpr std::string_view kPrefix = "pciPassthru";
 
-// The known keys by folded name: VM-wide keys whole, per-device keys by their field. Every rule
-// asks for every setting, so this is one hash lookup instead of a walk over the table.
-using KnownMap = std::unordered_map<std::string_view, const KnownKey*, FoldedHash, FoldedEqual>;
-
-struct KnownMaps {
-  KnownMap global;
-  KnownMap device;
-  KnownMaps() {
+// The known keys by length of the name (VM-wide keys whole, per-device keys by their field):
+// every rule asks for every setting, and most keys have a length no known key has, so a lookup
+// is an array index and an iequals() with the few of that length, no hashing.
+class KnownIndex {
+ public:
+  KnownIndex() {
     constexpr std::string_view kDevice = "pciPassthruN.";
     for (const KnownKey& k : kKeys) {
-      if (k.name.starts_with(kDevice)) {
-        device.emplace(k.name.substr(kDevice.size()), &k);
-      } else {
-        global.emplace(k.name, &k);
-      }
+      const bool device = k.name.starts_with(kDevice);
+      const std::string_view name = device ? k.name.substr(kDevice.size()) : k.name;
+      ByLength& by_length = device ? device_ : global_;
+      if (by_length.size() <= name.size()) by_length.resize(name.size() + 1);
+      by_length[name.size()].push_back({name, &k});
     }
   }
+
+  const KnownKey* find(std::string_view name, bool device) const {
+    const auto& by_length = device ? device_ : global_;
+    if (name.size() >= by_length.size()) return nullptr;
+    for (const auto& [known, key] : by_length[name.size()]) {
+      if (iequals(known, name)) return key;
+    }
+    return nullptr;
+  }
+
+ private:
+  using ByLength = std::vector<std::vector<std::pair<std::string_view, const KnownKey*>>>;
+  ByLength global_;
+  ByLength device_;
 };
 
 const KnownKey* find_known(std::string_view key) {
-  static const KnownMaps maps;
-  const auto dev = split_passthrough_key(key);
-  const KnownMap& map = dev ? maps.device : maps.global;
-  const auto it = map.find(dev ? dev->field : key);
-  return it == map.end() ? nullptr : it->second;
+  static const KnownIndex index;
+  if (const auto dev = split_passthrough_key(key)) return index.find(dev->field, true);
+  return index.find(key, false);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include "vmxkit/rules/util.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <vector>
 
@@ -24,6 +25,21 @@ SourceSpan anchor_for_missing_key(const Context& ctx) {
 std::size_t edit_distance_folded(std::string_view a, std::string_view b, std::size_t limit) {
   const std::size_t gap = a.size() > b.size() ? a.size() - b.size() : b.size() - a.size();
   if (gap > limit) return limit + 1;  // the distance is at least the difference in length
+  if (limit < std::max(a.size(), b.size())) {
+    // Each edit changes at most one of the characters two strings share (as multisets), so the
+    // distance is at least the longer length less the number shared.
+    std::array<int, 256> count{};
+    for (const char c : a) ++count[static_cast<unsigned char>(ascii_lower(c))];
+    std::size_t shared = 0;
+    for (const char c : b) {
+      int& n = count[static_cast<unsigned char>(ascii_lower(c))];
+      if (n > 0) {
+        --n;
+        ++shared;
+      }
+    }
+    if (std::max(a.size(), b.size()) - shared > limit) return limit + 1;
+  }
   // Two rows of the Levenshtein table; on the stack for the short keys this is used on.
   constexpr std::size_t kStack = 64;
   std::size_t stack_rows[2][kStack + 1];

@@ -67,6 +67,14 @@ const LookAlike* look_alike_at(std::string_view text, std::size_t i) {
   return nullptr;
 }
 
+// True when `text` has a byte that can start a look-alike: most keys and values are ASCII.
+bool may_have_look_alike(std::string_view text) {
+  for (const char c : text) {
+    if (can_start_look_alike(static_cast<unsigned char>(c))) return true;
+  }
+  return false;
+}
+
 const LookAlike* curly_quote_prefix(std::string_view s) {
   for (const LookAlike& l : kLookAlikes) {
     if (l.quote && s.starts_with(l.bytes)) return &l;
@@ -87,6 +95,8 @@ void check(const Context& ctx, Sink& sink) {
   for (const vmx::Line& line : doc->lines()) {
     if (!line.is_entry()) continue;
     const std::string_view key = doc->key(line);
+    const std::string_view raw = doc->raw_value(line);
+    if (!may_have_look_alike(key) && !may_have_look_alike(raw)) continue;
     for (std::size_t i = 0; i < key.size(); ++i) {
       if (const LookAlike* l = look_alike_at(key, i)) {
         sink.report(kVMX004, line.key_begin + i, line.key_begin + i + l->bytes.size(),
@@ -95,7 +105,6 @@ void check(const Context& ctx, Sink& sink) {
       }
     }
     // A value wrapped in curly quotes (quoted or not): `=”TRUE”` or `= "“TRUE”"`.
-    const std::string_view raw = doc->raw_value(line);
     const LookAlike* open = curly_quote_prefix(raw);
     const LookAlike* close = open ? curly_quote_suffix(raw.substr(open->bytes.size())) : nullptr;
     if (open != nullptr && close != nullptr) {

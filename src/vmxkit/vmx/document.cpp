@@ -5,7 +5,6 @@
 #include <array>
 #include <cstring>
 #include <limits>
-#include <unordered_map>
 
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/text.h"
@@ -258,24 +257,39 @@ std::optional<std::string> Document::get(std::string_view key) const {
 }
 
 std::vector<std::vector<const Line*>> Document::duplicate_keys() const {
-  // One pass: each folded key maps to its first line and, once it repeats, to its group.
-  struct Seen {
-    const Line* first;
-    std::size_t group;  // index into groups, or npos while the key was seen once
+  // One pass over the entries with an open-addressing table of folded keys (no allocation per
+  // key): each slot holds a first line and, once its key repeats, the key's group.
+  struct Slot {
+    const Line* first = nullptr;
+    std::size_t group = std::string_view::npos;  // index into groups, or npos: seen once
   };
-  std::unordered_map<std::string_view, Seen, FoldedHash, FoldedEqual> seen;
+  std::size_t entries = 0;
+  for (const Line& line : lines_) entries += line.is_entry() ? 1 : 0;
   std::vector<std::vector<const Line*>> groups;
-  seen.reserve(lines_.size());
+  if (entries < 2) return groups;
+  std::size_t capacity = 16;
+  while (capacity < 2 * entries) capacity *= 2;
+  std::vector<Slot> table(capacity);
+  const FoldedHash hash;
   for (const Line& line : lines_) {
     if (!line.is_entry()) continue;
-    const auto [it, inserted] = seen.try_emplace(key(line), Seen{&line, std::string_view::npos});
-    if (inserted) continue;
-    Seen& s = it->second;
-    if (s.group == std::string_view::npos) {
-      s.group = groups.size();
-      groups.push_back({s.first});
+    const std::string_view k = key(line);
+    std::size_t h = hash(k);
+    h ^= h >> 29;  // FNV-1a's low bits alone spread keys that differ at the end poorly
+    std::size_t i = h & (capacity - 1);
+    while (table[i].first != nullptr && !iequals(key(*table[i].first), k)) {
+      i = (i + 1) & (capacity - 1);
     }
-    groups[s.group].push_back(&line);
+    Slot& slot = table[i];
+    if (slot.first == nullptr) {
+      slot.first = &line;
+      continue;
+    }
+    if (slot.group == std::string_view::npos) {
+      slot.group = groups.size();
+      groups.push_back({slot.first});
+    }
+    groups[slot.group].push_back(&line);
   }
   return groups;
 }

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "support/support.h"
+#include "vmxkit/core/error.h"
+#include "vmxkit/vmxkit.h"
 
 using vmxkit::test::read_bytes;
 using vmxkit::test::run_cli;
@@ -98,4 +100,33 @@ TEST_CASE("generate lists templates and models", "[cli][generate]") {
   r = run_cli({"generate", "--list-models"});
   CHECK(r.out.find("h100-pcie") != std::string::npos);
   CHECK(r.out.find("cx7") != std::string::npos);
+}
+
+TEST_CASE("generate --memory-mb takes 1 MB to 24560 GB, the vSphere maximum, else exit 2",
+          "[cli][generate]") {
+  for (const char* mb : {"0", "25149441", "99999999999999999999999", "-5", "12x"}) {
+    const auto r = run_cli({"generate", "--gpu", "h100-pcie", "--memory-mb", mb});
+    INFO(mb << ": " << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.find("--memory-mb") != std::string::npos);
+  }
+  auto r = run_cli({"generate", "--gpu", "h100-pcie", "--memory-mb", "0"});
+  CHECK(r.err.find("0 is not a number of MB from 1 to 25149440 (24560 GB, the vSphere maximum "
+                   "for a VM)") != std::string::npos);
+  for (const char* mb : {"1", "25149440"}) {
+    r = run_cli({"generate", "--gpu", "h100-pcie", "--memory-mb", mb});
+    INFO(mb << ": " << r.err);
+    CHECK(r.code == 0);
+    CHECK(r.out.find(std::string("memSize = \"") + mb + "\"") != std::string::npos);
+  }
+  // The library refuses it too (the Python package and other callers of vmxkit::plan).
+  vmxkit::PlanRequest request;
+  request.gpus = {"h100-pcie"};
+  request.memory_mb = vmxkit::kMaxMemoryMb + 1;
+  CHECK_THROWS_WITH(vmxkit::plan(nullptr, request),
+                    "guest memory 25149441 MB: must be 1 to 25149440 MB (24560 GB, the vSphere "
+                    "maximum for a VM)");
+  request.memory_mb = 0;
+  CHECK_THROWS_AS(vmxkit::plan(nullptr, request), vmxkit::Error);
 }

@@ -185,7 +185,7 @@ TEST_CASE("lspci -vvv loader errors name file:line:col for bad and truncated inp
       host_from({{"g.txt",
                   "3b:00.0 3D controller: X\n\tRegion 1: Memory at 0 (64-bit, prefetchable) "
                   "[size=8192T]\n"}}),
-      "g.txt:2:47: size '8192T' is above 4096T (2^52 bytes): not a BAR's");
+      "g.txt:2:48: size '8192T' is above 4096T (2^52 bytes): not a BAR's");
 }
 
 TEST_CASE("lspci -tv loader builds the tree, with -nn ids and pasted without the leading space",

@@ -264,7 +264,7 @@ TEST_CASE("64bitMMIOSizeGB arithmetic never wraps: a size that does not fit is a
   gpu.vendor_id = 0x10de;
   gpu.device_id = 0x9999;
   gpu.model = "Big";
-  gpu.role = Role::gpu;
+  gpu.role = vmxkit::pci::Role::gpu;
   // KB 323402: 2 x 16384 GB (the largest framebuffer a catalogue may give) -> 32768.
   gpu.framebuffer_gb = vmxkit::pci::kMaxFramebufferGb;
   auto r = size_64bit_mmio({MmioDevice{nullptr, &gpu, "big"}});
