@@ -9,10 +9,15 @@ Figures:
   * `vmxkit fmt` of a 64 MiB .vmx built from the corpus, against `wc -l` of the same file;
   * peak RSS of `fmt`, `get` and `set` on that file, as a multiple of its size;
   * `vmxkit lint` of 10,000 corpus files (one run, every core), against `cat` of them;
-  * scaling: each of topo, lint, fix, the ConfigSpec XML reader and the VI/JSON reader at sizes
-    1x and 10x; the 10x run may cost at most 12x the time and 12x the memory above a process's
-    base (else growth is superlinear).
---check exits 1 when a goal is missed (the scaling goals always; with --quick only those).
+  * for reference, without goals: peak RSS and time of `lint` of the 64 MiB file, and of `fix`
+    of 1,000,000 duplicate keys;
+  * scaling: each of topo, lint (unique keys, and keys each given twice), fix, the ConfigSpec
+    XML reader and the VI/JSON reader at sizes 1x and 10x; the 10x run may cost at most 15x the
+    time (see TIME_GOAL) and 12x the memory above the base (the same command on a one-entry
+    input: its start-up), else growth is superlinear. Best of 3 runs each. Peak RSS is measured by bench/peak_rss.c
+    (compiled with $CC or cc), as a child of Python would count the interpreter's memory too.
+--check exits 1 when a goal is missed (the scaling goals always; with --quick only those), or
+when nothing was measured. --quick runs in about a minute (ctest entry perf_scaling).
 """
 
 import argparse
@@ -28,14 +33,41 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.join(ROOT, "..", "shared", "corpus", "vmx")
 
 
+# 10x the input may cost at most 15x the time: the same binary measures 10x to 15x here from run
+# to run, as the cost per element grows with the working set (page faults, cache misses). The
+# superlinear costs this check exists for measured 30x and more (topo of an lspci capture was
+# 131.7x, XSD validation 4x per doubling of attributes). Memory is deterministic: 12x.
+TIME_GOAL = 15
+
+PEAK_RSS = None  # the launcher measuring peak RSS (bench/peak_rss.c), built by main()
+
+
+def build_peak_rss(work):
+    """Compiles bench/peak_rss.c into `work`; a child of this Python process would count the
+    interpreter's own RSS (Linux keeps the high-water mark across exec)."""
+    global PEAK_RSS
+    exe = os.path.join(work, "peak_rss")
+    subprocess.run([os.environ.get("CC", "cc"), "-O2", "-o", exe,
+                    os.path.join(ROOT, "bench", "peak_rss.c")], check=True)
+    PEAK_RSS = exe
+
+
 def run(argv, stdin=None, stdout=subprocess.DEVNULL):
     """Runs argv; returns (seconds, peak RSS in bytes, exit code)."""
+    read_end, write_end = os.pipe()
     start = time.perf_counter()
     with open(stdin, "rb") if stdin else open(os.devnull, "rb") as inp:
-        proc = subprocess.Popen(argv, stdin=inp, stdout=stdout, stderr=subprocess.DEVNULL)
-        _, status, usage = os.wait4(proc.pid, 0)
+        proc = subprocess.Popen([PEAK_RSS, str(write_end), *argv], stdin=inp, stdout=stdout,
+                                stderr=subprocess.DEVNULL, pass_fds=(write_end,))
+        os.close(write_end)
+        with os.fdopen(read_end) as report:
+            text = report.read()
+        proc.wait()
     elapsed = time.perf_counter() - start
-    return elapsed, usage.ru_maxrss * 1024, os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0 or not text:
+        raise SystemExit(f"peak_rss failed on {' '.join(argv)}")
+    code, kib = (int(x) for x in text.split())
+    return elapsed, kib * 1024, code
 
 
 def best(argv, repeat=3, **kw):
@@ -91,6 +123,15 @@ def write_duplicate_vmx(path, lines):
     with open(path, "w") as out:
         for i in range(lines):
             out.write(f'guestinfo.same = "{i}"\n')
+
+
+def write_twice_vmx(path, keys):
+    """`keys` distinct keys, then each again in reverse order and another letter case."""
+    with open(path, "w") as out:
+        for i in range(keys):
+            out.write(f'guestinfo.key{i} = "{i}"\n')
+        for i in reversed(range(keys)):
+            out.write(f'GUESTINFO.KEY{i} = "again"\n')
 
 
 def write_lspci(path, gpus):
@@ -151,6 +192,7 @@ def main():
     vmxkit = os.path.abspath(args.vmxkit)
     ok = True
     work = tempfile.mkdtemp(prefix="vmxkit-bench-")
+    build_peak_rss(work)
     try:
         if not args.quick:
             big = os.path.join(work, "big.vmx")
@@ -178,31 +220,60 @@ def main():
             t_lint, _ = best([vmxkit, "lint", "--format", "json", many])
             ok &= ratio_line("vmxkit lint of 10,000 files", t_lint, "cat", t_cat, 2)
 
-        base = 1 if args.quick else 4
+            # Not goals of their own, but what issue 10 measured: a 64 MiB lint, 1,000,000
+            # duplicate keys fixed.
+            t_lint, rss_lint = best([vmxkit, "lint", big], repeat=1)
+            print(f"vmxkit lint of the {size / (1 << 20):.0f} MiB file: {t_lint:.3f} s, peak RSS "
+                  f"{rss_lint / (1 << 20):.0f} MiB = {rss_lint / size:.2f}x the input")
+            dups = os.path.join(work, "dups.vmx")
+            write_duplicate_vmx(dups, 1000000)
+            t_fix, rss_fix = best([vmxkit, "fix", "--unsafe-fixes", dups], repeat=1)
+            print(f"vmxkit fix of 1,000,000 duplicate keys: {t_fix:.3f} s, peak RSS "
+                  f"{rss_fix / (1 << 20):.0f} MiB = {rss_fix / os.path.getsize(dups):.2f}x the input")
+
+        # Sizes: the 1x run takes about 50 ms or more here, so process start-up and timer noise
+        # do not decide the ratio (VI/JSON: its 10x stays under the reader's 16 MiB limit).
+        scale = 1 if args.quick else 2
         cases = [
-            ("topo (lspci -vvv, GPUs)", write_lspci, 100 * base, lambda p: [vmxkit, "topo", p]),
-            ("lint (.vmx lines)", write_unique_vmx, 20000 * base, lambda p: [vmxkit, "lint", p]),
-            ("fix (duplicate keys)", write_duplicate_vmx, 10000 * base,
+            ("topo (lspci -vvv, GPUs)", write_lspci, 4000 * scale, lambda p: [vmxkit, "topo", p]),
+            ("lint (.vmx lines)", write_unique_vmx, 100000 * scale, lambda p: [vmxkit, "lint", p]),
+            ("lint (keys each twice)", write_twice_vmx, 50000 * scale,
+             lambda p: [vmxkit, "lint", p]),
+            ("fix (duplicate keys)", write_duplicate_vmx, 50000 * scale,
              lambda p: [vmxkit, "fix", "--unsafe-fixes", p]),
-            ("ConfigSpec XML reader", write_configspec_xml, 2500 * base,
+            ("ConfigSpec XML reader", write_configspec_xml, 5000 * scale,
              lambda p: [vmxkit, "convert", p, "--to", "vmx"]),
-            ("VI/JSON reader", write_vi_json, 2500 * base,
+            ("VI/JSON reader", write_vi_json, 13000,
              lambda p: [vmxkit, "convert", p, "--to", "vmx"]),
         ]
-        t_empty, rss_empty = best([vmxkit, "--version"])
+        results = 0
         for name, writer, n, argv_of in cases:
-            small, large = os.path.join(work, "s.in"), os.path.join(work, "l.in")
+            tiny, small, large = (os.path.join(work, f) for f in ("t.in", "s.in", "l.in"))
+            writer(tiny, 1)
             writer(small, n)
             writer(large, 10 * n)
-            t1, m1 = best(argv_of(small))
-            t10, m10 = best(argv_of(large))
-            tr = t10 / max(t1, 1e-3)
-            mr = (m10 - rss_empty) / max(m1 - rss_empty, 1 << 20)
-            good = tr <= 12 and mr <= 12
-            print(f"scaling {name}: {n} -> {10 * n}: time {t1:.3f} s -> {t10:.3f} s ({tr:.1f}x), "
-                  f"memory {m1 >> 20} -> {m10 >> 20} MiB ({mr:.1f}x above base); "
-                  f"{'linear' if good else 'SUPERLINEAR'} (goal <= 12x)")
+            # The base: the same command on a one-entry input (its code, its start-up). Memory
+            # is deterministic; time is not: a miss on time alone is measured again (twice), best of 7
+            # (a burst of load on a shared machine passes; quadratic growth, 100x, never does).
+            for attempt, repeat in enumerate((3, 7, 7)):
+                t_base, rss_base = best(argv_of(tiny), repeat)
+                t1, m1 = best(argv_of(small), repeat)
+                t10, m10 = best(argv_of(large), repeat)
+                tr = (t10 - t_base) / max(t1 - t_base, 1e-3)
+                mr = (m10 - rss_base) / max(m1 - rss_base, 1 << 20)
+                good = tr <= TIME_GOAL and mr <= 12
+                again = " (measured again)" if attempt else ""
+                print(f"scaling {name}{again}: {n} -> {10 * n}: time {t1:.3f} s -> {t10:.3f} s "
+                      f"({tr:.1f}x above base {t_base:.3f} s), memory {m1 >> 20} -> "
+                      f"{m10 >> 20} MiB ({mr:.1f}x above base {rss_base >> 20} MiB); "
+                      f"{'linear' if good else 'SUPERLINEAR'} "
+                      f"(goals: time <= {TIME_GOAL}x, memory <= 12x)", flush=True)
+                if good or mr > 12:
+                    break
             ok &= good
+            results += 1
+        # A check that measured nothing must not pass.
+        ok &= results > 0
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if args.check and not ok:

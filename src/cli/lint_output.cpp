@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
 #include <map>
 #include <ostream>
 
@@ -17,21 +18,6 @@ constexpr std::string_view kToolVersion = VMXKIT_VERSION;  // project(VERSION)
 
 std::string plural(std::size_t n, std::string_view word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
-}
-
-Json position(const rules::LintResult& r, std::size_t offset) {
-  const Location at = r.location(offset);
-  return {{"line", at.line}, {"column", at.column}, {"offset", offset}};
-}
-
-Json fix_json(const rules::LintResult& r, const Fix& fix) {
-  Json edits = Json::array();
-  for (const TextEdit& e : fix.edits) {
-    edits.push_back({{"start", position(r, e.begin)},
-                     {"end", position(r, e.end)},
-                     {"replacement", json_text(e.replacement)}});
-  }
-  return {{"title", json_text(fix.title)}, {"safety", to_string(fix.safety)}, {"edits", edits}};
 }
 
 std::string_view format_name(rules::InputFormat f) {
@@ -195,44 +181,207 @@ class TextWriter final : public ReportWriter {
   bool color_;
 };
 
-Json file_json(const rules::LintResult& r) {
-  Json diags = Json::array();
+// JSON text written directly, in the layout of nlohmann's dump(2) (what write_json_document
+// writes): the lint report of many files is mostly this, and building a Json value per finding
+// cost more than linting. Strings go through json_text, so they are valid UTF-8; escapes are
+// nlohmann's: \" \\ \b \f \n \r \t, other control bytes as \u00xx.
+class PrettyJson {
+ public:
+  PrettyJson(std::string& out, std::size_t depth) : out_(out), depth_(depth) {}
+
+  void begin_object() { open('{'); }
+  void end_object() { close('}'); }
+  void begin_array() { open('['); }
+  void end_array() { close(']'); }
+  void key(std::string_view k) {
+    separate();
+    string(k);
+    out_.append(": ");
+    after_key_ = true;
+  }
+  void value(std::string_view text) {
+    separate();
+    string(json_text(text));
+  }
+  void value(std::size_t n) {
+    separate();
+    fmt::format_to(std::back_inserter(out_), "{}", n);
+  }
+  void null() {
+    separate();
+    out_.append("null");
+  }
+
+ private:
+  void separate() {
+    if (after_key_) {
+      after_key_ = false;
+      return;
+    }
+    if (counts_.empty()) return;
+    out_.append(counts_.back()++ == 0 ? "\n" : ",\n");
+    indent(counts_.size());
+  }
+  void open(char bracket) {
+    separate();
+    out_.push_back(bracket);
+    counts_.push_back(0);
+  }
+  void close(char bracket) {
+    const bool empty = counts_.back() == 0;
+    counts_.pop_back();
+    if (!empty) {
+      out_.push_back('\n');
+      indent(counts_.size());
+    }
+    out_.push_back(bracket);
+  }
+  void indent(std::size_t level) { out_.append(2 * (depth_ + level), ' '); }
+  void string(std::string_view text) {
+    out_.push_back('"');
+    for (const char ch : text) {
+      const auto c = static_cast<unsigned char>(ch);
+      switch (c) {
+        case '"':
+          out_.append("\\\"");
+          break;
+        case '\\':
+          out_.append("\\\\");
+          break;
+        case '\b':
+          out_.append("\\b");
+          break;
+        case '\f':
+          out_.append("\\f");
+          break;
+        case '\n':
+          out_.append("\\n");
+          break;
+        case '\r':
+          out_.append("\\r");
+          break;
+        case '\t':
+          out_.append("\\t");
+          break;
+        default:
+          if (c < 0x20) {
+            fmt::format_to(std::back_inserter(out_), "\\u{:04x}", c);
+          } else {
+            out_.push_back(ch);
+          }
+      }
+    }
+    out_.push_back('"');
+  }
+
+  std::string& out_;
+  std::size_t depth_;
+  std::vector<std::size_t> counts_;  // members written so far, per open container
+  bool after_key_ = false;
+};
+
+void position_json(PrettyJson& j, const rules::LintResult& r, std::size_t offset) {
+  const Location at = r.location(offset);
+  j.begin_object();
+  j.key("line");
+  j.value(std::size_t{at.line});
+  j.key("column");
+  j.value(std::size_t{at.column});
+  j.key("offset");
+  j.value(offset);
+  j.end_object();
+}
+
+// One element of "files", nested `depth` levels deep, appended to `out`, which is written to
+// `os` whenever it holds 64 KiB: a file with a million findings is not held as one text.
+void file_json(std::ostream& os, std::string& out, std::size_t depth, const rules::LintResult& r) {
+  PrettyJson j(out, depth);
+  j.begin_object();
+  j.key("path");
+  j.value(r.path);
+  j.key("format");
+  j.value(format_name(r.format));
+  j.key("diagnostics");
+  j.begin_array();
   for (const Diagnostic& d : r.diagnostics) {
     const rules::Rule* rule = rules::find_rule(d.rule_id);
-    Json notes = Json::array();
+    j.begin_object();
+    j.key("rule");
+    j.value(d.rule_id);
+    j.key("name");
+    j.value(rule != nullptr ? rule->name : std::string_view());
+    j.key("severity");
+    j.value(to_string(d.severity));
+    j.key("message");
+    j.value(d.message);
+    j.key("start");
+    position_json(j, r, d.begin);
+    j.key("end");
+    position_json(j, r, d.end);
+    j.key("notes");
+    j.begin_array();
     for (const Note& n : d.notes) {
-      notes.push_back({{"start", position(r, n.begin)},
-                       {"end", position(r, n.end)},
-                       {"message", json_text(n.message)}});
+      j.begin_object();
+      j.key("start");
+      position_json(j, r, n.begin);
+      j.key("end");
+      position_json(j, r, n.end);
+      j.key("message");
+      j.value(n.message);
+      j.end_object();
     }
-    Json j = {{"rule", d.rule_id},
-              {"name", rule != nullptr ? rule->name : std::string_view()},
-              {"severity", to_string(d.severity)},
-              {"message", json_text(d.message)},
-              {"start", position(r, d.begin)},
-              {"end", position(r, d.end)},
-              {"notes", notes},
-              {"fix", d.fix ? fix_json(r, *d.fix) : Json(nullptr)}};
-    diags.push_back(std::move(j));
+    j.end_array();
+    j.key("fix");
+    if (d.fix) {
+      j.begin_object();
+      j.key("title");
+      j.value(d.fix->title);
+      j.key("safety");
+      j.value(to_string(d.fix->safety));
+      j.key("edits");
+      j.begin_array();
+      for (const TextEdit& e : d.fix->edits) {
+        j.begin_object();
+        j.key("start");
+        position_json(j, r, e.begin);
+        j.key("end");
+        position_json(j, r, e.end);
+        j.key("replacement");
+        j.value(e.replacement);
+        j.end_object();
+      }
+      j.end_array();
+      j.end_object();
+    } else {
+      j.null();
+    }
+    j.end_object();
+    if (out.size() >= (1u << 16)) {
+      os << out;
+      out.clear();
+    }
   }
-  return {{"path", json_text(r.path)}, {"format", format_name(r.format)}, {"diagnostics", diags}};
+  j.end_array();
+  j.end_object();
 }
 
 // {"tool", "version", "files": [...], "summary": {...}}, the files written as they come.
 class JsonWriter final : public ReportWriter {
  public:
-  explicit JsonWriter(std::ostream& os) : os_(os), files_(os, 1) {
+  explicit JsonWriter(std::ostream& os) : os_(os) {
     os_ << "{\n  \"tool\": \"vmxkit\",\n  \"version\": " << Json(kToolVersion).dump()
         << ",\n  \"files\": ";
   }
 
   void add(const rules::LintResult& r) override {
     summary_.add(r);
-    files_.add(file_json(r));
+    std::string out = summary_.files == 1 ? "[\n    " : ",\n    ";
+    file_json(os_, out, 2, r);
+    os_ << out;
   }
 
   void finish() override {
-    files_.close();
+    os_ << (summary_.files == 0 ? "[]" : "\n  ]");
     const Summary& s = summary_;
     const Json summary = {{"files", s.files},
                           {"errors", s.errors},
@@ -246,7 +395,6 @@ class JsonWriter final : public ReportWriter {
 
  private:
   std::ostream& os_;
-  JsonArrayWriter files_;
 };
 
 Json sarif_rules() {

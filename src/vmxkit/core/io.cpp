@@ -59,7 +59,23 @@ std::string read_fd(int fd, const struct stat& st, const std::string& path, std:
                                           : "a block device, not a file; refusing to read it");
   }
   std::string data;
-  if (S_ISREG(st.st_mode)) data.reserve(static_cast<std::size_t>(st.st_size));
+  if (S_ISREG(st.st_mode) && st.st_size > 0) {
+    // Straight into the string, without a bounce buffer: a large file is copied once.
+    data.resize(static_cast<std::size_t>(st.st_size));
+    std::size_t got = 0;
+    while (got < data.size()) {
+      const ssize_t n = ::read(fd, data.data() + got, data.size() - got);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        throw Error(path, "cannot read: " + errno_text());
+      }
+      if (n == 0) break;  // shorter than it was: truncated while read
+      got += static_cast<std::size_t>(n);
+    }
+    data.resize(got);
+    if (got < static_cast<std::size_t>(st.st_size)) return data;
+    // It may have grown since: read on.
+  }
   char buffer[1 << 16];
   for (;;) {
     const ssize_t n = ::read(fd, buffer, sizeof buffer);

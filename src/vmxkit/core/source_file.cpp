@@ -90,6 +90,12 @@ LineIndex::LineIndex(std::string_view text) {
   }
 }
 
+LineIndex LineIndex::from_starts(std::vector<std::uint32_t> starts) {
+  LineIndex index;
+  if (!starts.empty() && starts.front() == 0) index.starts_ = std::move(starts);
+  return index;
+}
+
 Location LineIndex::location(std::size_t offset) const {
   const auto it = std::upper_bound(starts_.begin(), starts_.end(), offset);
   const auto line = static_cast<std::size_t>(it - starts_.begin());  // >= 1: starts_[0] == 0

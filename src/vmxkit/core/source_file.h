@@ -42,6 +42,9 @@ class LineIndex {
   LineIndex() = default;
   /// Throws vmxkit::Error when `text` is 4 GiB or larger.
   explicit LineIndex(std::string_view text);
+  /// From line starts found elsewhere (a parser that split the text already): the first is 0,
+  /// then one after each line break, ascending.
+  static LineIndex from_starts(std::vector<std::uint32_t> starts);
 
   Location location(std::size_t offset) const;
   std::size_t line_count() const { return starts_.size(); }

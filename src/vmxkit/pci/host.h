@@ -52,6 +52,9 @@ class Host {
   // --- building (loaders) ---
   /// The device with this address, created if new. Indices are stable until finalize().
   std::size_t upsert(const Bdf& bdf);
+  /// Room for `more` devices beyond those there: a loader that can count its devices first
+  /// calls it, so a large capture is not copied by a growing vector (twice its size at once).
+  void reserve(std::size_t more) { devices_.reserve(devices_.size() + more); }
   Device& at(std::size_t index) { return devices_[index]; }
   void add_root(std::uint16_t domain, std::uint8_t bus);
   /// Marks inputs that list every device (esxcli, sysfs): a bus no bridge leads to is a root bus.

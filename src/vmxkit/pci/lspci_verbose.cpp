@@ -352,6 +352,12 @@ void load_lspci_verbose(Host& host, std::string_view text, const std::string& pa
   bool warned_denied = false;
   std::uint32_t line_no = 0;
   std::size_t parsed = 0;
+  // A device line starts at the margin; indented lines describe it.
+  std::size_t device_lines = 0;
+  for (const std::string_view raw : LineRange(text)) {
+    device_lines += !raw.empty() && raw.front() != ' ' && raw.front() != '\t';
+  }
+  host.reserve(device_lines);
   for (const std::string_view raw : LineRange(text)) {
     ++line_no;
     const LineCtx ctx{path, line_no, raw};

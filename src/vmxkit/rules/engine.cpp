@@ -210,8 +210,8 @@ LintResult lint_as(std::string path, std::string bytes, const LintOptions& optio
       options.catalog != nullptr ? *options.catalog : pci::Catalog::builtin();
   LintResult result;
   result.path = std::move(path);
-  result.lines = LineIndex(bytes);
   if (!vmx) {
+    result.lines = LineIndex(bytes);
     lint_spec(result, std::move(bytes), options, catalog);
     sort_diagnostics(result.diagnostics);
     return result;
@@ -220,6 +220,7 @@ LintResult lint_as(std::string path, std::string bytes, const LintOptions& optio
   // The bytes are held once: by the document while the rules run, then by the result. The model
   // and the document's lines are freed before the diagnostics are sorted.
   vmx::Document doc = vmx::Document::parse(std::move(bytes), result.path);
+  result.lines = doc.line_index();
   {
     const VmConfig config = vmx::to_vm_config(doc);
     const Context ctx(result.path, doc.bytes(), &doc, config, catalog, options.host);

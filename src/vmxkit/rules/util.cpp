@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdint>
 #include <vector>
 
 #include "vmxkit/core/text.h"
@@ -25,14 +26,14 @@ SourceSpan anchor_for_missing_key(const Context& ctx) {
 std::size_t edit_distance_folded(std::string_view a, std::string_view b, std::size_t limit) {
   const std::size_t gap = a.size() > b.size() ? a.size() - b.size() : b.size() - a.size();
   if (gap > limit) return limit + 1;  // the distance is at least the difference in length
-  if (limit < std::max(a.size(), b.size())) {
+  if (limit < std::max(a.size(), b.size()) && a.size() < 256) {
     // Each edit changes at most one of the characters two strings share (as multisets), so the
     // distance is at least the longer length less the number shared.
-    std::array<int, 256> count{};
+    std::array<std::uint8_t, 256> count{};
     for (const char c : a) ++count[static_cast<unsigned char>(ascii_lower(c))];
     std::size_t shared = 0;
     for (const char c : b) {
-      int& n = count[static_cast<unsigned char>(ascii_lower(c))];
+      std::uint8_t& n = count[static_cast<unsigned char>(ascii_lower(c))];
       if (n > 0) {
         --n;
         ++shared;

@@ -379,6 +379,18 @@ Location Document::location(std::size_t offset) const {
   return {number, static_cast<std::uint32_t>(offset - line.begin + 1)};
 }
 
+LineIndex Document::line_index() const {
+  std::vector<std::uint32_t> starts;
+  starts.reserve(lines_.size() + 1);
+  starts.push_back(0);
+  for (std::size_t i = 1; i < lines_.size(); ++i) starts.push_back(lines_[i].begin);
+  // A line break at the very end starts one more (empty) line.
+  if (!lines_.empty() && lines_.back().ending != LineEnding::none) {
+    starts.push_back(lines_.back().next());
+  }
+  return LineIndex::from_starts(std::move(starts));
+}
+
 void Document::write(std::string& out) const {
   out.reserve(out.size() + bytes_.size());
   if (bom_) out.append("\xEF\xBB\xBF");

@@ -161,8 +161,9 @@ class Document {
   /// The decoded value of the first entry with this key.
   std::optional<std::string> get(std::string_view key) const;
 
-  /// Groups of two or more entries whose keys are equal ignoring ASCII case, in file order of
-  /// their first line. VMware refuses to start a VM whose file has any.
+  /// Groups of two or more entries whose keys are equal ignoring ASCII case, each in file order,
+  /// the groups in the order their keys first repeat. VMware refuses to start a VM whose file
+  /// has any. One pass with a hash table of folded keys.
   std::vector<std::vector<const Line*>> duplicate_keys() const;
 
   /// The declared `.encoding` value (raw), or empty when there is none.
@@ -176,6 +177,9 @@ class Document {
 
   /// Line and column (1-based, bytes) of a byte offset.
   Location location(std::size_t offset) const;
+  /// The line index of the bytes (LineIndex(bytes()), without scanning them again). Unlike
+  /// location(), its first line starts at offset 0, before a BOM.
+  LineIndex line_index() const;
 
   /// Writes the document, line by line, to `out`. Byte-identical to the input.
   void write(std::string& out) const;

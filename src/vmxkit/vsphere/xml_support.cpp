@@ -178,6 +178,18 @@ void load(const SourceFile& source, pugi::xml_document& doc) {
     if (depth > kMaxDepth) {
       pos.fail(node, "elements nest deeper than " + std::to_string(kMaxDepth) + " levels");
     }
+    std::size_t attributes = 0;
+    for (auto a = node.first_attribute(); a && attributes <= kMaxAttributes;
+         a = a.next_attribute()) {
+      ++attributes;
+    }
+    if (attributes > kMaxAttributes) {
+      std::string message = "element '";
+      message += node.name();
+      message += "' has more than " + std::to_string(kMaxAttributes) +
+                 " attributes (vim25 and OVF elements have a handful)";
+      pos.fail(node, message);
+    }
     for (pugi::xml_node c = node.first_child(); c; c = c.next_sibling()) {
       if (c.type() == pugi::node_element) stack.emplace_back(c, depth + 1);
     }

@@ -17,6 +17,10 @@ namespace vmxkit::vsphere::xml {
 inline constexpr std::size_t kMaxDocumentBytes = std::size_t{16} << 20;
 /// Deepest element nesting accepted. A ConfigSpec in a SOAP envelope is about 10 deep.
 inline constexpr std::size_t kMaxDepth = 64;
+/// Most attributes one element may have. vim25 and OVF elements carry a handful (namespace
+/// declarations, xsi:type); libxml2's time is quadratic in one element's attributes, to build its
+/// tree and to validate it (20,000 took 2.6 s and 12.6 s).
+inline constexpr std::size_t kMaxAttributes = 64;
 
 /// Parses `source` with pugixml, after checking that it is well-formed UTF-8 XML that libxml2
 /// (the schema validator's parser) reads too. Never loads a DTD or an entity and never touches
@@ -24,7 +28,8 @@ inline constexpr std::size_t kMaxDepth = 64;
 /// a DOCTYPE is refused outright. Throws vmxkit::Error with file:line:col for UTF-16 or UTF-32
 /// text, bytes that are not UTF-8 (whatever encoding the declaration names), malformed XML
 /// (pugixml's or libxml2's finding: a second root element, `&#1;`, an undeclared entity...), a
-/// DOCTYPE, a document over kMaxDocumentBytes or nesting deeper than kMaxDepth.
+/// DOCTYPE, a document over kMaxDocumentBytes, nesting deeper than kMaxDepth or an element with
+/// more than kMaxAttributes attributes.
 void load(const SourceFile& source, pugi::xml_document& doc);
 
 /// The element or attribute name without its prefix.

@@ -329,3 +329,68 @@ TEST_CASE("topo lists a large host's nearest peers with a note, and --matrix for
   CHECK(m["matrix"].size() == 65);
   CHECK(!m.contains("nearest"));
 }
+
+TEST_CASE(
+    "a device behind bridges missing from the input hangs from the narrowest range holding it",
+    "[pci][topology]") {
+  auto bridge = [](const char* bdf, unsigned sec, unsigned sub) {
+    return fmt::format(
+        "{} PCI bridge [0604]: Broadcom / LSI PEX890xx PCIe Gen 5 Switch [1000:c030]\n"
+        "\tBus: primary=00, secondary={:02x}, subordinate={:02x}, sec-latency=0\n\n",
+        bdf, sec, sub);
+  };
+  const std::string text =
+      bridge("0000:00:01.0", 0x01, 0x0f) + bridge("0000:00:02.0", 0x10, 0x1f) +
+      bridge("0000:01:00.0", 0x02, 0x08) +
+      bridge("0000:02:00.0", 0x04, 0x06) +  // as narrow as the next one, and first
+      bridge("0000:02:01.0", 0x05, 0x07) +
+      bridge("0000:0c:00.0", 0x0c, 0x0d) +  // holds its own bus: never its own parent
+      bridge("0001:00:01.0", 0x00, 0xff) +  // another domain
+      "0000:06:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 PCIe] [10de:2331]\n";
+  const auto host = host_from({{"missing.txt", text}});
+  const auto parent_of = [&](vmxkit::Bdf bdf) {
+    const auto* d = host.find(bdf);
+    REQUIRE(d != nullptr);
+    REQUIRE(d->parent);
+    return host.at(*d->parent).bdf;
+  };
+  CHECK(parent_of({0, 6, 0, 0}) == vmxkit::Bdf{0, 2, 0, 0});
+  CHECK(parent_of({0, 0x0c, 0, 0}) == vmxkit::Bdf{0, 0, 1, 0});
+  CHECK(parent_of({0, 2, 1, 0}) == vmxkit::Bdf{0, 1, 0, 0});
+  bool warned = false;
+  for (const auto& w : host.warnings()) {
+    warned = warned || w.to_string() ==
+                           "missing.txt:22: 0000:06:00.0 is behind bridge 0000:02:00.0 but the "
+                           "bridges between are not in the input; its path class may be too close";
+  }
+  CHECK(warned);
+}
+
+TEST_CASE("65,536 GPUs behind bridges missing from the input are placed and listed in seconds",
+          "[pci][topology][scale]") {
+  // One domain per GPU (lspci allows 65536): a root port for buses 01-05, the GPU on bus 03.
+  std::string text;
+  text.reserve(std::size_t{65536} * 330);
+  for (unsigned dom = 0; dom < 65536; ++dom) {
+    text += fmt::format(
+        "{0:04x}:00:01.0 PCI bridge [0604]: Intel Corporation Device [8086:347a]\n"
+        "\tBus: primary=00, secondary=01, subordinate=05, sec-latency=0\n"
+        "\tCapabilities: [68] Express (v2) Root Port (Slot+), MSI 00\n\n"
+        "{0:04x}:03:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 PCIe] [10de:2331]\n"
+        "\tNUMA node: {1}\n\n",
+        dom, dom % 2);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const auto host = host_from({{"wide.txt", text}});
+  const auto t = analyze(host, {});
+  const auto seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(host.devices().size() == 131072);
+  CHECK(host.warnings().size() == 65536);  // each GPU: the bridges between are missing
+  REQUIRE(t.gpus.size() == 65536);
+  CHECK(host.at(*host.at(t.gpus[65535]).parent).bdf == vmxkit::Bdf{0xffff, 0, 1, 0});
+  REQUIRE(t.listed);
+  CHECK(t.nearest[65535].gpus[0].index == 1);
+  CHECK(t.nearest[65535].gpus[0].cls == PathClass::node);
+  CHECK(seconds < 60.0);
+}

@@ -176,3 +176,80 @@ TEST_CASE("the rules fire on the corpus exactly where a reader agrees", "[rules]
     CHECK(got == (it == expected.end() ? std::map<std::string, int>{} : it->second));
   }
 }
+
+TEST_CASE("suppressions on many lines each hide only their own line's finding", "[rules][engine]") {
+  // Every other entry is suppressed, by a trailing comment or by a comment block before it;
+  // one suppression names an id that fires nowhere and is reported as unused.
+  std::string text;
+  for (int i = 0; i < 2000; ++i) {
+    if (i % 4 == 0) text += "k" + std::to_string(i) + " = TRUE # vmxkit: disable=VMX008\n";
+    if (i % 4 == 1) text += "k" + std::to_string(i) + " = TRUE\n";
+    if (i % 4 == 2)
+      text += "# vmxkit: disable=VMX008\n# more\n\nk" + std::to_string(i) + " = TRUE\n";
+    if (i % 4 == 3) text += "k" + std::to_string(i) + " = TRUE\n";
+  }
+  text += "# vmxkit: disable=VMX005\nlast = \"1\"\n";
+  const auto r = rules::lint("vm.vmx", text, {});
+  std::size_t vmx008 = 0, vmx009 = 0;
+  for (const Diagnostic& d : r.diagnostics) {
+    if (d.rule_id == "VMX008") {
+      ++vmx008;
+      const std::string_view line = r.lines.line_text(r.bytes, d.begin);
+      const std::string number(line.substr(1, line.find(' ') - 1));
+      CHECK(std::stoi(number) % 2 == 1);
+    }
+    vmx009 += d.rule_id == "VMX009";
+  }
+  CHECK(vmx008 == 1000);
+  CHECK(vmx009 == 1);
+}
+
+TEST_CASE("a lint result's line index is that of its bytes", "[rules][engine]") {
+  for (const std::string text : {"\xEF\xBB\xBF"
+                                 "a = TRUE\r\nb = \"1\"\rc = x\n",
+                                 "", "a = x"}) {
+    const auto r = rules::lint("vm.vmx", text, {});
+    CHECK(r.bytes == text);
+    const LineIndex expected(text);
+    REQUIRE(r.lines.line_count() == expected.line_count());
+    for (std::size_t i = 0; i <= text.size(); ++i) {
+      CHECK(r.location(i).line == expected.location(i).line);
+      CHECK(r.location(i).column == expected.location(i).column);
+    }
+  }
+}
+
+TEST_CASE("fix removes every duplicate of many keys in one pass", "[rules][engine][fix]") {
+  // One VMX005 fix per key removes all its later lines, so the passes do not grow with the
+  // duplicates: 3 keys, 20,000 lines, one pass that changes the file and one that finds
+  // nothing more to fix.
+  std::string text;
+  for (int i = 0; i < 20000; ++i) {
+    text += (i % 3 == 0   ? "a"
+             : i % 3 == 1 ? "B"
+                          : "c") +
+            std::string(" = \"") + std::to_string(i) + "\"\n";
+  }
+  const auto fixed = rules::fix("vm.vmx", text, {}, true);
+  CHECK(fixed.bytes == "a = \"0\"\nB = \"1\"\nc = \"2\"\n");
+  CHECK(fixed.fixes_applied == 3);
+  CHECK(fixed.remaining.diagnostics.empty());
+  CHECK(fixed.remaining.bytes == fixed.bytes);
+}
+
+TEST_CASE("findings come sorted by position, then rule id, whatever order rules report",
+          "[rules][engine]") {
+  // VMX008 (unquoted), VMX012 (not a boolean) and VMX005 (duplicate) fire at interleaved
+  // positions; the rules report them in rule order.
+  std::string text;
+  for (int i = 0; i < 500; ++i) {
+    text += "sched.mem.pin = maybe\nk" + std::to_string(i) + " = x\nsched.mem.pin = \"TRUE\"\n";
+  }
+  const auto r = rules::lint("vm.vmx", text, {});
+  REQUIRE(r.diagnostics.size() > 1500);
+  for (std::size_t i = 1; i < r.diagnostics.size(); ++i) {
+    const Diagnostic& a = r.diagnostics[i - 1];
+    const Diagnostic& b = r.diagnostics[i];
+    CHECK((a.begin < b.begin || (a.begin == b.begin && a.rule_id <= b.rule_id)));
+  }
+}

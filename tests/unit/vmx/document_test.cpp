@@ -2,6 +2,10 @@
 #include "vmxkit/vmx/document.h"
 
 #include <catch2/catch.hpp>
+#include <cstring>
+#include <iterator>
+
+#include "support/support.h"
 
 using namespace vmxkit;
 using namespace vmxkit::vmx;
@@ -178,4 +182,148 @@ TEST_CASE("an empty input has no lines and writes back empty", "[vmx][parser]") 
   const auto doc = Document::parse("");
   CHECK(doc.lines().empty());
   CHECK(doc.to_string().empty());
+}
+
+namespace {
+
+// Inputs that exercise the line splitter and scanner: every line ending, at every offset of a
+// 16-byte chunk, BOMs, malformed lines, long keys and values, and the corpus.
+std::vector<std::string> tricky_inputs() {
+  std::vector<std::string> out = {"",
+                                  "\xEF\xBB\xBF",
+                                  "\xEF\xBB\xBF\n",
+                                  "\r",
+                                  "\n",
+                                  "\r\n",
+                                  "\r\r\n\n",
+                                  "a=1",
+                                  "a=1\r",
+                                  "\xEF\xBB\xBF"
+                                  "a = \"x\"\r\n"};
+  const char* const pieces[] = {"key = \"value\"",
+                                "  spaced\t=\t\"v|22\"  # c",
+                                "# comment",
+                                "",
+                                "   ",
+                                "k=v",
+                                "bad line",
+                                "k = \"open",
+                                "= x",
+                                "pciPassthru0.id = \"0000:3b:00.0\"",
+                                "k = a\"b",
+                                "k = \"a\" b"};
+  const char* const endings[] = {"\n", "\r\n", "\r"};
+  std::uint32_t seed = 12345;
+  const auto next = [&seed] { return seed = seed * 1103515245u + 12345u, (seed >> 16) & 0x7FFF; };
+  for (int n = 0; n < 200; ++n) {
+    std::string text = next() % 7 == 0 ? "\xEF\xBB\xBF" : "";
+    const int lines = static_cast<int>(next() % 12);
+    for (int i = 0; i < lines; ++i) {
+      text += pieces[next() % std::size(pieces)];
+      text += std::string(next() % 20, 'x');  // moves the line breaks across chunk boundaries
+      if (i + 1 < lines || next() % 2 == 0) text += endings[next() % std::size(endings)];
+    }
+    out.push_back(std::move(text));
+  }
+  for (const auto& path : test::corpus_files("vmx", ".vmx")) out.push_back(test::read_bytes(path));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a Line is a 32-byte record", "[vmx][parser][perf]") {
+  // One per line of the input: at 36 bytes (the old layout) a line record outweighed the
+  // ~32-byte lines of a real .vmx file.
+  CHECK(sizeof(Line) == 32);
+}
+
+TEST_CASE("the line scanner yields exactly the lines the document keeps", "[vmx][parser]") {
+  for (const std::string& text : tricky_inputs()) {
+    INFO(text);
+    const auto doc = Document::parse(text);
+    LineScanner scanner(text);
+    CHECK(scanner.has_bom() == doc.has_bom());
+    Line line;
+    std::size_t i = 0;
+    while (scanner.next(line)) {
+      REQUIRE(i < doc.lines().size());
+      const Line& kept = doc.lines()[i];
+      CHECK(std::memcmp(&line, &kept, sizeof(Line)) == 0);
+      CHECK(scanner.number() == i + 1);
+      ++i;
+    }
+    CHECK(i == doc.lines().size());
+    CHECK(has_malformed_line(text) == !doc.problems().empty());
+  }
+}
+
+TEST_CASE("count_lines counts the lines and their endings as the parser splits them",
+          "[vmx][parser]") {
+  for (const std::string& text : tricky_inputs()) {
+    INFO(text);
+    const auto doc = Document::parse(text);
+    const LineCounts counts = count_lines(text);
+    CHECK(counts.lines() == doc.lines().size());
+    std::size_t lf = 0, crlf = 0, cr = 0;
+    for (const Line& l : doc.lines()) {
+      lf += l.ending == LineEnding::lf;
+      crlf += l.ending == LineEnding::crlf;
+      cr += l.ending == LineEnding::cr;
+    }
+    CHECK(counts.lf == lf);
+    CHECK(counts.crlf == crlf);
+    CHECK(counts.cr == cr);
+    CHECK(counts.dominant() == doc.dominant_line_ending());
+  }
+}
+
+TEST_CASE("a document's line index is the line index of its bytes", "[vmx][parser]") {
+  for (const std::string& text : tricky_inputs()) {
+    INFO(text);
+    const auto doc = Document::parse(text);
+    const LineIndex expected(text);
+    const LineIndex got = doc.line_index();
+    REQUIRE(got.line_count() == expected.line_count());
+    for (std::size_t offset = 0; offset <= text.size(); ++offset) {
+      CHECK(got.location(offset).line == expected.location(offset).line);
+      CHECK(got.location(offset).column == expected.location(offset).column);
+    }
+  }
+}
+
+TEST_CASE("take_bytes hands over the bytes without a copy", "[vmx][parser]") {
+  std::string text(1000, 'a');
+  text += " = \"1\"\n";
+  auto doc = Document::parse(text);
+  const char* data = doc.bytes().data();
+  const std::string taken = std::move(doc).take_bytes();
+  CHECK(taken == text);
+  CHECK(taken.data() == data);
+}
+
+TEST_CASE("duplicate groups come in the order their keys first repeat", "[vmx][parser]") {
+  std::string text;
+  for (int i = 0; i < 3000; ++i) text += "key" + std::to_string(i) + " = \"a\"\n";
+  for (int i = 2999; i >= 0; --i) text += "KEY" + std::to_string(i) + " = \"b\"\n";
+  const auto doc = Document::parse(text);
+  const auto groups = doc.duplicate_keys();
+  REQUIRE(groups.size() == 3000);
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    REQUIRE(groups[g].size() == 2);
+    CHECK(doc.key(*groups[g][0]) == "key" + std::to_string(3000 - 1 - g));
+    CHECK(doc.key(*groups[g][1]) == "KEY" + std::to_string(3000 - 1 - g));
+  }
+}
+
+TEST_CASE("a malformed line's message quotes at most kMaxQuotedKey bytes of its key",
+          "[vmx][parser]") {
+  const std::string key(10'000'000, 'k');
+  const auto problems = Document::parse(key + " value\n").problems();
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].message.size() < kMaxQuotedKey + 100);
+  CHECK(problems[0].message.find(std::string(kMaxQuotedKey, 'k') + "...'") != std::string::npos);
+  // Never half a UTF-8 character: "é" is two bytes, cut after an odd number of them.
+  const std::string accents = std::string(kMaxQuotedKey - 1, 'a') + "\xC3\xA9\xC3\xA9";
+  CHECK(shorten(accents) == std::string(kMaxQuotedKey - 1, 'a') + "...");
+  CHECK(shorten("short") == "short");
 }

@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/support.h"
+
 using namespace vmxkit;
 using namespace vmxkit::vmx;
 
@@ -100,4 +102,42 @@ TEST_CASE("unset removes every line of the key in any case", "[vmx][edit]") {
 TEST_CASE("edits leave malformed lines byte for byte", "[vmx][edit]") {
   const std::string text = "key \"value1\"\r\nx = \"1\"\r\n";
   CHECK(set_text(text, "x", "2") == "key \"value1\"\r\nx = \"2\"\r\n");
+}
+
+namespace {
+
+// Documents with every line ending, BOMs, duplicates in any case, a last line without an
+// ending, malformed lines, and the corpus.
+std::vector<std::string> edit_inputs() {
+  std::vector<std::string> out = {"",
+                                  "\xEF\xBB\xBF",
+                                  "k = \"1\"",
+                                  "k = \"1\"\n",
+                                  "a = \"1\"\r\nK = \"2\"\r\nk = \"3\"",
+                                  "a = \"1\"\rk = x\rK = \"y\" # c\r",
+                                  "\xEF\xBB\xBFk = \"1\"\nbad line\nK=2\n",
+                                  "# only a comment\n\n",
+                                  "k=\nk =\nk = # c\n"};
+  for (const auto& path : vmxkit::test::corpus_files("vmx", ".vmx")) {
+    out.push_back(vmxkit::test::read_bytes(path));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("set_bytes and unset_bytes write what the document edits write", "[vmx][edit]") {
+  for (const std::string& text : edit_inputs()) {
+    INFO(text);
+    const auto doc = Document::parse(text);
+    for (const std::string_view key :
+         {"k", "K", "pciPassthru.allowP2P", "pciPassthru0.id", "memsize", "displayName", "zzz"}) {
+      INFO(key);
+      CHECK(set_bytes(text, key, "new \"value\"|") ==
+            apply_edits(doc.bytes(), set(doc, key, "new \"value\"|")));
+      bool removed = false;
+      CHECK(unset_bytes(text, key, &removed) == apply_edits(doc.bytes(), unset(doc, key)));
+      CHECK(removed == !unset(doc, key).empty());
+    }
+  }
 }

@@ -2,6 +2,9 @@
 #include "vmxkit/vmx/escape.h"
 
 #include <catch2/catch.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
 
 using namespace vmxkit::vmx;
 
@@ -65,4 +68,35 @@ TEST_CASE("can_be_unquoted refuses values VMware's unquoted grammar cannot hold"
   CHECK_FALSE(escape::can_be_unquoted("a#b"));
   CHECK_FALSE(escape::can_be_unquoted("a\"b"));
   CHECK_FALSE(escape::can_be_unquoted("a|b"));
+}
+
+TEST_CASE("recode_append writes encode(decode(raw)) for any raw value", "[vmx][escape]") {
+  std::vector<std::string> raws = {"",
+                                   "plain",
+                                   "|",
+                                   "||",
+                                   "|2",
+                                   "|22",
+                                   "|7c|7C",
+                                   "a|0Ab|zz",
+                                   "\"q\"",
+                                   std::string("\x01\x7F\t\xC3\xA9", 5),
+                                   std::string(40, 'x') + "|22" + std::string(40, 'y') + "|"};
+  std::uint32_t seed = 7;
+  const char alphabet[] = "ab|2F7cZ\"\t\x01\x7F\xC3 #";
+  for (int n = 0; n < 2000; ++n) {
+    std::string raw;
+    const int len = static_cast<int>((seed = seed * 1103515245u + 12345u) >> 16) % 40;
+    for (int i = 0; i < len; ++i) {
+      seed = seed * 1103515245u + 12345u;
+      raw.push_back(alphabet[(seed >> 16) % (sizeof alphabet - 1)]);
+    }
+    raws.push_back(std::move(raw));
+  }
+  for (const std::string& raw : raws) {
+    INFO(raw);
+    std::string out = "prefix";
+    escape::recode_append(raw, out);
+    CHECK(out == "prefix" + escape::encode(escape::decode(raw)));
+  }
 }

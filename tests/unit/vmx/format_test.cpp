@@ -69,3 +69,49 @@ TEST_CASE("canonical form is stable on every well-formed corpus file", "[vmx][fm
   }
   CHECK(formatted >= 25);
 }
+
+TEST_CASE("canonical form of the bytes is that of the document, errors included", "[vmx][fmt]") {
+  std::vector<std::string> inputs = {"",
+                                     "\xEF\xBB\xBF",
+                                     "a=1",
+                                     "a = \"x|0a\"\r\nb=2\r\nc=3\n",
+                                     "\xEF\xBB\xBF  \xEF\xBB\xBFk = \"1\"\n",
+                                     "# c  \n\n  k=v # t \n",
+                                     "a = \"1\"\nbad line\n",
+                                     "\xEF\xBB\xBF"
+                                     "bad"};
+  for (const auto& path : test::corpus_files("vmx", ".vmx"))
+    inputs.push_back(test::read_bytes(path));
+  for (const std::string& text : inputs) {
+    INFO(text);
+    const auto doc = Document::parse(text, "vm.vmx");
+    std::string from_doc;
+    std::string from_doc_error;
+    try {
+      from_doc = canonical_form(doc);
+    } catch (const Error& e) {
+      from_doc_error = e.what();
+    }
+    if (from_doc_error.empty()) {
+      CHECK(canonical_form(text, "vm.vmx") == from_doc);
+    } else {
+      REQUIRE_THROWS_AS(canonical_form(text, "vm.vmx"), Error);
+      try {
+        canonical_form(text, "vm.vmx");
+      } catch (const Error& e) {
+        CHECK(std::string(e.what()) == from_doc_error);
+      }
+    }
+  }
+}
+
+TEST_CASE("the error for a malformed line names its line and column", "[vmx][fmt]") {
+  try {
+    canonical_form(std::string_view("\xEF\xBB\xBF"
+                                    "a = \"1\"\r\n\r\nkey value\n"),
+                   "vm.vmx");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("vm.vmx:3:4:") != std::string::npos);
+  }
+}
