@@ -34,7 +34,7 @@ void check_key(const std::string& key, const std::string& item) {
 
 // The malformed-line warnings; the Document they need is built only when there is one.
 void warn_if_malformed(std::string_view bytes, const std::string& file, Context& ctx) {
-  if (vmx::has_malformed_line(bytes)) {
+  if (vmx::has_malformed_line(bytes, display_name(file))) {
     warn_malformed(vmx::Document::parse(std::string(bytes), display_name(file)), ctx);
   }
 }

@@ -216,6 +216,7 @@ int run_lint(const LintOptions& o, Context& ctx) {
       OrderedLint::Item item = lint.take();
       if (!item.error.empty()) {
         ctx.err << "vmxkit: error: " << item.error << '\n';
+        writer->add_unread();
         input_error = true;
         continue;
       }

@@ -160,8 +160,11 @@ class TextWriter final : public ReportWriter {
   void finish() override {
     const Summary& s = summary_;
     const std::size_t total = s.errors + s.warnings + s.infos + s.styles;
+    const std::string unread =
+        s.unread == 0 ? std::string()
+                      : fmt::format(" {} could not be read.", plural(s.unread, "file"));
     if (total == 0) {
-      os_ << "No problems found in " << plural(s.files, "file") << ".\n";
+      os_ << "No problems found in " << plural(s.files, "file") << "." << unread << "\n";
       return;
     }
     std::vector<std::string> parts;
@@ -173,7 +176,7 @@ class TextWriter final : public ReportWriter {
         << ") in " << plural(s.files, "file") << ".";
     if (s.fixable) os_ << " " << s.fixable << " fixable with `vmxkit fix`.";
     if (s.unsafe_fixable) os_ << " " << s.unsafe_fixable << " more with `--unsafe-fixes`.";
-    os_ << '\n';
+    os_ << unread << '\n';
   }
 
  private:
@@ -389,7 +392,8 @@ class JsonWriter final : public ReportWriter {
                           {"infos", s.infos},
                           {"styles", s.styles},
                           {"fixable", s.fixable},
-                          {"unsafe_fixable", s.unsafe_fixable}};
+                          {"unsafe_fixable", s.unsafe_fixable},
+                          {"unread", s.unread}};
     os_ << ",\n  \"summary\": " << nested_dump(summary, 1) << "\n}\n";
   }
 

@@ -20,6 +20,7 @@ struct Summary {
   std::size_t styles = 0;
   std::size_t fixable = 0;  ///< with a safe fix
   std::size_t unsafe_fixable = 0;
+  std::size_t unread = 0;  ///< files that could not be read or parsed (their errors on stderr)
 
   /// Adds one file's findings.
   void add(const rules::LintResult& result);
@@ -34,6 +35,8 @@ class ReportWriter {
   virtual ~ReportWriter() = default;
   virtual void add(const rules::LintResult& result) = 0;
   virtual void finish() = 0;
+  /// Counts a file that could not be read: the summary must not read as if it were clean.
+  void add_unread() { ++summary_.unread; }
   const Summary& summary() const { return summary_; }
 
  protected:

@@ -8,6 +8,7 @@
 
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/text.h"
+#include "vmxkit/core/wide_encoding.h"
 #include "vmxkit/vmx/escape.h"
 
 #if defined(__SSE2__)
@@ -142,16 +143,20 @@ inline const char* split_line(const char* base, const char* p, const char* end, 
 
 constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
-void check_size(std::string_view bytes, std::string_view path) {
+// What every reader of .vmx bytes refuses before reading a line: more than 4 GiB (offsets are
+// 32-bit), and UTF-16 or UTF-32 text. VMware reads a .vmx as UTF-8 or as the ASCII-compatible
+// code page its .encoding names; wide text read byte by byte is one malformed line per line.
+void check_readable(std::string_view bytes, std::string_view path) {
   if (bytes.size() >= std::numeric_limits<std::uint32_t>::max()) {
     throw Error(std::string(path), "file is larger than 4 GiB; not a .vmx file");
   }
+  refuse_wide_encoding(bytes, path.empty() ? std::string("<stdin>") : std::string(path));
 }
 
 }  // namespace
 
 LineScanner::LineScanner(std::string_view bytes, std::string_view path) : bytes_(bytes) {
-  check_size(bytes, path);
+  check_readable(bytes, path);
   if (bytes_.starts_with(kBom)) {
     bom_ = true;
     pos_ = kBom.size();
@@ -194,8 +199,8 @@ LineEnding LineCounts::dominant() const {
   return best;
 }
 
-bool has_malformed_line(std::string_view bytes) {
-  LineScanner scanner(bytes);
+bool has_malformed_line(std::string_view bytes, std::string_view path) {
+  LineScanner scanner(bytes, path);
   Line line;
   while (scanner.next(line)) {
     if (line.kind == LineKind::malformed) return true;
@@ -204,7 +209,7 @@ bool has_malformed_line(std::string_view bytes) {
 }
 
 Document Document::parse(std::string bytes, std::string path) {
-  check_size(bytes, path);
+  check_readable(bytes, path);
   Document doc;
   doc.path_ = std::move(path);
   doc.bytes_ = std::move(bytes);

@@ -123,8 +123,9 @@ struct LineCounts {
 };
 LineCounts count_lines(std::string_view bytes);
 
-/// True when some line of `bytes` is malformed (one pass, nothing stored).
-bool has_malformed_line(std::string_view bytes);
+/// True when some line of `bytes` is malformed (one pass, nothing stored). Throws vmxkit::Error,
+/// naming `path`, for text no .vmx reader can read (UTF-16, 4 GiB and more).
+bool has_malformed_line(std::string_view bytes, std::string_view path = {});
 
 class Document {
  public:

@@ -136,3 +136,61 @@ TEST_CASE("rules lists the catalogue and rule prints a doc", "[cli][rules]") {
   CHECK(run_cli({"rule", "missing-allow-p2p"}).code == 0);
   CHECK(run_cli({"rule", "NOPE000"}).code == 2);
 }
+
+namespace {
+
+// `memsize = "4096"` and a line break, as UTF-16LE: what Notepad's "Unicode" writes.
+std::string utf16le_vmx(bool bom) {
+  std::string out = bom ? std::string("\xFF\xFE") : std::string();
+  for (const char c : std::string("memsize = \"4096\"\nfirmware = \"efi\"\n")) {
+    out.push_back(c);
+    out.push_back('\0');
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a UTF-16 .vmx is refused by every command, not read as malformed lines",
+          "[cli][lint][encoding]") {
+  vmxkit::test::TempDir dir;
+  for (const bool bom : {true, false}) {
+    INFO("BOM: " << bom);
+    const std::string bytes = utf16le_vmx(bom);
+    const std::string path = (dir / "wide.vmx").string();
+    write_bytes(path, bytes);
+    const std::string expected = std::string(bom ? "found UTF-16LE with a byte order mark"
+                                                 : "found UTF-16LE, NUL-interleaved");
+    for (const std::vector<std::string>& args :
+         std::vector<std::vector<std::string>>{{"lint", path},
+                                               {"fmt", path},
+                                               {"fmt", "-i", path},
+                                               {"get", path, "memsize"},
+                                               {"set", "-i", path, "memsize=8192"},
+                                               {"unset", "-i", path, "firmware"},
+                                               {"fix", "-i", path}}) {
+      INFO(args[0] << " " << args[1]);
+      const auto r = run_cli(args);
+      CHECK(r.code == 2);
+      CHECK(r.err.find(path + ":1:1: UTF-16 text: save it as UTF-8 (" + expected) !=
+            std::string::npos);
+      CHECK(r.out.find("VMX001") == std::string::npos);
+      CHECK(read_bytes(path) == bytes);
+    }
+  }
+}
+
+TEST_CASE("lint's summary counts the files it could not read", "[cli][lint]") {
+  vmxkit::test::TempDir dir;
+  const std::string good = (dir / "good.vmx").string();
+  write_bytes(good, "firmware = \"efi\"\n");
+  const std::string missing = (dir / "missing.vmx").string();
+  const auto text = run_cli({"lint", missing});
+  CHECK(text.code == 2);
+  CHECK(text.out == "No problems found in 0 files. 1 file could not be read.\n");
+  const auto json = run_cli({"lint", "--format", "json", missing, good});
+  CHECK(json.code == 2);
+  const auto doc = nlohmann::json::parse(json.out);
+  CHECK(doc["summary"]["unread"] == 1);
+  CHECK(doc["summary"]["files"] == 1);
+}
