@@ -84,6 +84,41 @@ int not_ready(const pci::Host& host, std::size_t i, pci::PassthroughUse use) {
   return pci::check_esxi_owner(host.at(i), use) ? 1 : 0;
 }
 
+// The devices of `candidates` the host is ready to give for `use` (an ESXi capture says who
+// owns each device; other captures say nothing, and every device stays). Each one left out is
+// named in the explanation with why and the command that readies it: `auto` never picks a
+// device the VM would fail to power on with (TOPO009). None ready: refused with the reasons.
+std::vector<std::size_t> ready_only(Plan& plan, const pci::Host& host,
+                                    const std::vector<std::size_t>& candidates,
+                                    pci::PassthroughUse use, std::string_view what,
+                                    std::vector<std::string>* skipped = nullptr) {
+  std::vector<std::size_t> ready;
+  std::vector<std::string> local;
+  std::vector<std::string>& reasons = skipped != nullptr ? *skipped : local;
+  for (const std::size_t i : candidates) {
+    if (const auto f = pci::check_esxi_owner(host.at(i), use)) {
+      plan.explanation.push_back(fmt::format("skipped (not ready): {}", f->message));
+      plan.explanation.push_back("    fix: " + f->fix);
+      reasons.push_back(f->message + "\n    fix: " + f->fix);
+    } else {
+      ready.push_back(i);
+    }
+  }
+  if (ready.empty() && !candidates.empty()) {
+    throw Error(fmt::format("--{} auto: no {} of the host is ready for this VM:\n  {}", what,
+                            what == "gpu" ? "GPU" : "NIC", fmt::join(reasons, "\n  ")));
+  }
+  return ready;
+}
+
+pci::PassthroughUse gpu_use(const Request& request) {
+  return request.vgpu ? pci::PassthroughUse::vgpu : pci::PassthroughUse::full;
+}
+
+pci::PassthroughUse nic_use(const Request& request) {
+  return request.sriov ? pci::PassthroughUse::sriov_pf : pci::PassthroughUse::full;
+}
+
 // `--gpus N`: start from the GPU closest to a NIC, then add the GPU closest to those chosen.
 std::vector<std::size_t> best_connected(const pci::Host& host, std::vector<std::size_t> gpus,
                                         const std::vector<std::size_t>& nics, unsigned n,
@@ -130,9 +165,23 @@ void choose_host_gpus(Plan& plan, const Request& request, const pci::Host& host,
   if (is_auto(gpus)) {
     chosen = host_devices(host, pci::Role::gpu);
     if (chosen.empty()) throw Error("the host capture has no GPU");
+    const std::size_t all = chosen.size();
+    std::vector<std::string> skipped;
+    chosen = ready_only(plan, host, chosen, gpu_use(request), "gpu", &skipped);
+    if (request.gpu_count && *request.gpu_count > chosen.size() && chosen.size() < all) {
+      throw Error(
+          fmt::format("--gpus {}: the host has {} GPU(s), {} of them ready for this VM; "
+                      "not ready:\n  {}",
+                      *request.gpu_count, all, chosen.size(), fmt::join(skipped, "\n  ")));
+    }
     if (request.gpu_count) {
-      chosen = best_connected(host, chosen, host_nics, *request.gpu_count,
-                              request.vgpu ? pci::PassthroughUse::vgpu : pci::PassthroughUse::full);
+      // Judged by the NICs the VM can have: those ready for the NIC use asked.
+      std::vector<std::size_t> nics;
+      for (const std::size_t k : host_nics) {
+        if (!pci::check_esxi_owner(host.at(k), nic_use(request))) nics.push_back(k);
+      }
+      chosen = best_connected(host, chosen, nics.empty() ? host_nics : nics, *request.gpu_count,
+                              gpu_use(request));
     }
   } else {
     for (const std::string& g : gpus) {
@@ -167,10 +216,16 @@ void choose_model_gpus(Plan& plan, const Request& request, const pci::Catalog& c
 // `--nic auto`: each GPU gets the RDMA NIC closest to it, preferring NICs not yet taken and
 // then those the host is ready to pass; a NIC shared by several GPUs is listed once.
 void choose_auto_nics(Plan& plan, const Request& request, const pci::Host& host,
-                      const std::vector<std::size_t>& host_nics) {
-  if (host_nics.empty()) throw Error("--nic auto: the host capture has no RDMA-capable NIC");
-  const pci::PassthroughUse use =
-      request.sriov ? pci::PassthroughUse::sriov_pf : pci::PassthroughUse::full;
+                      const std::vector<std::size_t>& all_nics) {
+  if (all_nics.empty()) throw Error("--nic auto: the host capture has no RDMA-capable NIC");
+  const pci::PassthroughUse use = nic_use(request);
+  // Only NICs ready for the use, unless a GPU named by the user needs readying anyway: then the
+  // nearest NIC, with the command that readies it, is the better plan.
+  const bool gpus_ready = std::none_of(plan.gpus.begin(), plan.gpus.end(), [&](const Choice& c) {
+    return c.host_index && pci::check_esxi_owner(host.at(*c.host_index), gpu_use(request));
+  });
+  const std::vector<std::size_t> host_nics =
+      gpus_ready ? ready_only(plan, host, all_nics, use, "nic") : all_nics;
   std::map<std::size_t, unsigned> uses;
   for (std::size_t g = 0; g < plan.gpus.size(); ++g) {
     if (!plan.gpus[g].host_index) continue;

@@ -12,6 +12,10 @@ constexpr std::string_view kDoc = R"md(
 With `--host`, flags a GPU and a NIC of the VM whose path crosses the SMP
 interconnect between CPU sockets: `SYS` in `nvidia-smi topo -m`.
 
+Each GPU is judged against its nearest NICs in the VM only, as NCCL gives a GPU its local
+NICs (`ncclTopoGetLocalNet`): a NIC on the other socket is an error only when the GPU has no
+NIC on its own. A full node with a NIC per socket, or per switch, is clean.
+
 ## Why is this bad?
 NVIDIA: GPUDirect RDMA across "CPU/IOH <-> QPI/HT <-> CPU/IOH" "may be extremely
 performance-limited or even not work reliably", and NCCL does not use it. The P2P keys in the
@@ -26,7 +30,8 @@ No automatic fix: choose a NIC on the GPU's socket, best under the same PCIe swi
 
 ## References
 - NVIDIA GPUDirect RDMA documentation, "Supported Systems"
-- NCCL `src/graph/paths.cc` (`ncclTopoCheckGdr`, default level PXB)
+- NCCL `src/graph/paths.cc` (`ncclTopoCheckGdr`, default level PXB), `src/graph/search.cc`
+  (`ncclTopoGetLocalNet`: a GPU's NICs are those with the best path to it)
 )md";
 
 void check(const Context& ctx, Sink& sink) {
@@ -34,8 +39,9 @@ void check(const Context& ctx, Sink& sink) {
     if (p.peer->cls != DeviceClass::nic) continue;  // GPU<->NIC: GPUDirect RDMA
     if (p.verdict.path.cls != pci::PathClass::sys) continue;
     report_pair(ctx, sink, kTOPO004, p,
-                fmt::format("{} and {} are on different CPU sockets (SYS): {}", p.gpu->label,
-                            p.peer->label, p.verdict.path.detail));
+                fmt::format("{} and {}, its nearest NIC in the VM, are on different CPU sockets "
+                            "(SYS): {}",
+                            p.gpu->label, p.peer->label, p.verdict.path.detail));
   }
 }
 

@@ -26,20 +26,49 @@ SourceSpan id_span(const Context& ctx, const VmDevice& v) {
 std::vector<PeerPair> peer_pairs(const Context& ctx) {
   std::vector<PeerPair> pairs;
   if (ctx.host() == nullptr || !ctx.wants_p2p()) return pairs;
+  const pci::Host& host = *ctx.host();
   const auto& devices = ctx.devices();
   for (std::size_t i = 0; i < devices.size(); ++i) {
     if (devices[i].cls != DeviceClass::gpu) continue;
     const auto a = host_device(ctx, devices[i]);
     if (!a) continue;
+    // GPU<->NIC: only the GPU's nearest NICs, as NCCL (ncclTopoGetLocalNet) uses no other.
+    std::vector<PeerPair> nics;
     for (std::size_t j = 0; j < devices.size(); ++j) {
       if (j == i || devices[j].cls == DeviceClass::other) continue;
       if (devices[j].cls == DeviceClass::gpu && j < i) continue;  // each GPU pair once
       const auto b = host_device(ctx, devices[j]);
       if (!b || *a == *b) continue;
-      pairs.push_back({&devices[i], &devices[j], pci::judge_pair(*ctx.host(), *a, *b, {})});
+      PeerPair pair{&devices[i], &devices[j], pci::judge_pair(host, *a, *b, {})};
+      if (devices[j].cls == DeviceClass::gpu) {
+        pairs.push_back(std::move(pair));
+        continue;
+      }
+      if (!nics.empty() && pair.verdict.path.cls < nics.front().verdict.path.cls) nics.clear();
+      if (nics.empty() || pair.verdict.path.cls == nics.front().verdict.path.cls) {
+        nics.push_back(std::move(pair));
+      }
     }
+    for (PeerPair& p : nics) pairs.push_back(std::move(p));
   }
   return pairs;
+}
+
+std::optional<std::size_t> nearest_host_nic(const Context& ctx, const VmDevice& gpu) {
+  const auto a = host_device(ctx, gpu);
+  if (!a) return std::nullopt;
+  const pci::Host& host = *ctx.host();
+  std::optional<std::size_t> best;
+  pci::PathClass best_cls = pci::PathClass::unknown;
+  for (std::size_t n = 0; n < host.devices().size(); ++n) {
+    if (host.devices()[n].role != pci::Role::rdma_nic) continue;
+    const pci::PathClass cls = pci::path_class(host, *a, n);
+    if (!best || cls < best_cls) {
+      best = n;
+      best_cls = cls;
+    }
+  }
+  return best;
 }
 
 void report_pair(const Context& ctx, Sink& sink, const Rule& rule, const PeerPair& p,

@@ -24,9 +24,16 @@ struct PeerPair {
   pci::PairVerdict verdict;
 };
 
-/// Every GPU<->NIC and GPU<->GPU pair of the VM whose devices are on the host, when the VM is
-/// meant for P2P (Context::wants_p2p()).
+/// The pairs of the VM whose devices are on the host and that P2P traffic uses, when the VM is
+/// meant for P2P (Context::wants_p2p()): every GPU<->GPU pair, and each GPU with its nearest
+/// NICs in the VM (those at its lowest path class), as NCCL pairs a GPU only with its local
+/// NICs (`ncclTopoGetLocalNet` in `src/graph/search.cc`). A NIC nearer to another GPU is not
+/// judged against this one: in a rail-aligned VM every GPU has its own.
 std::vector<PeerPair> peer_pairs(const Context& ctx);
+
+/// The RDMA NIC (physical function) of the host nearest to the host device of `gpu`, or nullopt
+/// (no host, no address, no RDMA NIC): what the VM could have instead of what it has.
+std::optional<std::size_t> nearest_host_nic(const Context& ctx, const VmDevice& gpu);
 
 /// Reports a pair at the peer's address with a note at the GPU's, and the command that fixes it
 /// as a display-only fix when there is one.

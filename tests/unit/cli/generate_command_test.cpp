@@ -130,3 +130,39 @@ TEST_CASE("generate --memory-mb takes 1 MB to 24560 GB, the vSphere maximum, els
   request.memory_mb = 0;
   CHECK_THROWS_AS(vmxkit::plan(nullptr, request), vmxkit::Error);
 }
+
+TEST_CASE("what generate writes for every GPU count lints clean against the same host",
+          "[cli][gen][lint]") {
+  // Rail-aligned plans: before NCCL-style pairing, 8 GPUs gave 32 TOPO004 and 16 TOPO005.
+  const std::string host =
+      vmxkit::test::source_path("examples/hosts/synthetic-2s-4sw-8gpu-8nic.lspci-vvv.txt").string();
+  vmxkit::test::TempDir dir;
+  const std::string out = (dir / "vm.vmx").string();
+  for (const std::string n : {"1", "2", "4", "8"}) {
+    for (const bool sriov : {false, true}) {
+      INFO("--gpus " << n << (sriov ? " --sriov" : ""));
+      std::vector<std::string> args = {"generate", "--host", host,    "--gpu",  "auto",
+                                       "--gpus",   n,        "--nic", "auto",   "--system-id",
+                                       "U",        "-o",     out,     "--force"};
+      if (sriov) args.push_back("--sriov");
+      REQUIRE(vmxkit::test::run_cli(args).code == 0);
+      const auto lint = vmxkit::test::run_cli({"lint", "--host", host, out});
+      CHECK(lint.out == "No problems found in 1 file.\n");
+      CHECK(lint.code == 0);
+    }
+  }
+}
+
+TEST_CASE("on an ESXi capture, generate refuses --gpus N above the GPUs ready, naming them",
+          "[cli][gen][esxcli]") {
+  const std::string host =
+      vmxkit::test::source_path("examples/hosts/synthetic-esxi-1s-2sw-4gpu-2nic.esxcli-pci.txt")
+          .string();
+  const auto r = vmxkit::test::run_cli(
+      {"generate", "--host", host, "--gpu", "auto", "--gpus", "3", "--nic", "auto"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--gpus 3: the host has 4 GPU(s), 2 of them ready for this VM; not ready:\n"
+                   "  0000:43:00.0 (L40S) is not enabled for passthrough") != std::string::npos);
+  CHECK(r.err.find("fix: esxcli hardware pci pcipassthru set -d 0000:44:00.0 -e true -a") !=
+        std::string::npos);
+}
