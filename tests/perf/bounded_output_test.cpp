@@ -3,7 +3,6 @@
 // are on, and the streamed reports are the documents their writers describe.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
@@ -113,10 +112,8 @@ std::vector<std::string> report_files(vmxkit::test::TempDir& dir) {
   std::vector<std::string> paths;
   const std::vector<std::string> texts = {
       "a = TRUE\nA = \"x\"\nb = \"\x01\x7F\xC3\xA9 \\\\ \\\"\"\n# vmxkit: disable=VMX004\n",
-      "sched.mem.pin = maybe\r\nk =\t\"v\"\r\nbad \"line\r\n",
-      "",
-      "pciPassthru0.present = \"TRUE\"\npciPassthru0.id = \"0000:3b:00.0\"\n",
-      "key\xFF\xFE = 1\n"};
+      "sched.mem.pin = maybe\r\nk =\t\"v\"\r\nbad \"line\r\n", "",
+      "pciPassthru0.present = \"TRUE\"\npciPassthru0.id = \"0000:3b:00.0\"\n", "key\xFF\xFE = 1\n"};
   for (std::size_t i = 0; i < texts.size(); ++i) {
     paths.push_back((dir / ("vm" + std::to_string(i) + ".vmx")).string());
     vmxkit::test::write_bytes(paths.back(), texts[i]);
