@@ -443,8 +443,17 @@ Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog
   const std::vector<std::string> refused = judge_pairs(plan, request, host);
   if (host != nullptr) explain_esxi_owners(plan, request, *host);
   if (!refused.empty()) {
-    throw Error(fmt::format("this configuration cannot do peer-to-peer DMA:\n  {}",
-                            fmt::join(refused, "\n  ")));
+    // A nearer device that `auto` left out because the host has not readied it is the way out.
+    std::vector<std::string> skipped;
+    for (std::size_t i = 0; i < plan.explanation.size(); ++i) {
+      if (plan.explanation[i].starts_with("skipped (not ready): ")) {
+        skipped.push_back(plan.explanation[i]);
+        if (i + 1 < plan.explanation.size()) skipped.push_back(plan.explanation[i + 1]);
+      }
+    }
+    throw Error(fmt::format("this configuration cannot do peer-to-peer DMA:\n  {}{}{}",
+                            fmt::join(refused, "\n  "), skipped.empty() ? "" : "\n",
+                            fmt::join(skipped, "\n")));
   }
 
   size_mmio(plan, request, host);
