@@ -25,6 +25,8 @@ extern const Rule kPT006;
 extern const Rule kPT007;
 extern const Rule kPT008;
 extern const Rule kPT009;
+extern const Rule kPT010;
+extern const Rule kPT011;
 extern const Rule kTOPO001;
 extern const Rule kTOPO002;
 extern const Rule kTOPO003;

@@ -190,6 +190,14 @@ VmConfig to_vm_config(const ConfigSpec& spec) {
     cfg.add("sched.mem.pin", *spec.memory_reservation_locked_to_max ? "TRUE" : "FALSE",
             spec.locked_span, spec.locked_span);
   }
+  if (spec.memory_limit_mb) {
+    cfg.add("sched.mem.max", std::to_string(*spec.memory_limit_mb), spec.limit_span,
+            spec.limit_span);
+  }
+  if (spec.nested_hv_enabled) {
+    cfg.add("vhv.enable", *spec.nested_hv_enabled ? "TRUE" : "FALSE", spec.nested_span,
+            spec.nested_span);
+  }
   return cfg;
 }
 
@@ -330,6 +338,14 @@ ConfigSpec build_spec(const VmConfig& config, const Origin& path) {
       const auto v = parse_bool(s.value);
       if (!v) bad_setting(path, s, "expected TRUE or FALSE");
       spec.memory_reservation_locked_to_max = *v;
+    } else if (iequals(s.key, "sched.mem.max")) {
+      const auto v = parse_int(s.value);
+      if (!v || *v < -1) bad_setting(path, s, "expected a memory limit in MB (-1: no limit)");
+      spec.memory_limit_mb = *v;
+    } else if (iequals(s.key, "vhv.enable")) {
+      const auto v = parse_bool(s.value);
+      if (!v) bad_setting(path, s, "expected TRUE or FALSE");
+      spec.nested_hv_enabled = *v;
     } else if (owned_by_vsphere(s.key)) {
       spec.not_sent.push_back(s.key);
     } else if (!iequals(s.key, ".encoding")) {

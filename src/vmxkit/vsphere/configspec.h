@@ -87,8 +87,11 @@ struct ConfigSpec {
   std::vector<OptionValue> extra_config;
   std::optional<std::string> firmware;
   std::optional<bool> memory_reservation_locked_to_max;  ///< `sched.mem.pin`
+  /// memoryAllocation.limit, in MB (-1: no limit): `sched.mem.max`.
+  std::optional<std::int64_t> memory_limit_mb;
+  std::optional<bool> nested_hv_enabled;  ///< `vhv.enable`
   SourceSpan whole, name_span, guest_id_span, cpus_span, cores_span, memory_span, reservation_span,
-      firmware_span, locked_span;
+      firmware_span, locked_span, limit_span, nested_span;
   /// from_vm_config: keys left out because vSphere owns them (see owned_by_vsphere()).
   std::vector<std::string> not_sent;
 };

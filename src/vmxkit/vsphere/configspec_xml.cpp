@@ -79,6 +79,10 @@ class Reader {
           s.memory_reservation_mb = integer(r, "reservation");
           s.reservation_span = pos_.element(r);
         }
+        if (const pugi::xml_node l = child(c, "limit")) {
+          s.memory_limit_mb = integer(l, "limit");
+          s.limit_span = pos_.element(l);
+        }
       } else if (name == "deviceChange") {
         if (auto dc = read_device_change(c)) s.device_change.push_back(std::move(*dc));
       } else if (name == "extraConfig") {
@@ -89,6 +93,9 @@ class Reader {
       } else if (name == "memoryReservationLockedToMax") {
         s.memory_reservation_locked_to_max = boolean(c);
         s.locked_span = pos_.element(c);
+      } else if (name == "nestedHVEnabled") {
+        s.nested_hv_enabled = boolean(c);
+        s.nested_span = pos_.element(c);
       }
     }
     return s;
@@ -283,9 +290,12 @@ class Writer {
     }
     if (s.memory_mb) leaf(indent, "memoryMB", std::to_string(*s.memory_mb));
     for (const DeviceChange& dc : s.device_change) device_change(dc, indent);
-    if (s.memory_reservation_mb) {
+    if (s.memory_reservation_mb || s.memory_limit_mb) {
       open(indent, "memoryAllocation", {});
-      leaf(indent + 1, "reservation", std::to_string(*s.memory_reservation_mb));
+      if (s.memory_reservation_mb) {
+        leaf(indent + 1, "reservation", std::to_string(*s.memory_reservation_mb));
+      }
+      if (s.memory_limit_mb) leaf(indent + 1, "limit", std::to_string(*s.memory_limit_mb));
       close(indent, "memoryAllocation");
     }
     for (const OptionValue& o : s.extra_config) {
@@ -304,6 +314,8 @@ class Writer {
       leaf(indent, "memoryReservationLockedToMax",
            *s.memory_reservation_locked_to_max ? "true" : "false");
     }
+    if (s.nested_hv_enabled)
+      leaf(indent, "nestedHVEnabled", *s.nested_hv_enabled ? "true" : "false");
   }
 
  private:

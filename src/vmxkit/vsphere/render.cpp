@@ -115,6 +115,10 @@ std::string render_govc(const VmConfig& config) {
   if (spec.memory_reservation_mb) {
     flags += " -mem.reservation " + std::to_string(*spec.memory_reservation_mb);
   }
+  if (spec.memory_limit_mb) flags += " -mem.limit " + std::to_string(*spec.memory_limit_mb);
+  if (spec.nested_hv_enabled) {
+    flags += std::string(" -nested-hv-enabled=") + (*spec.nested_hv_enabled ? "true" : "false");
+  }
   if (!flags.empty()) out += "govc vm.change -vm \"$VM\"" + flags + "\n";
   if (spec.num_cores_per_socket) {
     out += "# cpuid.coresPerSocket = " + std::to_string(*spec.num_cores_per_socket) +
@@ -182,15 +186,24 @@ std::string render_powercli(const VmConfig& config) {
     out += "$spec.NumCoresPerSocket = " + std::to_string(*spec.num_cores_per_socket) + "\n";
   }
   if (spec.memory_mb) out += "$spec.MemoryMB = " + std::to_string(*spec.memory_mb) + "\n";
-  if (spec.memory_reservation_mb) {
+  if (spec.memory_reservation_mb || spec.memory_limit_mb) {
     out += "$spec.MemoryAllocation = New-Object VMware.Vim.ResourceAllocationInfo\n";
+  }
+  if (spec.memory_reservation_mb) {
     out += "$spec.MemoryAllocation.Reservation = " + std::to_string(*spec.memory_reservation_mb) +
            "\n";
+  }
+  if (spec.memory_limit_mb) {
+    out += "$spec.MemoryAllocation.Limit = " + std::to_string(*spec.memory_limit_mb) + "\n";
   }
   if (spec.firmware) out += "$spec.Firmware = " + ps_quote(*spec.firmware) + "\n";
   if (spec.memory_reservation_locked_to_max) {
     out += std::string("$spec.MemoryReservationLockedToMax = ") +
            (*spec.memory_reservation_locked_to_max ? "$true" : "$false") + "\n";
+  }
+  if (spec.nested_hv_enabled) {
+    out += std::string("$spec.NestedHVEnabled = ") +
+           (*spec.nested_hv_enabled ? "$true" : "$false") + "\n";
   }
   out += "$spec.DeviceChange = @()\n";
   for (std::size_t i = 0; i < spec.device_change.size(); ++i) {

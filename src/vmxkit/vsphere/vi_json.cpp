@@ -104,6 +104,10 @@ class Reader {
         s.memory_reservation_mb = integer(*r, "reservation");
         s.reservation_span = r->span;
       }
+      if (const Value* l = member(*alloc, "limit")) {
+        s.memory_limit_mb = integer(*l, "limit");
+        s.limit_span = l->span;
+      }
     }
     if (const Value* extra = member(*spec, "extraConfig")) {
       for (const Value& o : array(*extra, "extraConfig")) s.extra_config.push_back(option(o));
@@ -116,6 +120,13 @@ class Reader {
       }
       s.memory_reservation_locked_to_max = locked->boolean;
       s.locked_span = locked->span;
+    }
+    if (const Value* nested = member(*spec, "nestedHVEnabled")) {
+      if (!nested->is(Type::boolean)) {
+        fail(*nested, "nestedHVEnabled must be true or false, not " + json::describe(*nested));
+      }
+      s.nested_hv_enabled = nested->boolean;
+      s.nested_span = nested->span;
     }
     return out;
   }
@@ -543,9 +554,14 @@ std::string write_vi_json(const ConfigSpec& spec) {
     Value& list = v.add("deviceChange", Value::array());
     for (const DeviceChange& dc : spec.device_change) list.items.push_back(device_change(dc));
   }
-  if (spec.memory_reservation_mb) {
+  if (spec.memory_reservation_mb || spec.memory_limit_mb) {
     Value& alloc = v.add("memoryAllocation", typed("ResourceAllocationInfo"));
-    alloc.add("reservation", Value::number(std::to_string(*spec.memory_reservation_mb)));
+    if (spec.memory_reservation_mb) {
+      alloc.add("reservation", Value::number(std::to_string(*spec.memory_reservation_mb)));
+    }
+    if (spec.memory_limit_mb) {
+      alloc.add("limit", Value::number(std::to_string(*spec.memory_limit_mb)));
+    }
   }
   if (!spec.extra_config.empty()) {
     Value& list = v.add("extraConfig", Value::array());
@@ -568,6 +584,9 @@ std::string write_vi_json(const ConfigSpec& spec) {
   if (spec.memory_reservation_locked_to_max) {
     v.add("memoryReservationLockedToMax",
           Value::boolean_value(*spec.memory_reservation_locked_to_max));
+  }
+  if (spec.nested_hv_enabled) {
+    v.add("nestedHVEnabled", Value::boolean_value(*spec.nested_hv_enabled));
   }
   return json::write(v);
 }

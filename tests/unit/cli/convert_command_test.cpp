@@ -222,3 +222,37 @@ TEST_CASE("convert keeps an empty extraConfig value and notes that vSphere remov
         "vmxkit: note: sent as extraConfig with an empty value, which makes vSphere "
         "remove the key: a\n");
 }
+
+TEST_CASE("convert maps vhv.enable and sched.mem.max to nestedHVEnabled and the memory limit",
+          "[cli][convert]") {
+  // vSphere ignores extraConfig keys that clash with ConfigSpec fields: these two must be sent
+  // as their fields, and read back from them.
+  const std::string vm = kVm + "vhv.enable = \"TRUE\"\nsched.mem.max = \"-1\"\n";
+  vmxkit::test::TempDir dir;
+  write_bytes(dir / "vm.vmx", vm);
+  for (const std::string to : {"configspec-xml", "vi-json"}) {
+    INFO(to);
+    auto r = run_cli({"convert", (dir / "vm.vmx").string(), "--to", to});
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("vhv.enable") == std::string::npos);
+    CHECK(r.out.find("sched.mem.max") == std::string::npos);
+    if (to == "configspec-xml") {
+      CHECK(r.out.find("<limit>-1</limit>") != std::string::npos);
+      CHECK(r.out.find("<nestedHVEnabled>true</nestedHVEnabled>") != std::string::npos);
+    } else {
+      CHECK(r.out.find("\"limit\": -1") != std::string::npos);
+      CHECK(r.out.find("\"nestedHVEnabled\": true") != std::string::npos);
+    }
+    const std::string spec = (dir / ("spec." + std::string(to == "vi-json" ? "json" : "xml")));
+    write_bytes(spec, r.out);
+    r = run_cli({"convert", spec, "--to", "vmx"});
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("sched.mem.max = \"-1\"\n") != std::string::npos);
+    CHECK(r.out.find("vhv.enable = \"TRUE\"\n") != std::string::npos);
+  }
+  const auto govc = run_cli({"convert", (dir / "vm.vmx").string(), "--to", "govc"});
+  CHECK(govc.out.find(" -mem.limit -1 -nested-hv-enabled=true") != std::string::npos);
+  const auto ps = run_cli({"convert", (dir / "vm.vmx").string(), "--to", "powercli"});
+  CHECK(ps.out.find("$spec.MemoryAllocation.Limit = -1\n") != std::string::npos);
+  CHECK(ps.out.find("$spec.NestedHVEnabled = $true\n") != std::string::npos);
+}
