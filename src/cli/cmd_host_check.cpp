@@ -55,7 +55,17 @@ int run_host_check(const HostCheckOptions& o, Context& ctx) {
     ctx.out << fmt::format("{}: {} [{}]\n", to_string(f.severity), f.message, f.id);
     if (!f.fix.empty()) ctx.out << "  fix: " << f.fix << '\n';
   }
-  if (findings.empty()) ctx.out << "host ready: no findings\n";
+  std::size_t unchecked = 0;
+  for (const pci::HostFinding& f : findings) unchecked += f.id == "not-checked";
+  if (findings.empty()) {
+    ctx.out << "host ready: no findings\n";
+  } else if (unchecked == findings.size()) {
+    // Nothing wrong in what the inputs show, but not all was shown: not "ready".
+    ctx.out << fmt::format(
+        "no problems in what the inputs show; {} check(s) not made: give the "
+        "inputs named above before calling the host ready\n",
+        unchecked);
+  }
   return code;
 }
 

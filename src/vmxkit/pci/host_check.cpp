@@ -304,6 +304,73 @@ void check_acs_redirect(const Host& host, std::vector<HostFinding>& out) {
   }
 }
 
+// Whether lspci read the device's PCI Express capability (not inferred from the tree shape):
+// `lspci -tv`, esxcli and `lspci -vvv` run without root do not. check_ats() needs it to call a
+// missing ATS capability absent.
+bool express_read(const Device& d) {
+  return d.port_type != PortType::unknown && !d.port_type_inferred;
+}
+
+// Whether lspci listed any capability of the device.
+bool capabilities_read(const Device& d) {
+  return express_read(d) || d.acs || d.ats_present || d.sriov || d.link_cap;
+}
+
+std::string list_some(const std::vector<std::string>& items) {
+  constexpr std::size_t kShown = 6;
+  std::string out;
+  for (std::size_t i = 0; i < items.size() && i < kShown; ++i) {
+    if (i > 0) out += ", ";
+    out += items[i];
+  }
+  if (items.size() > kShown) out += fmt::format(" and {} more", items.size() - kShown);
+  return out;
+}
+
+// Each check the inputs could not answer, as a "not-checked" finding that says what input
+// would answer it: a host is never reported ready on checks nobody made.
+void report_unchecked(const Host& host, const std::optional<KernelCmdline>& cmdline,
+                      std::vector<HostFinding>& out) {
+  bool esxi = false;
+  bool iommu_groups = false;
+  std::vector<std::string> nics_sriov, nics_ats, bridges;
+  for (const Device& d : host.devices()) {
+    esxi = esxi || esxi_passthrough(d).has_value();
+    iommu_groups = iommu_groups || d.iommu_group.has_value();
+    if (d.role == Role::rdma_nic) {
+      if (!d.sriov && !capabilities_read(d)) nics_sriov.push_back(d.bdf.to_string());
+      if (!d.ats_present && !express_read(d)) nics_ats.push_back(d.bdf.to_string());
+    } else if (d.role == Role::bridge && d.secondary_bus && !d.acs && !capabilities_read(d)) {
+      bridges.push_back(d.bdf.to_string());
+    }
+  }
+  constexpr std::string_view kCaps = "an lspci -vvv capture of the host, run as root";
+  // On ESXi the IOMMU (VT-d, AMD-Vi) is a firmware setting, and esxcli's Passthru Capable
+  // reflects it; on Linux the kernel command line or the IOMMU groups in sysfs say.
+  if (!cmdline && !esxi && !iommu_groups) {
+    out.push_back({"not-checked", Severity::info, "",
+                   "IOMMU: not checked (needs: --cmdline /proc/cmdline, a sysfs capture, or an "
+                   "esxcli hardware pci list capture)",
+                   ""});
+  }
+  if (!nics_sriov.empty()) {
+    out.push_back(
+        {"not-checked", Severity::info, "",
+         fmt::format("SR-IOV of {}: not checked (needs: {})", list_some(nics_sriov), kCaps), ""});
+  }
+  if (!nics_ats.empty()) {
+    out.push_back({"not-checked", Severity::info, "",
+                   fmt::format("ATS of {}: not checked (needs: {})", list_some(nics_ats), kCaps),
+                   ""});
+  }
+  if (!bridges.empty()) {
+    out.push_back(
+        {"not-checked", Severity::info, "",
+         fmt::format("ACS of the bridges {}: not checked (needs: {})", list_some(bridges), kCaps),
+         ""});
+  }
+}
+
 }  // namespace
 
 std::vector<HostFinding> check_host(const Host& host, const std::optional<KernelCmdline>& cmdline) {
@@ -316,6 +383,7 @@ std::vector<HostFinding> check_host(const Host& host, const std::optional<Kernel
     if (d.role == Role::rdma_nic) check_ats(d, out);
   }
   check_acs_redirect(host, out);
+  report_unchecked(host, cmdline, out);
   for (const HostWarning& w : host.warnings()) {
     out.push_back(
         {"input", Severity::info, w.where.path.empty() ? "" : w.where.to_string(), w.message, ""});

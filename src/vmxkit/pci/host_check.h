@@ -34,7 +34,8 @@ std::optional<bool> iommu_translating(const Host& host, const KernelCmdline& cmd
 struct HostFinding {
   std::string id;  ///< "iommu-off", "iommu-not-pt", "sriov-no-vfs", "sriov-too-many-vfs",
                    ///< "acs-redirect", "ats-disabled", "ats-absent", "passthru-incapable",
-                   ///< "passthru-off", "passthru-pending", "passthru-on", "input"
+                   ///< "passthru-off", "passthru-pending", "passthru-on", "input",
+                   ///< "not-checked" (a check the inputs could not answer)
   Severity severity = Severity::warning;
   std::string subject;  ///< the device (BDF) or file it is about
   std::string message;
@@ -64,7 +65,8 @@ std::optional<HostFinding> check_esxi_owner(const Device& d, PassthroughUse use)
 
 /// The host readiness checks for GPUDirect RDMA and SR-IOV: IOMMU on the kernel command line
 /// (when given), SR-IOV VFs created, ACS and ATS on the GPU/NIC paths, ESXi passthrough
-/// ownership of GPUs and RDMA NICs (esxcli captures), and input warnings.
+/// ownership of GPUs and RDMA NICs (esxcli captures), and input warnings; then, as
+/// "not-checked" infos, each of those checks the inputs could not answer and what would.
 std::vector<HostFinding> check_host(const Host& host, const std::optional<KernelCmdline>& cmdline);
 
 }  // namespace vmxkit::pci

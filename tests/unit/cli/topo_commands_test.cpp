@@ -113,3 +113,37 @@ TEST_CASE("host-check prints findings with fixes and exits 1", "[cli][host-check
   CHECK(r.out.find("\"id\": \"sriov-no-vfs\"") != std::string::npos);
   CHECK(r.out.find("iommu") == std::string::npos);
 }
+
+TEST_CASE("host-check on an lspci -tv capture names the checks it could not make, never ready",
+          "[cli][host-check]") {
+  // lspci -tv shows the tree only: no capabilities (ACS, ATS, SR-IOV), no IOMMU.
+  const std::string tree =
+      "-+-[0000:00]-+-00.0  Intel Corporation Device 09a2 [8086:09a2]\n"
+      " |           \\-01.0-[01-03]----00.0-[02-03]--+-00.0-[03]----00.0  NVIDIA Corporation "
+      "GH100 [H100 PCIe] [10de:2331]\n"
+      " |                                           \\-01.0-[04]--\n"
+      " \\-[0000:80]---02.0-[81]--+-00.0  Mellanox Technologies MT2910 Family [ConnectX-7] "
+      "[15b3:1021]\n"
+      "                          \\-00.1  Mellanox Technologies MT2910 Family [ConnectX-7] "
+      "[15b3:1021]\n";
+  vmxkit::test::TempDir dir;
+  const std::string path = (dir / "host-tv.txt").string();
+  vmxkit::test::write_bytes(path, tree);
+  const auto r = vmxkit::test::run_cli({"host-check", path});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("host ready: no findings") == std::string::npos);
+  CHECK(r.out.find("info: IOMMU: not checked (needs: --cmdline /proc/cmdline") !=
+        std::string::npos);
+  CHECK(r.out.find("info: SR-IOV of 0000:81:00.0, 0000:81:00.1: not checked") != std::string::npos);
+  CHECK(r.out.find("info: ATS of 0000:81:00.0, 0000:81:00.1: not checked") != std::string::npos);
+  CHECK(r.out.find("info: ACS of the bridges 0000:00:01.0, 0000:01:00.0, 0000:02:00.0, "
+                   "0000:02:01.0, 0000:80:02.0: not checked") != std::string::npos);
+  CHECK(r.out.find("no problems in what the inputs show; 4 check(s) not made") !=
+        std::string::npos);
+  // With the command line, the IOMMU is checked; the capabilities still are not.
+  const std::string cmdline = (dir / "cmdline").string();
+  vmxkit::test::write_bytes(cmdline, "BOOT_IMAGE=/vmlinuz intel_iommu=on iommu=pt\n");
+  const auto with = vmxkit::test::run_cli({"host-check", path, "--cmdline", cmdline});
+  CHECK(with.out.find("IOMMU: not checked") == std::string::npos);
+  CHECK(with.out.find("3 check(s) not made") != std::string::npos);
+}
