@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 #include "vmxkit/core/error.h"
@@ -228,16 +229,21 @@ void check_esxi_owners(const Host& host, std::vector<HostFinding>& out) {
 
 // A NIC's SR-IOV state: decides whether VFs are missing (none created on an RDMA NIC, or SR-IOV
 // off in ConnectX firmware) or more are asked for than the device has.
-void check_sriov(const Device& d, std::vector<HostFinding>& out) {
+void check_sriov(const Device& d, bool esxi, std::vector<HostFinding>& out) {
   if (d.sriov && d.sriov->total_vfs && d.sriov->num_vfs) {
     const unsigned total = *d.sriov->total_vfs;
     const unsigned num = *d.sriov->num_vfs;
     if (num == 0 && d.role == Role::rdma_nic) {
       out.push_back({"sriov-no-vfs", Severity::warning, d.bdf.to_string(),
                      fmt::format("SR-IOV: no VFs created (Number of VFs: 0, Total VFs: {})", total),
-                     fmt::format("echo {} > /sys/bus/pci/devices/{}/sriov_numvfs (on ESXi: esxcli "
-                                 "system module parameters set -m nmlx5_core -p max_vfs={})",
-                                 std::min(total, 8U), d.bdf.to_string(), std::min(total, 8U))});
+                     esxi ? fmt::format("esxcli system module parameters set -m nmlx5_core -p "
+                                        "max_vfs={}, then reboot the host (VFs of ConnectX "
+                                        "adapters; or Configure > PCI Devices > SR-IOV)",
+                                        std::min(total, 8U))
+                          : fmt::format("echo {} > /sys/bus/pci/devices/{}/sriov_numvfs (not "
+                                        "kept across reboots: set it in a udev rule or the "
+                                        "driver's options)",
+                                        std::min(total, 8U), d.bdf.to_string())});
     } else if (num > total) {
       out.push_back({"sriov-too-many-vfs", Severity::error, d.bdf.to_string(),
                      fmt::format("SR-IOV: Number of VFs {} is above Total VFs {}", num, total),
@@ -375,11 +381,23 @@ void report_unchecked(const Host& host, const std::optional<KernelCmdline>& cmdl
 
 std::vector<HostFinding> check_host(const Host& host, const std::optional<KernelCmdline>& cmdline) {
   std::vector<HostFinding> out;
-  if (cmdline) check_iommu_cmdline(*cmdline, cpu_vendor(host), out);
+  // An ESXi capture (esxcli) says who owns each device; ESXi has no GRUB and no kernel command
+  // line for the IOMMU, which is VT-d / AMD-Vi in the server firmware.
+  const bool esxi = std::any_of(host.devices().begin(), host.devices().end(),
+                                [](const Device& d) { return esxi_passthrough(d).has_value(); });
+  if (cmdline && esxi) {
+    out.push_back({"iommu-esxi", Severity::info, cmdline->path,
+                   "the host is ESXi (esxcli capture): its IOMMU is not set on a kernel command "
+                   "line but in the server firmware (Intel VT-d, AMD-Vi); esxcli's Passthru "
+                   "Capable shows whether it is on",
+                   ""});
+  } else if (cmdline) {
+    check_iommu_cmdline(*cmdline, cpu_vendor(host), out);
+  }
   check_esxi_owners(host, out);
   for (const Device& d : host.devices()) {
     if (d.role != Role::rdma_nic && d.role != Role::nic) continue;
-    check_sriov(d, out);
+    check_sriov(d, esxi, out);
     if (d.role == Role::rdma_nic) check_ats(d, out);
   }
   check_acs_redirect(host, out);

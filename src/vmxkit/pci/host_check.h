@@ -35,7 +35,8 @@ struct HostFinding {
   std::string id;  ///< "iommu-off", "iommu-not-pt", "sriov-no-vfs", "sriov-too-many-vfs",
                    ///< "acs-redirect", "ats-disabled", "ats-absent", "passthru-incapable",
                    ///< "passthru-off", "passthru-pending", "passthru-on", "input",
-                   ///< "not-checked" (a check the inputs could not answer)
+                   ///< "not-checked" (a check the inputs could not answer),
+                   ///< "iommu-esxi" (a command line given for an ESXi host)
   Severity severity = Severity::warning;
   std::string subject;  ///< the device (BDF) or file it is about
   std::string message;

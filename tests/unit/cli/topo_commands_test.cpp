@@ -147,3 +147,15 @@ TEST_CASE("host-check on an lspci -tv capture names the checks it could not make
   CHECK(with.out.find("IOMMU: not checked") == std::string::npos);
   CHECK(with.out.find("3 check(s) not made") != std::string::npos);
 }
+
+TEST_CASE("host-check gives an ESXi host no GRUB advice for its IOMMU", "[cli][host-check]") {
+  // ESXi has no GRUB: the IOMMU is VT-d / AMD-Vi in firmware, and esxcli says Passthru Capable.
+  const auto r = vmxkit::test::run_cli(
+      {"host-check",
+       vmxkit::test::source_path("examples/hosts/synthetic-esxi-1s-2sw-4gpu-2nic.esxcli-pci.txt")
+           .string(),
+       "--cmdline", vmxkit::test::source_path("tests/data/cli/grub-quiet.txt").string()});
+  CHECK(r.out.find("[iommu-esxi]") != std::string::npos);
+  CHECK(r.out.find("update-grub") == std::string::npos);
+  CHECK(r.out.find("[iommu-off]") == std::string::npos);
+}
