@@ -334,6 +334,15 @@ std::vector<std::string> judge_pairs(Plan& plan, const Request& request, const p
       }
       continue;
     }
+    if (request.vgpu && p.peer_is_gpu) {
+      // No PCIe path class is a promise for vGPUs: NVIDIA supports no vGPU P2P over PCIe.
+      plan.explanation.push_back(fmt::format(
+          "{}: no P2P over PCIe between vGPUs (NVIDIA: \"P2P transfers over PCIe are not "
+          "supported\"); only time-sliced vGPUs that each use a whole NVLink-capable GPU's "
+          "framebuffer get P2P, over NVLink",
+          name));
+      continue;
+    }
     p.verdict = pci::judge_pair(*host, *gpu.host_index, *peer.host_index, {});
     const pci::PairVerdict& v = *p.verdict;
     plan.explanation.push_back(
@@ -440,6 +449,11 @@ Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog
   plan.p2p = !plan.gpus.empty() && (plan.gpus.size() + plan.nics.size() >= 2);
 
   explain_choices(plan, request, host);
+  if (request.vgpu && host != nullptr) {
+    plan.explanation.emplace_back(
+        "vGPU placement: ESXi picks the physical GPU of each vGPU at power-on, by its placement "
+        "policy; the paths below hold only if it picks the GPUs named here");
+  }
   const std::vector<std::string> refused = judge_pairs(plan, request, host);
   if (host != nullptr) explain_esxi_owners(plan, request, *host);
   if (!refused.empty()) {

@@ -85,7 +85,15 @@ std::size_t Context::count(DeviceClass cls) const {
 
 bool Context::wants_p2p() const {
   const std::size_t gpus = count(DeviceClass::gpu);
-  return gpus >= 1 && gpus + count(DeviceClass::nic) >= 2;
+  if (gpus == 0) return false;
+  if (count(DeviceClass::nic) >= 1) return true;  // GPUDirect RDMA, with vGPUs too
+  // GPU<->GPU over PCIe: vGPUs get none (NVIDIA: "P2P transfers over PCIe are not supported"
+  // for vGPU; P2P004 says what they need), so two vGPUs alone do not ask for it.
+  std::size_t passed_whole = 0;
+  for (const VmDevice& v : devices_) {
+    passed_whole += v.cls == DeviceClass::gpu && v.entry->kind() != PassthroughKind::vgpu;
+  }
+  return passed_whole >= 2;
 }
 
 const Setting* Context::device_setting(const PassthroughDevice& d, std::string_view field) const {

@@ -53,7 +53,8 @@ class Context {
   /// The present ones, classified.
   const std::vector<VmDevice>& devices() const { return devices_; }
   std::size_t count(DeviceClass cls) const;
-  /// A GPU with another GPU or a NIC: the VM is meant for peer-to-peer DMA.
+  /// A GPU with a NIC, or two GPUs passed through whole (not vGPUs, which get no P2P over
+  /// PCIe): the VM is meant for peer-to-peer DMA.
   bool wants_p2p() const;
 
   /// The setting of a device field (`pciPassthruN.<field>`), or nullptr.

@@ -10,7 +10,8 @@ namespace {
 constexpr std::string_view kDoc = R"md(
 ## What it does
 Flags a VM that passes a GPU together with a NIC or another GPU (DirectPath, vGPU or SR-IOV VF)
-without `pciPassthru.allowP2P = "TRUE"`.
+without `pciPassthru.allowP2P = "TRUE"`. Two vGPUs without a NIC are not flagged: NVIDIA
+supports no vGPU P2P over PCIe (see P2P004).
 
 ## Why is this bad?
 Without it the hypervisor does not let passthrough devices DMA to each other, so GPUDirect RDMA

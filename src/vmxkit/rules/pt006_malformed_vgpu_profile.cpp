@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
-#include <regex>
-
 #include "vmxkit/rules/rules.h"
+#include "vmxkit/rules/vgpu_profile.h"
 
 namespace vmxkit::rules {
 namespace {
@@ -36,10 +35,9 @@ No automatic fix: check the names the host offers (`HostConfigInfo.sharedGpuCapa
 )md";
 
 void check(const Context& ctx, Sink& sink) {
-  static const std::regex kProfile("^(grid|nvidia)_[a-z0-9]+(-[0-9]+)?-[0-9]+[a-z]{1,2}$");
   for (const VmDevice& v : ctx.devices()) {
     const Setting* s = ctx.device_setting(*v.entry, "vgpu");
-    if (s == nullptr || std::regex_match(s->value, kProfile)) continue;
+    if (s == nullptr || parse_vgpu_profile(s->value)) continue;
     sink.report(kPT006, s->value_span,
                 fmt::format("vGPU profile '{}' is not of the form grid_<gpu>-<GB><series> "
                             "(such as grid_a100-40c)",
