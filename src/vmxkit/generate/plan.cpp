@@ -90,23 +90,24 @@ int not_ready(const pci::Host& host, std::size_t i, pci::PassthroughUse use) {
 // device the VM would fail to power on with (TOPO009). None ready: refused with the reasons.
 std::vector<std::size_t> ready_only(Plan& plan, const pci::Host& host,
                                     const std::vector<std::size_t>& candidates,
-                                    pci::PassthroughUse use, std::string_view what,
-                                    std::vector<std::string>* skipped = nullptr) {
+                                    pci::PassthroughUse use, std::string_view what) {
   std::vector<std::size_t> ready;
-  std::vector<std::string> local;
-  std::vector<std::string>& reasons = skipped != nullptr ? *skipped : local;
+  const std::size_t first_skipped = plan.not_ready.size();
   for (const std::size_t i : candidates) {
     if (const auto f = pci::check_esxi_owner(host.at(i), use)) {
       plan.explanation.push_back(fmt::format("skipped (not ready): {}", f->message));
       plan.explanation.push_back("    fix: " + f->fix);
-      reasons.push_back(f->message + "\n    fix: " + f->fix);
+      plan.not_ready.push_back(f->message + "\n    fix: " + f->fix);
     } else {
       ready.push_back(i);
     }
   }
   if (ready.empty() && !candidates.empty()) {
-    throw Error(fmt::format("--{} auto: no {} of the host is ready for this VM:\n  {}", what,
-                            what == "gpu" ? "GPU" : "NIC", fmt::join(reasons, "\n  ")));
+    throw Error(
+        fmt::format("--{} auto: no {} of the host is ready for this VM:\n  {}", what,
+                    what == "gpu" ? "GPU" : "NIC",
+                    fmt::join(plan.not_ready.begin() + static_cast<std::ptrdiff_t>(first_skipped),
+                              plan.not_ready.end(), "\n  ")));
   }
   return ready;
 }
@@ -166,19 +167,18 @@ void choose_host_gpus(Plan& plan, const Request& request, const pci::Host& host,
     chosen = host_devices(host, pci::Role::gpu);
     if (chosen.empty()) throw Error("the host capture has no GPU");
     const std::size_t all = chosen.size();
-    std::vector<std::string> skipped;
-    chosen = ready_only(plan, host, chosen, gpu_use(request), "gpu", &skipped);
+    chosen = ready_only(plan, host, chosen, gpu_use(request), "gpu");
     if (request.gpu_count && *request.gpu_count > chosen.size() && chosen.size() < all) {
-      throw Error(
-          fmt::format("--gpus {}: the host has {} GPU(s), {} of them ready for this VM; "
-                      "not ready:\n  {}",
-                      *request.gpu_count, all, chosen.size(), fmt::join(skipped, "\n  ")));
+      // The GPUs are chosen first: every device left out so far is a GPU.
+      throw Error(fmt::format(
+          "--gpus {}: the host has {} GPU(s), {} of them ready for this VM; not ready:\n  {}",
+          *request.gpu_count, all, chosen.size(), fmt::join(plan.not_ready, "\n  ")));
     }
     if (request.gpu_count) {
       // Judged by the NICs the VM can have: those ready for the NIC use asked.
       std::vector<std::size_t> nics;
       for (const std::size_t k : host_nics) {
-        if (!pci::check_esxi_owner(host.at(k), nic_use(request))) nics.push_back(k);
+        if (not_ready(host, k, nic_use(request)) == 0) nics.push_back(k);
       }
       chosen = best_connected(host, chosen, nics.empty() ? host_nics : nics, *request.gpu_count,
                               gpu_use(request));
@@ -222,7 +222,7 @@ void choose_auto_nics(Plan& plan, const Request& request, const pci::Host& host,
   // Only NICs ready for the use, unless a GPU named by the user needs readying anyway: then the
   // nearest NIC, with the command that readies it, is the better plan.
   const bool gpus_ready = std::none_of(plan.gpus.begin(), plan.gpus.end(), [&](const Choice& c) {
-    return c.host_index && pci::check_esxi_owner(host.at(*c.host_index), gpu_use(request));
+    return c.host_index && not_ready(host, *c.host_index, gpu_use(request)) != 0;
   });
   const std::vector<std::size_t> host_nics =
       gpus_ready ? ready_only(plan, host, all_nics, use, "nic") : all_nics;
@@ -458,16 +458,10 @@ Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog
   if (host != nullptr) explain_esxi_owners(plan, request, *host);
   if (!refused.empty()) {
     // A nearer device that `auto` left out because the host has not readied it is the way out.
-    std::vector<std::string> skipped;
-    for (std::size_t i = 0; i < plan.explanation.size(); ++i) {
-      if (plan.explanation[i].starts_with("skipped (not ready): ")) {
-        skipped.push_back(plan.explanation[i]);
-        if (i + 1 < plan.explanation.size()) skipped.push_back(plan.explanation[i + 1]);
-      }
-    }
-    throw Error(fmt::format("this configuration cannot do peer-to-peer DMA:\n  {}{}{}",
-                            fmt::join(refused, "\n  "), skipped.empty() ? "" : "\n",
-                            fmt::join(skipped, "\n")));
+    std::string skipped;
+    for (const std::string& s : plan.not_ready) skipped += "\nskipped (not ready): " + s;
+    throw Error(fmt::format("this configuration cannot do peer-to-peer DMA:\n  {}{}",
+                            fmt::join(refused, "\n  "), skipped));
   }
 
   size_mmio(plan, request, host);

@@ -68,6 +68,9 @@ struct Plan {
   bool needs_64bit_mmio = false;         ///< BARs beyond 16 GiB
   bool p2p = false;                      ///< a GPU with a NIC or another GPU
   std::vector<std::string> explanation;  ///< the comment block: choices and reasons
+  /// Devices `auto` left out because an ESXi capture says they are not ready for the use asked:
+  /// "<why>\n    fix: <command>" each (also in the explanation).
+  std::vector<std::string> not_ready;
 };
 
 /// Builds the plan. Throws vmxkit::Error for a request that cannot work: a device not on the

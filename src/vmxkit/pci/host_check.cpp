@@ -335,13 +335,11 @@ std::string list_some(const std::vector<std::string>& items) {
 
 // Each check the inputs could not answer, as a "not-checked" finding that says what input
 // would answer it: a host is never reported ready on checks nobody made.
-void report_unchecked(const Host& host, const std::optional<KernelCmdline>& cmdline,
+void report_unchecked(const Host& host, const std::optional<KernelCmdline>& cmdline, bool esxi,
                       std::vector<HostFinding>& out) {
-  bool esxi = false;
   bool iommu_groups = false;
   std::vector<std::string> nics_sriov, nics_ats, bridges;
   for (const Device& d : host.devices()) {
-    esxi = esxi || esxi_passthrough(d).has_value();
     iommu_groups = iommu_groups || d.iommu_group.has_value();
     if (d.role == Role::rdma_nic) {
       if (!d.sriov && !capabilities_read(d)) nics_sriov.push_back(d.bdf.to_string());
@@ -401,7 +399,7 @@ std::vector<HostFinding> check_host(const Host& host, const std::optional<Kernel
     if (d.role == Role::rdma_nic) check_ats(d, out);
   }
   check_acs_redirect(host, out);
-  report_unchecked(host, cmdline, out);
+  report_unchecked(host, cmdline, esxi, out);
   for (const HostWarning& w : host.warnings()) {
     out.push_back(
         {"input", Severity::info, w.where.path.empty() ? "" : w.where.to_string(), w.message, ""});

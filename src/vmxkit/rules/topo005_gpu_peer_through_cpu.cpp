@@ -36,11 +36,10 @@ No automatic fix: pick a NIC under the GPU's switch (`vmxkit topo HOST`).
 )md";
 
 // The host's nearest RDMA NIC to the GPU when it is nearer than `cls`, else nullopt.
-std::optional<std::size_t> better_host_nic(const Context& ctx, const VmDevice& gpu,
-                                           pci::PathClass cls) {
+std::optional<HostNic> better_host_nic(const Context& ctx, const VmDevice& gpu,
+                                       pci::PathClass cls) {
   const auto nic = nearest_host_nic(ctx, gpu);
-  const auto a = host_device(ctx, gpu);
-  if (!nic || !a || pci::path_class(*ctx.host(), *a, *nic) >= cls) return std::nullopt;
+  if (!nic || nic->cls >= cls) return std::nullopt;
   return nic;
 }
 
@@ -61,10 +60,9 @@ void check(const Context& ctx, Sink& sink) {
             : fmt::format("{} and {} meet only at the CPU ({}): {}", p.gpu->label, p.peer->label,
                           pci::to_string(cls), p.verdict.path.detail);
     if (better) {
-      const auto a = host_device(ctx, *p.gpu);
       message += fmt::format("; the host's NIC {} is nearer ({})",
-                             ctx.host()->devices()[*better].bdf.to_string(),
-                             pci::to_string(pci::path_class(*ctx.host(), *a, *better)));
+                             ctx.host()->devices()[better->index].bdf.to_string(),
+                             pci::to_string(better->cls));
     } else if (cls != pci::PathClass::unknown) {
       message += "; no NIC of the host is nearer";
     }

@@ -54,19 +54,15 @@ std::vector<PeerPair> peer_pairs(const Context& ctx) {
   return pairs;
 }
 
-std::optional<std::size_t> nearest_host_nic(const Context& ctx, const VmDevice& gpu) {
+std::optional<HostNic> nearest_host_nic(const Context& ctx, const VmDevice& gpu) {
   const auto a = host_device(ctx, gpu);
   if (!a) return std::nullopt;
   const pci::Host& host = *ctx.host();
-  std::optional<std::size_t> best;
-  pci::PathClass best_cls = pci::PathClass::unknown;
+  std::optional<HostNic> best;
   for (std::size_t n = 0; n < host.devices().size(); ++n) {
     if (host.devices()[n].role != pci::Role::rdma_nic) continue;
     const pci::PathClass cls = pci::path_class(host, *a, n);
-    if (!best || cls < best_cls) {
-      best = n;
-      best_cls = cls;
-    }
+    if (!best || cls < best->cls) best = HostNic{n, cls};
   }
   return best;
 }

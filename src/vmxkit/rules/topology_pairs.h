@@ -31,9 +31,14 @@ struct PeerPair {
 /// judged against this one: in a rail-aligned VM every GPU has its own.
 std::vector<PeerPair> peer_pairs(const Context& ctx);
 
+struct HostNic {
+  std::size_t index = 0;                         ///< into the host's devices
+  pci::PathClass cls = pci::PathClass::unknown;  ///< its path to the GPU
+};
+
 /// The RDMA NIC (physical function) of the host nearest to the host device of `gpu`, or nullopt
 /// (no host, no address, no RDMA NIC): what the VM could have instead of what it has.
-std::optional<std::size_t> nearest_host_nic(const Context& ctx, const VmDevice& gpu);
+std::optional<HostNic> nearest_host_nic(const Context& ctx, const VmDevice& gpu);
 
 /// Reports a pair at the peer's address with a note at the GPU's, and the command that fixes it
 /// as a display-only fix when there is one.

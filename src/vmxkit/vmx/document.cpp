@@ -306,21 +306,7 @@ std::string_view Document::encoding() const {
 
 LineEnding Document::dominant_line_ending() const {
   LineCounts counts;
-  for (const Line& line : lines_) {
-    switch (line.ending) {
-      case LineEnding::lf:
-        ++counts.lf;
-        break;
-      case LineEnding::crlf:
-        ++counts.crlf;
-        break;
-      case LineEnding::cr:
-        ++counts.cr;
-        break;
-      case LineEnding::none:
-        break;
-    }
-  }
+  for (const Line& line : lines_) counts.add(line.ending);
   return counts.dominant();
 }
 

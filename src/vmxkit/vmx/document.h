@@ -118,6 +118,12 @@ struct LineCounts {
   std::size_t unterminated = 0;  ///< 1 when the last line has no line ending, else 0
 
   std::size_t lines() const { return lf + crlf + cr + unterminated; }
+  /// Counts one line's ending (none counts nothing: it is the last line, told apart by the text).
+  void add(LineEnding ending) {
+    lf += ending == LineEnding::lf;
+    crlf += ending == LineEnding::crlf;
+    cr += ending == LineEnding::cr;
+  }
   /// The line ending most lines use; LF when there are none (Document::dominant_line_ending()).
   LineEnding dominant() const;
 };

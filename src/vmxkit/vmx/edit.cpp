@@ -108,19 +108,7 @@ class KeyScan {
   void add(const Line& line) {
     ++lines_;
     if (lines_ == 1) first_begin_ = line.begin;
-    switch (line.ending) {
-      case LineEnding::lf:
-        ++counts_.lf;
-        break;
-      case LineEnding::crlf:
-        ++counts_.crlf;
-        break;
-      case LineEnding::cr:
-        ++counts_.cr;
-        break;
-      case LineEnding::none:
-        break;
-    }
+    counts_.add(line.ending);
     if (line.is_entry()) {
       const std::string_view k = bytes_.substr(line.key_begin, line.key_end - line.key_begin);
       if (iequals(k, key_)) {
