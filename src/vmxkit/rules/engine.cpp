@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "vmxkit/core/text_edit.h"
+#include "vmxkit/core/wide_encoding.h"
 #include "vmxkit/pci/catalog.h"
 #include "vmxkit/rules/context.h"
 #include "vmxkit/rules/parse_problems.h"
@@ -304,6 +305,9 @@ FixResult fix(std::string path, std::string bytes, const LintOptions& options, b
     if (accepted.empty()) break;
     std::string next = apply_edits(r.bytes, accepted);
     if (next == r.bytes) break;
+    // A pass whose result would read as UTF-16 or UTF-32 (quoting a value in NUL-laden bytes
+    // can do that) is not taken: fix never turns a file it read into one every reader refuses.
+    if (detect_wide_encoding(next) != WideEncoding::none) break;
     accepted = {};
     out.fixes_applied += ids.size();
     out.fixed_rules.insert(out.fixed_rules.end(), ids.begin(), ids.end());

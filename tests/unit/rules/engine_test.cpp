@@ -119,6 +119,18 @@ TEST_CASE("fix keeps a .vmx a .vmx when an edit leaves XML-looking text first",
   CHECK(spec.fixes_applied == 0);
 }
 
+TEST_CASE("fix never turns a file into one read as UTF-16", "[rules][engine][fix]") {
+  // Found by fuzz_lint: quoting the value of NUL-laden bytes made them NUL-interleaved, the next
+  // pass refused them as UTF-16BE and fix threw. That pass is not taken; the finding stays.
+  const std::string text("\0\xff\0\0\0=\xfe\0m\0\0\0==)", 15);
+  const auto before = rules::lint("vm.vmx", text, {});
+  REQUIRE(ids(before) == std::vector<std::string>{"VMX008"});
+  const auto fixed = rules::fix("vm.vmx", text, {}, true);
+  CHECK(fixed.bytes == text);
+  CHECK(fixed.fixes_applied == 0);
+  CHECK(ids(fixed.remaining) == std::vector<std::string>{"VMX008"});
+}
+
 TEST_CASE("every corpus file lints without a crash", "[rules][engine][corpus]") {
   for (const auto& path : test::corpus_files("vmx", ".vmx")) {
     INFO(path.filename().string());
