@@ -410,6 +410,24 @@ void size_mmio(Plan& plan, const Request& request, const pci::Host* host) {
   explain_mmio(plan);
 }
 
+// NVIDIA: "GPU passthrough is not supported on NVIDIA Systems that include NVSwitch when using
+// VMware vSphere" (lint's TOPO010); time-sliced vGPU is the supported way there.
+void refuse_nvswitch_passthrough(const pci::Host& host) {
+  std::size_t count = 0;
+  const pci::Device* first = nullptr;
+  for (const pci::Device& d : host.devices()) {
+    if (!d.is_nvswitch()) continue;
+    if (first == nullptr) first = &d;
+    ++count;
+  }
+  if (first == nullptr) return;
+  throw Error(fmt::format(
+      "the host has NVSwitch ({} device{}, the first {}): NVIDIA does not support GPU "
+      "passthrough on NVSwitch systems with vSphere; plan time-sliced vGPUs of whole GPUs "
+      "instead (--vgpu grid_h100-80c on HGX H100)",
+      count, count == 1 ? "" : "s", first->bdf.to_string()));
+}
+
 }  // namespace
 
 std::string placeholder(std::string_view what) { return fmt::format("<fill in: {}>", what); }
@@ -425,6 +443,7 @@ Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog
   const std::vector<std::size_t> host_nics =
       host != nullptr ? host_devices(*host, pci::Role::rdma_nic) : std::vector<std::size_t>{};
   if (host != nullptr) {
+    if (!request.vgpu) refuse_nvswitch_passthrough(*host);
     choose_host_gpus(plan, request, *host, host_nics);
   } else {
     choose_model_gpus(plan, request, catalog);

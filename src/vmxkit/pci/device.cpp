@@ -69,4 +69,12 @@ const Bar* Device::bar(int index) const {
   return nullptr;
 }
 
+bool Device::is_nvswitch() const {
+  constexpr std::uint16_t kNvidia = 0x10de;
+  if (vendor_id && device_id) {
+    return *vendor_id == kNvidia && (*device_id == 0x1af1 || *device_id == 0x22a3);
+  }
+  return name.find("NVSwitch") != std::string::npos;
+}
+
 }  // namespace vmxkit::pci

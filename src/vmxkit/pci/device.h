@@ -150,6 +150,9 @@ struct Device {
   }
   /// A memory BAR by index, or nullptr.
   const Bar* bar(int index) const;
+  /// An NVIDIA NVSwitch (HGX/DGX baseboards: 10de:1af1 A100 generation, 10de:22a3 H100
+  /// generation), by id, or by the name lspci prints where the input has no ids.
+  bool is_nvswitch() const;
 };
 
 }  // namespace vmxkit::pci

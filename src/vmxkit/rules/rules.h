@@ -38,6 +38,7 @@ extern const Rule kTOPO006;
 extern const Rule kTOPO007;
 extern const Rule kTOPO008;
 extern const Rule kTOPO009;
+extern const Rule kTOPO010;
 extern const Rule kVMX001;
 extern const Rule kVMX002;
 extern const Rule kVMX003;
