@@ -56,10 +56,11 @@ void check(const Context& ctx, Sink& sink) {
                     "first {}): NVIDIA supports only time-sliced vGPU on NVSwitch systems "
                     "with vSphere",
                     v.label, count, count == 1 ? "" : "s", nvswitch->bdf.to_string()));
-    d.fix = Fix{"use a time-sliced vGPU profile of the whole GPU (pciPassthruN.vgpu, e.g. "
-                "\"grid_h100-80c\") in place of the passthrough entry",
-                FixSafety::display_only,
-                {}};
+    d.fix =
+        Fix{"use a time-sliced vGPU profile of the whole GPU (pciPassthruN.vgpu, e.g. "
+            "\"grid_h100-80c\") in place of the passthrough entry",
+            FixSafety::display_only,
+            {}};
   }
 }
 

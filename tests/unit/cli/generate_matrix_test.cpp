@@ -48,8 +48,7 @@ std::vector<MatrixCase> read_matrix() {
     const std::string host(vmxkit::trim(body.substr(0, bar1)));
     // A bare name is an example host; a path is from the project root (test-only hosts).
     const std::string path =
-        source_path(host.find('/') == std::string::npos ? "examples/hosts/" + host : host)
-            .string();
+        source_path(host.find('/') == std::string::npos ? "examples/hosts/" + host : host).string();
     c.host_args = {"--host", path};
     // An ESXi PCI capture comes with its memory capture (NUMA node count).
     if (host.ends_with(".esxcli-pci.txt")) {
