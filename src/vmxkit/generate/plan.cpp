@@ -156,6 +156,38 @@ void explain_mmio(Plan& plan) {
   for (const std::string& line : plan.mmio.lines) plan.explanation.push_back("  " + line);
 }
 
+// The GPUs a vGPU profile can run on (its board, as the catalogue knows it); all of them when
+// the catalogue knows no model of the board. Throws when none of `gpus` is one, or with `every`
+// (GPUs the user named) when one is not.
+std::vector<std::size_t> vgpu_boards_only(const pci::Host& host,
+                                          const std::vector<std::size_t>& gpus,
+                                          const std::string& profile, bool every) {
+  const auto models = pci::vgpu_physical_models(host.catalog(), profile);
+  if (models.empty()) return gpus;
+  std::vector<std::size_t> out;
+  std::vector<std::string> others;
+  for (const std::size_t g : gpus) {
+    const pci::CatalogEntry* m = host.at(g).model;
+    const bool fits = m != nullptr && std::any_of(models.begin(), models.end(), [&](const auto* e) {
+                        return e->vendor_id == m->vendor_id && e->device_id == m->device_id;
+                      });
+    if (fits) {
+      out.push_back(g);
+    } else {
+      others.push_back(device_label(host, g));
+    }
+  }
+  if (out.empty() || (every && !others.empty())) {
+    std::vector<std::string> names;
+    for (const auto* e : models) names.push_back(e->model);
+    throw Error(
+        fmt::format("--vgpu {}: a profile of {}; not a GPU of this host that it runs on: "
+                    "{}",
+                    profile, fmt::join(names, ", "), fmt::join(others, ", ")));
+  }
+  return out;
+}
+
 // The GPUs of the host capture: `auto` (the default) takes every GPU, or with `--gpus N` the N
 // best connected; addresses must name GPUs.
 void choose_host_gpus(Plan& plan, const Request& request, const pci::Host& host,
@@ -166,6 +198,7 @@ void choose_host_gpus(Plan& plan, const Request& request, const pci::Host& host,
   if (is_auto(gpus)) {
     chosen = host_devices(host, pci::Role::gpu);
     if (chosen.empty()) throw Error("the host capture has no GPU");
+    if (request.vgpu) chosen = vgpu_boards_only(host, chosen, *request.vgpu, false);
     const std::size_t all = chosen.size();
     chosen = ready_only(plan, host, chosen, gpu_use(request), "gpu");
     if (request.gpu_count && *request.gpu_count > chosen.size() && chosen.size() < all) {
@@ -191,6 +224,7 @@ void choose_host_gpus(Plan& plan, const Request& request, const pci::Host& host,
       }
       chosen.push_back(i);
     }
+    if (request.vgpu) vgpu_boards_only(host, chosen, *request.vgpu, true);
   }
   for (const std::size_t i : chosen) plan.gpus.push_back(host_choice(host, i, DeviceRole::gpu));
 }
@@ -385,18 +419,21 @@ void explain_esxi_owners(Plan& plan, const Request& request, const pci::Host& ho
 }
 
 // The 64-bit MMIO window from the devices' BARs: a vGPU counts as its profile's framebuffer
-// (KB 323402), an SR-IOV VF entry not at all (ESXi maps the VF; its BARs are not the PF's).
-void size_mmio(Plan& plan, const Request& request, const pci::Host* host) {
+// (KB 323402), or in a VM of 32 GB or more as its physical GPU with NVIDIA's 64 GB floor; an
+// SR-IOV VF entry not at all (ESXi maps the VF; its BARs are not the PF's).
+void size_mmio(Plan& plan, const Request& request, const pci::Host* host,
+               const pci::Catalog& catalog) {
   std::vector<pci::MmioDevice> mmio_devices;
   std::vector<std::unique_ptr<pci::CatalogEntry>> vgpu_models;
+  std::vector<std::pair<unsigned, std::string>> minimums;
   for (const Choice& c : plan.gpus) {
     if (request.vgpu) {
-      auto e = std::make_unique<pci::CatalogEntry>();
-      e->role = pci::Role::gpu;
-      e->model = "vGPU " + *request.vgpu;
-      e->framebuffer_gb = pci::vgpu_framebuffer_gb(*request.vgpu);
-      mmio_devices.push_back({nullptr, e.get(), e->model});
-      vgpu_models.push_back(std::move(e));
+      // The physical GPU named for the vGPU, when a host capture was given.
+      pci::VgpuMmio v = pci::vgpu_mmio(*request.vgpu, plan.memory_mb, catalog,
+                                       c.host_index ? &host->at(*c.host_index) : nullptr);
+      mmio_devices.push_back(v.device);
+      if (v.min_gb > 0) minimums.emplace_back(v.min_gb, std::move(v.why));
+      if (v.owned) vgpu_models.push_back(std::move(v.owned));
       continue;
     }
     mmio_devices.push_back({c.host_index ? &host->at(*c.host_index) : nullptr, c.model, c.label});
@@ -406,6 +443,7 @@ void size_mmio(Plan& plan, const Request& request, const pci::Host* host) {
     mmio_devices.push_back({c.host_index ? &host->at(*c.host_index) : nullptr, c.model, c.label});
   }
   plan.mmio = pci::size_64bit_mmio(mmio_devices);
+  for (const auto& [gb, why] : minimums) pci::apply_minimum(plan.mmio, gb, why);
   plan.needs_64bit_mmio = plan.mmio.size_gb > 16;
   explain_mmio(plan);
 }
@@ -483,7 +521,7 @@ Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog
                             fmt::join(refused, "\n  "), skipped));
   }
 
-  size_mmio(plan, request, host);
+  size_mmio(plan, request, host, catalog);
   plan.explanation.push_back(fmt::format("memory: {} MB{}, all reserved (passthrough DMA needs it)",
                                          plan.memory_mb,
                                          plan.memory_default ? " (default; set --memory-mb)" : ""));

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <limits>
 #include <string_view>
@@ -39,6 +40,101 @@ std::optional<unsigned> vgpu_framebuffer_gb(std::string_view profile) {
   const auto [ptr, ec] = std::from_chars(first, profile.data() + profile.size(), gb);
   if (ec != std::errc() || ptr == first || gb == 0 || gb > kMaxFramebufferGb) return std::nullopt;
   return gb;
+}
+
+namespace {
+
+// The board a profile names, as catalogue aliases start: `grid_a100d-80c` -> "a100",
+// `grid_h100xm-80c` -> "h100", `grid_l40s-48q` -> "l40" (letters after the digits are variants).
+std::string_view vgpu_board_stem(std::string_view profile) {
+  if (profile.starts_with("grid_")) profile.remove_prefix(5);
+  const std::string_view board = profile.substr(0, profile.find('-'));
+  std::size_t i = 0;
+  while (i < board.size() && std::isalpha(static_cast<unsigned char>(board[i])) != 0) ++i;
+  const std::size_t letters = i;
+  while (i < board.size() && std::isdigit(static_cast<unsigned char>(board[i])) != 0) ++i;
+  if (letters == 0 || i == letters) return {};
+  return board.substr(0, i);
+}
+
+}  // namespace
+
+std::vector<const CatalogEntry*> vgpu_physical_models(const Catalog& catalog,
+                                                      std::string_view profile) {
+  std::vector<const CatalogEntry*> out;
+  const std::string_view stem = vgpu_board_stem(profile);
+  const auto fb = vgpu_framebuffer_gb(profile);
+  if (stem.empty() || !fb) return out;
+  for (const CatalogEntry& e : catalog.entries()) {
+    if (e.role != Role::gpu || !e.framebuffer_gb || *e.framebuffer_gb < *fb) continue;
+    const std::string_view alias = e.alias;
+    // `a10` is the board of `a10` and `a10g`, not of `a100-40g`.
+    if (!alias.starts_with(stem)) continue;
+    if (alias.size() > stem.size() &&
+        std::isdigit(static_cast<unsigned char>(alias[stem.size()]))) {
+      continue;
+    }
+    out.push_back(&e);
+  }
+  return out;
+}
+
+VgpuMmio vgpu_mmio(std::string_view profile, std::optional<std::int64_t> memory_mb,
+                   const Catalog& catalog, const Device* physical) {
+  VgpuMmio v;
+  const std::string label = fmt::format("vGPU {}", profile);
+  if (memory_mb && *memory_mb >= kVgpuLargeMemoryMb) {
+    v.min_gb = kVgpuLargeMemoryMinGb;
+    if (physical != nullptr) {
+      v.device =
+          MmioDevice{physical, nullptr, fmt::format("{} on {}", label, physical->bdf.to_string())};
+      v.why = fmt::format(
+          "{} in a VM with {} MB of memory (>= 32 GB): sized as its physical GPU "
+          "(NVIDIA AI Enterprise, VMware appendix)",
+          label, *memory_mb);
+      return v;
+    }
+    const CatalogEntry* least = nullptr;
+    unsigned least_gb = 0;
+    for (const CatalogEntry* e : vgpu_physical_models(catalog, profile)) {
+      const unsigned gb = size_64bit_mmio({MmioDevice{nullptr, e, e->model}}).size_gb;
+      if (least == nullptr || gb < least_gb) {
+        least = e;
+        least_gb = gb;
+      }
+    }
+    if (least != nullptr) {
+      v.device = MmioDevice{nullptr, least, fmt::format("{} on {}", label, least->model)};
+      v.why = fmt::format(
+          "{} in a VM with {} MB of memory (>= 32 GB): sized as the physical GPU "
+          "({}, the board's model that needs the least; NVIDIA AI Enterprise, "
+          "VMware appendix)",
+          label, *memory_mb, least->model);
+      return v;
+    }
+    v.why = fmt::format(
+        "{} in a VM with {} MB of memory (>= 32 GB): physical GPU not known; at "
+        "least {} GB (NVIDIA AI Enterprise, VMware appendix)",
+        label, *memory_mb, kVgpuLargeMemoryMinGb);
+  }
+  v.owned = std::make_unique<CatalogEntry>();
+  v.owned->role = Role::gpu;
+  v.owned->model = std::string(label);
+  v.owned->framebuffer_gb = vgpu_framebuffer_gb(profile);
+  v.owned->source = "vGPU profile name";
+  v.device = MmioDevice{nullptr, v.owned.get(), label};
+  return v;
+}
+
+void apply_minimum(MmioResult& result, unsigned gb, const std::string& why) {
+  if (gb == 0) return;
+  result.lines.push_back(why);
+  if (result.size_gb >= gb) return;
+  result.size_gb = gb;
+  result.lines.push_back(
+      fmt::format("=> pciPassthru.64bitMMIOSizeGB = {} (NVIDIA's minimum for a "
+                  "vGPU VM with 32 GB or more of memory)",
+                  gb));
 }
 
 std::uint64_t next_pow2(std::uint64_t n) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -59,6 +60,34 @@ MmioResult size_64bit_mmio(const Catalog& catalog,
 /// The framebuffer in GB an NVIDIA vGPU profile name gives (`grid_a100-40c` -> 40,
 /// `grid_a100-3-20c` -> 20), or nullopt.
 std::optional<unsigned> vgpu_framebuffer_gb(std::string_view profile);
+
+/// NVIDIA AI Enterprise, VMware appendix: a VM with a vGPU and 32 GB (32768 MB) or more of
+/// memory needs 64-bit MMIO and EFI boot, an MMIO space of at least 64 GB, and as much as the
+/// physical GPU the vGPU runs on requires (not the profile's framebuffer).
+inline constexpr std::int64_t kVgpuLargeMemoryMb = 32768;
+inline constexpr unsigned kVgpuLargeMemoryMinGb = 64;
+
+/// The catalogue GPU models a vGPU profile can run on: those whose alias is the profile's board
+/// (`grid_a100d-80c` -> `a100...`, `grid_l40s-48q` -> `l40...`) with at least the profile's
+/// framebuffer.
+std::vector<const CatalogEntry*> vgpu_physical_models(const Catalog& catalog,
+                                                      std::string_view profile);
+
+/// How one vGPU counts for the 64-bit MMIO window. In a VM with less than 32 GB of memory, as a
+/// GPU with the profile's framebuffer (KB 323402). With 32 GB or more, as the physical GPU:
+/// `physical` when the host device is known, else the catalogue model of the board that needs
+/// the least (so that no larger board is assumed); `min_gb` is then NVIDIA's 64 GB floor.
+struct VgpuMmio {
+  MmioDevice device;
+  std::unique_ptr<CatalogEntry> owned;  ///< the profile's entry, when device.model points at it
+  unsigned min_gb = 0;
+  std::string why;  ///< the line that explains the sizing
+};
+VgpuMmio vgpu_mmio(std::string_view profile, std::optional<std::int64_t> memory_mb,
+                   const Catalog& catalog, const Device* physical);
+
+/// Raises `result` to at least `gb` (and says why in its lines); no change when it is larger.
+void apply_minimum(MmioResult& result, unsigned gb, const std::string& why);
 
 /// The smallest power of two >= n (n >= 1).
 std::uint64_t next_pow2(std::uint64_t n);

@@ -14,7 +14,10 @@ constexpr std::string_view kDoc = R"md(
 Flags a VM whose passthrough GPUs (DirectPath or vGPU) need more than 16 GB of MMIO space while
 `pciPassthru.use64bitMMIO` is not TRUE. The need is computed from the devices' 64-bit BARs: the
 host capture's with `--host`, else the device catalogue's, else Broadcom KB 323402's rule (twice
-the framebuffer, to a power of two).
+the framebuffer, to a power of two). A vGPU counts as its profile's framebuffer in a VM with
+less than 32 GB of memory; in a VM with 32 GB or more, as the physical GPU it runs on (the host's
+GPU of the profile's board with `--host`, else the catalogue's model of that board that needs
+the least), and never less than 64 GB: a small C-series profile in a large VM needs the window.
 
 ## Why is this bad?
 Without 64-bit MMIO the BARs must fit below 4 GB, which a modern GPU's cannot: power-on fails
@@ -37,6 +40,9 @@ BIOS. The fix sets `pciPassthru.use64bitMMIO = "TRUE"` and, when it is missing, 
 - Broadcom KB 323402 (failed to power on VMs with large-BAR GPUs; sizing rule)
 - VMware blogs on V100/compute accelerators in passthrough (needed above 16 GB of BARs)
 - Dell KB 000199172 (`DevicePowerOn` failure)
+- NVIDIA AI Enterprise, "Optimizing VM configuration for AI inference", appendix (VMware): for a
+  vGPU VM with 32 GB or more of memory "64-bit MMIO and EFI boot must be enabled" and the MMIO
+  space "must be increased to 64 GB", or to what the physical GPU requires
 )md";
 
 void check(const Context& ctx, Sink& sink) {

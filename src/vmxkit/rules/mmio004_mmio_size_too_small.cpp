@@ -37,6 +37,8 @@ Safe: the fix writes the computed size, which only grows the window.
 ## References
 - Broadcom KB 323402 (sizing rule and worked H100 example)
 - NVIDIA/gpu-operator issue #492 ("BAR1 is 0M" in the guest)
+- NVIDIA AI Enterprise, "Optimizing VM configuration for AI inference", appendix (VMware): vGPU
+  VMs with 32 GB or more of memory, sized for the physical GPU, at least 64 GB
 )md";
 
 void check(const Context& ctx, Sink& sink) {

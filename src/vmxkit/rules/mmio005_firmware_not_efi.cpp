@@ -35,6 +35,8 @@ then change the setting.
 - VMware blog "How to enable compute accelerators on vSphere 6.5" (EFI for large BARs)
 - VMware blog "How to enable NVIDIA V100 GPU in passthrough mode on vSphere"
 - Terraform vSphere provider `firmware = "efi"`
+- NVIDIA AI Enterprise, "Optimizing VM configuration for AI inference", appendix (VMware): a vGPU
+  VM with 32 GB or more of memory needs "64-bit MMIO and EFI boot"
 )md";
 
 void check(const Context& ctx, Sink& sink) {

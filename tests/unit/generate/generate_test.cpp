@@ -67,7 +67,11 @@ TEST_CASE("generated output lints clean for every template and example host", "[
     r.gpu_count = 2;
     scenarios.push_back({"multi-gpu-p2p", r});
     r.gpu_count = 1;
-    r.vgpu = "grid_h100-80c";
+    // A profile of the host's GPUs' board: the L40S host gets an L40S profile.
+    const bool l40s = std::any_of(host.devices().begin(), host.devices().end(), [](const auto& d) {
+      return d.model != nullptr && d.model->alias == "l40s";
+    });
+    r.vgpu = l40s ? "grid_l40s-48q" : "grid_h100-80c";
     r.sriov = true;
     scenarios.push_back({"vgpu-sriov", r});
     for (const Scenario& s : scenarios) {

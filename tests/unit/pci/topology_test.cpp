@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdlib>
@@ -290,6 +291,48 @@ TEST_CASE("64bitMMIOSizeGB arithmetic never wraps: a size that does not fit is a
   // A vGPU profile's framebuffer is bounded like a catalogue's.
   CHECK(vmxkit::pci::vgpu_framebuffer_gb("grid_a100-16384c") == 16384u);
   CHECK(!vmxkit::pci::vgpu_framebuffer_gb("grid_a100-4000000000c"));
+}
+
+TEST_CASE("a vGPU in a VM of 32 GB or more is sized as its physical GPU, at least 64 GB",
+          "[pci][mmio][vgpu]") {
+  using vmxkit::pci::Catalog;
+  using vmxkit::pci::size_64bit_mmio;
+  using vmxkit::pci::vgpu_mmio;
+  using vmxkit::pci::vgpu_physical_models;
+  const Catalog& catalog = Catalog::builtin();
+  auto aliases = [&](std::string_view profile) {
+    std::vector<std::string> out;
+    for (const auto* e : vgpu_physical_models(catalog, profile)) out.push_back(e->alias);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  // `a10` is not the board of `a100-*`; a variant letter (`a100d`, `l40s`) keeps the board.
+  CHECK(aliases("grid_a10-24q") == std::vector<std::string>{"a10", "a10g"});
+  CHECK(aliases("grid_a100d-80c") == std::vector<std::string>{"a100-80g", "a100-sxm4-80g"});
+  CHECK(aliases("grid_l40s-48q") == std::vector<std::string>{"l40", "l40s"});
+  CHECK(aliases("grid_zz9-8q").empty());
+  CHECK(aliases("not-a-profile").empty());
+
+  // Below 32 GB of memory: the profile's framebuffer (KB 323402: 2 x 4 GB, within the 16 GB
+  // that needs no 64-bit window).
+  auto small = vgpu_mmio("grid_a100-4c", 32767, catalog, nullptr);
+  CHECK(small.min_gb == 0);
+  CHECK(size_64bit_mmio({small.device}).size_gb == 8);
+  // From 32768 MB: the A100 board's least demanding model, and NVIDIA's 64 GB floor.
+  auto large = vgpu_mmio("grid_a100-4c", 32768, catalog, nullptr);
+  CHECK(large.min_gb == 64);
+  CHECK(large.owned == nullptr);
+  REQUIRE(large.device.model != nullptr);
+  auto r = size_64bit_mmio({large.device});
+  vmxkit::pci::apply_minimum(r, large.min_gb, large.why);
+  CHECK(r.size_gb == 128);
+  // A board the catalogue does not know: the 64 GB floor alone.
+  auto unknown = vgpu_mmio("grid_zz9-4c", 65536, catalog, nullptr);
+  r = size_64bit_mmio({unknown.device});
+  CHECK(r.size_gb == 8);
+  vmxkit::pci::apply_minimum(r, unknown.min_gb, unknown.why);
+  CHECK(r.size_gb == 64);
+  CHECK(r.lines.back().find("NVIDIA's minimum") != std::string::npos);
 }
 
 TEST_CASE("host-check reports IOMMU, SR-IOV, ACS and ATS with the fixing command",
