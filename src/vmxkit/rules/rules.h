@@ -39,6 +39,7 @@ extern const Rule kTOPO007;
 extern const Rule kTOPO008;
 extern const Rule kTOPO009;
 extern const Rule kTOPO010;
+extern const Rule kTOPO011;
 extern const Rule kVMX001;
 extern const Rule kVMX002;
 extern const Rule kVMX003;
