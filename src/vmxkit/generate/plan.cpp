@@ -525,6 +525,17 @@ Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog
   plan.explanation.push_back(fmt::format("memory: {} MB{}, all reserved (passthrough DMA needs it)",
                                          plan.memory_mb,
                                          plan.memory_default ? " (default; set --memory-mb)" : ""));
+  // vSphere VM administration, PCI devices: with DirectPath I/O devices "you cannot perform
+  // certain operations on the virtual machine", suspending, vMotion, snapshots. A VF entry and
+  // a vGPU are not DirectPath devices.
+  const bool directpath = std::any_of(plan.nics.begin(), plan.nics.end(),
+                                      [](const Choice& c) { return !c.sriov_vf; }) ||
+                          (!request.vgpu && !plan.gpus.empty());
+  if (directpath) {
+    plan.explanation.emplace_back(
+        "DirectPath I/O: this VM cannot be suspended, migrated with vMotion, or snapshotted while "
+        "it holds the devices (vSphere VM administration, PCI devices)");
+  }
   if (plan.system_id.empty()) {
     plan.explanation.emplace_back(
         "systemId: not given (--system-id); fill in the host's system UUID: `esxcli system "

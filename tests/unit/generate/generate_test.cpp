@@ -194,6 +194,28 @@ TEST_CASE("generate prefers a distinct NIC per GPU and the N best-connected GPUs
   for (const generate::Choice& g : four.gpus) CHECK(host.at(*g.host_index).numa_node == 0);
 }
 
+TEST_CASE("a plan with DirectPath devices says which VM operations it gives up", "[gen]") {
+  const pci::Host host = pci::load_host(
+      {test::source_path("examples/hosts/synthetic-2s-4sw-8gpu-8nic.lspci-vvv.txt").string()});
+  auto says_so = [](const generate::Plan& plan) {
+    return std::any_of(plan.explanation.begin(), plan.explanation.end(), [](const std::string& l) {
+      return l.find("cannot be suspended, migrated with vMotion, or snapshotted") !=
+             std::string::npos;
+    });
+  };
+  generate::Request r;
+  r.gpus = {"auto"};
+  r.gpu_count = 1;
+  r.nics = {"auto"};
+  CHECK(says_so(generate::make_plan(r, &host, host.catalog())));
+  // A vGPU with an SR-IOV VF holds no DirectPath device.
+  r.vgpu = "grid_h100-80c";
+  r.sriov = true;
+  CHECK_FALSE(says_so(generate::make_plan(r, &host, host.catalog())));
+  r.sriov = false;  // the NIC passed through is one
+  CHECK(says_so(generate::make_plan(r, &host, host.catalog())));
+}
+
 TEST_CASE("generate refuses pairs across sockets, through the CPU, or without GPUDirect", "[gen]") {
   const pci::Host host = pci::load_host(
       {test::source_path("examples/hosts/synthetic-2s-4sw-8gpu-8nic.lspci-vvv.txt").string()});
