@@ -8,6 +8,7 @@ namespace vmxkit::pci {
 
 InputFormat detect_format(std::string_view text, const std::string& path) {
   std::uint32_t line_no = 0;
+  std::uint32_t first_message = 0;
   for (const std::string_view line : LineRange(text)) {
     ++line_no;
     const std::string_view t = trim(line);
@@ -31,11 +32,19 @@ InputFormat detect_format(std::string_view text, const std::string& path) {
     if (sp != std::string_view::npos && parse_bdf(t.substr(0, sp))) {
       return InputFormat::lspci_verbose;
     }
+    if (is_tool_message(line)) {  // a `2>&1` capture: the next line may be the first device
+      if (first_message == 0) first_message = line_no;
+      continue;
+    }
     const auto col = static_cast<std::uint32_t>(line.size() - trim(line).size() + 1);
     throw Error(path, line_no, line[0] == ' ' || line[0] == '\t' ? col : 1,
                 "unknown host input: expected `lspci -vvv`, `lspci -tv`, `esxcli hardware pci "
                 "list`, `esxcli hardware pci pcipassthru list`, `esxcli hardware memory get` or "
                 "`numactl --hardware` output");
+  }
+  if (first_message != 0) {
+    throw Error(path, first_message, 1,
+                "only tool messages (`lspci: ...`), no device lines: the capture failed");
   }
   throw Error(path, "empty host input");
 }

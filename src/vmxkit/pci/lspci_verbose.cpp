@@ -344,6 +344,15 @@ void read_sriov_line(Sriov& sriov, std::string_view body, const LineCtx& ctx) {
   }
 }
 
+// A line as a warning shows it: printable ASCII, at most 120 characters.
+std::string shown(std::string_view line) {
+  constexpr std::size_t kMax = 120;
+  std::string out;
+  for (const char c : line.substr(0, kMax)) out += c >= ' ' && c <= '~' ? c : '?';
+  if (line.size() > kMax) out += "...";
+  return out;
+}
+
 }  // namespace
 
 void load_lspci_verbose(Host& host, std::string_view text, const std::string& path) {
@@ -363,6 +372,12 @@ void load_lspci_verbose(Host& host, std::string_view text, const std::string& pa
     const LineCtx ctx{path, line_no, raw};
     if (trim(raw).empty()) continue;
     if (raw.front() != ' ' && raw.front() != '\t') {
+      if (is_tool_message(raw)) {
+        // Kept out of the device that precedes it; the lines after it still belong there.
+        host.warn({path, line_no},
+                  fmt::format("skipped a tool message, not lspci output: {}", shown(trim(raw))));
+        continue;
+      }
       section = Section{read_device_line(host, raw, ctx, seen)};
       ++parsed;
       continue;

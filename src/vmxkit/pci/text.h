@@ -14,6 +14,19 @@
 
 namespace vmxkit::pci {
 
+/// A message a tool wrote into a capture saved with `2>&1`, at the margin between device blocks:
+/// `lspci: Unable to load libkmod resources: error -2`, `pcilib: sysfs_read_vpd: read failed`.
+/// Its first word is a lowercase program name followed by `: `; no device line starts so.
+inline bool is_tool_message(std::string_view line) {
+  std::size_t i = 0;
+  while (i < line.size() &&
+         ((line[i] >= 'a' && line[i] <= 'z') ||
+          (i > 0 && ((line[i] >= '0' && line[i] <= '9') || line[i] == '-' || line[i] == '_')))) {
+    ++i;
+  }
+  return i > 0 && i + 1 < line.size() && line[i] == ':' && line[i + 1] == ' ';
+}
+
 /// All of `s` as a hex number (no 0x), else nullopt.
 inline std::optional<std::uint64_t> parse_hex(std::string_view s) {
   if (s.empty() || s.size() > 16) return std::nullopt;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Every loader variant: lspci -vvv (-nn, -n, -D, tabs/spaces, pciutils 3.5..3.14 forms),
 // lspci -tv[nn], esxcli, numactl, sysfs; merging and the errors for bad input.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 
@@ -164,6 +165,33 @@ TEST_CASE("lspci -vvv loader reads -n output and every BAR form", "[pci][lspci]"
   CHECK(!gpu->root);
   REQUIRE(host.warnings().size() == 1);
   CHECK(host.warnings()[0].to_string().rfind("n.txt:1: cannot place 0000:c1:00.0", 0) == 0);
+}
+
+TEST_CASE("lspci -vvv loader skips tool messages of a 2>&1 capture with a warning",
+          "[pci][lspci]") {
+  const std::string text =
+      "lspci: Unable to load libkmod resources: error -2\n"
+      "0000:3b:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 PCIe] [10de:2331]\n"
+      "pcilib: sysfs_read_vpd: read failed: No such device\n"
+      "\tNUMA node: 1\n";
+  const auto host = host_from({{"noise.txt", text}});
+  const auto* gpu = host.find(Bdf{0, 0x3b, 0, 0});
+  REQUIRE(gpu != nullptr);
+  CHECK(gpu->numa_node == 1);  // the block goes on after the message
+  std::vector<std::string> warnings;
+  for (const auto& w : host.warnings()) warnings.push_back(w.to_string());
+  CHECK(std::count_if(warnings.begin(), warnings.end(), [](const std::string& w) {
+          return w.find("skipped a tool message") != std::string::npos;
+        }) == 2);
+  CHECK(warnings.front() ==
+        "noise.txt:1: skipped a tool message, not lspci output: lspci: Unable to load libkmod "
+        "resources: error -2");
+  // Only a program's `name: ` message is skipped: other text still fails.
+  CHECK_THROWS_WITH(host_from({{"x.txt", "lspci: nothing else\nNot lspci: at all\n"}}),
+                    Catch::StartsWith("x.txt:2:1: unknown host input"));
+  CHECK_THROWS_WITH(host_from({{"y.txt", "\nlspci: only a message\n"}}),
+                    "y.txt:2:1: only tool messages (`lspci: ...`), no device lines: the capture "
+                    "failed");
 }
 
 TEST_CASE("lspci -vvv loader errors name file:line:col for bad and truncated input",
