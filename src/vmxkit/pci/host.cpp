@@ -389,8 +389,13 @@ void Host::infer_numa() {
   for (std::size_t r = 0; r < roots_.size(); ++r) {
     if (seen[r].size() == 1) roots_[r].numa_node = *seen[r].begin();
   }
-  // One NUMA node on the whole host: every device is on it.
-  const bool single = numa_.node_count && *numa_.node_count == 1;
+  // One NUMA node on the whole host: every device is on it. An lspci -vvv without NUMA lines
+  // says so when no input gives any node (nvidia-smi then prints NODE across host bridges).
+  const bool no_node_known =
+      std::none_of(devices_.begin(), devices_.end(), [](const Device& d) { return d.numa_node; });
+  numa_.single_node_inferred =
+      !numa_.node_count && !numa_.no_numa_lines_in.empty() && no_node_known;
+  const bool single = (numa_.node_count && *numa_.node_count == 1) || numa_.single_node_inferred;
   for (Device& d : devices_) {
     if (d.numa_node) continue;
     if (d.root && roots_[*d.root].numa_node) {

@@ -31,6 +31,13 @@ struct RootBus {
 struct NumaInfo {
   std::optional<unsigned> node_count;
   std::map<int, std::string> cpus;  ///< node -> CPU list ("0-23")
+  /// An `lspci -vvv` capture read from sysfs (driver or IOMMU group lines) with not one `NUMA
+  /// node:` line (its path): lspci prints the line when the kernel knows the node, so the
+  /// kernel knew a single node, and nvidia-smi puts every device on it. Used when nothing else
+  /// gives a node.
+  std::string no_numa_lines_in;
+  /// Every device was put on one node because of `no_numa_lines_in` (set by finalize).
+  bool single_node_inferred = false;
 };
 
 /// A warning about the input: where, and what could not be done.

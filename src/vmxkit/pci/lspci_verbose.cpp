@@ -361,6 +361,8 @@ void load_lspci_verbose(Host& host, std::string_view text, const std::string& pa
   bool warned_denied = false;
   std::uint32_t line_no = 0;
   std::size_t parsed = 0;
+  bool numa_lines = false;
+  bool sysfs_lines = false;
   // A device line starts at the margin; indented lines describe it.
   std::size_t device_lines = 0;
   for (const std::string_view raw : LineRange(text)) {
@@ -385,6 +387,9 @@ void load_lspci_verbose(Host& host, std::string_view text, const std::string& pa
     if (!section.device) ctx.fail(raw, "indented line before the first device line");
     Device& d = host.at(*section.device);
     const std::string_view body = trim(raw);
+    numa_lines = numa_lines || starts_with(body, "NUMA node:");
+    sysfs_lines = sysfs_lines || starts_with(body, "Kernel driver in use:") ||
+                  starts_with(body, "IOMMU group:");
     if (starts_with(body, "Capabilities:")) {
       read_capability_heading(host, d, body, section, warned_denied, ctx);
     } else if (starts_with(body, "Bus: primary=")) {
@@ -396,6 +401,12 @@ void load_lspci_verbose(Host& host, std::string_view text, const std::string& pa
     }
   }
   if (parsed == 0) throw Error(path, "no devices in lspci output");
+  // lspci prints `NUMA node:`, like `Kernel driver in use:` and `IOMMU group:`, from sysfs; a
+  // capture with those lines and no NUMA line was read from a kernel that knew one node. A
+  // config-space dump (`lspci -F`) has none of them and says nothing about NUMA.
+  if (!numa_lines && sysfs_lines && host.numa().no_numa_lines_in.empty()) {
+    host.numa().no_numa_lines_in = path;
+  }
 }
 
 }  // namespace vmxkit::pci

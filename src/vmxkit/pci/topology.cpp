@@ -665,6 +665,12 @@ std::string render_topology_text(const Host& host, const Topology& t) {
     out +=
         "  ?    = NODE or SYS: no NUMA node is known for a host bridge (or a device is not "
         "placed)\n";
+  if (host.numa().single_node_inferred) {
+    out += fmt::format(
+        "  NUMA: {} has no `NUMA node:` line, so the kernel knew one node: every device is on "
+        "it, as nvidia-smi reads it\n",
+        host.numa().no_numa_lines_in);
+  }
   auto legend = [&](std::size_t i) {
     const Device& d = host.at(t.device(i));
     std::string name =

@@ -14,6 +14,7 @@
 #include "unit/pci/pci_test_util.h"
 #include "vmxkit/pci/host_check.h"
 #include "vmxkit/pci/mmio.h"
+#include "vmxkit/pci/text.h"
 
 using vmxkit::Bdf;
 using vmxkit::pci::PathClass;
@@ -104,6 +105,36 @@ TEST_CASE("one switch is PIX and ok, host bridges of one node are NODE, sockets 
   const auto topo = vmxkit::pci::analyze(host, {});
   REQUIRE(topo.best_nic.size() == 1);
   CHECK(topo.nics[*topo.best_nic[0]] == *host.index_of(Bdf{0, 0x14, 0, 0}));
+}
+
+TEST_CASE("an lspci -vvv read from sysfs without NUMA lines puts every device on one node",
+          "[pci][topology][numa]") {
+  // The example host without its `NUMA node:` lines: what lspci prints on a one-node kernel.
+  const std::string example = vmxkit::test::read_bytes(
+      vmxkit::test::source_path("examples/hosts/synthetic-2s-4sw-8gpu-8nic.lspci-vvv.txt"));
+  std::string text;
+  for (const std::string_view line : vmxkit::pci::LineRange(example)) {
+    if (line.find("NUMA node:") == std::string_view::npos) text += std::string(line) + "\n";
+  }
+  const auto host = host_from({{"one-node.txt", text}});
+  CHECK(host.numa().single_node_inferred);
+  const auto topo = vmxkit::pci::analyze(host, {});
+  // GPU0 and GPU2 sit under two host bridges: NODE, as nvidia-smi prints it, not `?`.
+  CHECK(topo.matrix[0][2] == PathClass::node);
+  const std::string rendered = vmxkit::pci::render_topology_text(host, topo);
+  CHECK(rendered.find("one-node.txt has no `NUMA node:` line") != std::string::npos);
+  CHECK(rendered.find("  ?    =") == std::string::npos);
+  // A config-space dump (no driver or IOMMU lines either) says nothing about NUMA.
+  std::string dump;
+  for (const std::string_view line : vmxkit::pci::LineRange(text)) {
+    if (line.find("Kernel driver in use:") == std::string_view::npos &&
+        line.find("IOMMU group:") == std::string_view::npos) {
+      dump += std::string(line) + "\n";
+    }
+  }
+  const auto from_dump = host_from({{"dump.txt", dump}});
+  CHECK_FALSE(from_dump.numa().single_node_inferred);
+  CHECK(vmxkit::pci::analyze(from_dump, {}).matrix[0][2] == PathClass::unknown);
 }
 
 TEST_CASE("two devices on root ports of one host bridge are PHB", "[pci][topology]") {
