@@ -23,6 +23,7 @@ namespace {
 struct HostCheckOptions {
   HostInputs hosts;
   std::string cmdline;
+  std::string host_kind;
   std::string format = "text";
 };
 
@@ -33,7 +34,9 @@ int run_host_check(const HostCheckOptions& o, Context& ctx) {
   std::ostringstream ignored;
   Context quiet{ctx.in, ctx.out, ignored};  // input warnings are findings here
   const pci::Host host = load_host_inputs(o.hosts, quiet);
-  const std::vector<pci::HostFinding> findings = pci::check_host(host, cmdline);
+  pci::HostKind kind = pci::HostKind::unknown;
+  if (!o.host_kind.empty()) kind = *pci::parse_host_kind(o.host_kind);  // checked by CLI11
+  const std::vector<pci::HostFinding> findings = pci::check_host(host, cmdline, kind);
   int code = kExitClean;
   for (const pci::HostFinding& f : findings) {
     if (f.severity == Severity::error || f.severity == Severity::warning) code = kExitFindings;
@@ -56,10 +59,14 @@ int run_host_check(const HostCheckOptions& o, Context& ctx) {
     if (!f.fix.empty()) ctx.out << "  fix: " << f.fix << '\n';
   }
   std::size_t unchecked = 0;
-  for (const pci::HostFinding& f : findings) unchecked += f.id == "not-checked";
-  if (findings.empty()) {
-    ctx.out << "host ready: no findings\n";
-  } else if (unchecked == findings.size()) {
+  std::size_t problems = 0;
+  for (const pci::HostFinding& f : findings) {
+    unchecked += f.id == "not-checked";
+    problems += f.severity == Severity::error || f.severity == Severity::warning;
+  }
+  if (problems == 0 && unchecked == 0) {
+    ctx.out << "host ready: no problems found\n";
+  } else if (problems == 0) {
     // Nothing wrong in what the inputs show, but not all was shown: not "ready".
     ctx.out << fmt::format(
         "no problems in what the inputs show; {} check(s) not made: give the "
@@ -80,6 +87,10 @@ void setup_host_check(CLI::App& app, Context& ctx) {
       "each finding says the command that fixes it; exit 1 on warnings or errors");
   add_host_inputs(*sub, o->hosts, "Host inputs as for topo");
   sub->add_option("--cmdline", o->cmdline, "/proc/cmdline or /etc/default/grub of the host");
+  sub->add_option("--host-kind", o->host_kind,
+                  "esxi, kvm (assigns devices to VMs) or bare-metal (GPUDirect RDMA without VMs); "
+                  "detected from the inputs when not given")
+      ->check(CLI::IsMember({"esxi", "kvm", "bare-metal"}));
   sub->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   sub->callback([o, &ctx] { ctx.exit_code = run_host_check(*o, ctx); });
 }

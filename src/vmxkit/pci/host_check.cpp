@@ -167,8 +167,11 @@ std::optional<HostFinding> check_esxi_owner(const Device& d, PassthroughUse use)
 namespace {
 
 // The kernel command line: decides whether the IOMMU is on (AMD: on unless turned off) and in
-// pass-through mode, with the GRUB line that fixes it for this CPU vendor.
-void check_iommu_cmdline(const KernelCmdline& cmdline, CpuVendor cpu,
+// pass-through mode, with the GRUB line that fixes it for this CPU vendor. A KVM host must have
+// it on (VFIO assigns devices through it; pass-through mode changes only host-owned DMA); bare
+// metal wants it off or in pass-through mode (NVIDIA's GPUDirect RDMA guide); a host of unknown
+// kind gets both, as warnings that say which kind each is for.
+void check_iommu_cmdline(const KernelCmdline& cmdline, CpuVendor cpu, HostKind kind,
                          std::vector<HostFinding>& out) {
   const std::string on_arg = cpu == CpuVendor::amd ? "amd_iommu=on" : "intel_iommu=on";
   const std::string grub_fix =
@@ -188,20 +191,29 @@ void check_iommu_cmdline(const KernelCmdline& cmdline, CpuVendor cpu,
   const bool off = (intel && intel->rfind("off", 0) == 0) || amd == "off" || iommu == "off";
   const bool on = (intel && intel->find("on") != std::string::npos) || amd == "on" ||
                   (cpu == CpuVendor::amd && !off);
-  if (off) {
-    out.push_back({"iommu-off", Severity::error, where,
-                   "the IOMMU is turned off on the kernel command line: devices and SR-IOV VFs "
-                   "cannot be assigned to VMs",
-                   grub_fix});
-  } else if (!on) {
-    out.push_back({"iommu-off", Severity::error, where,
-                   fmt::format("the kernel command line does not turn the IOMMU on ({})", on_arg),
-                   grub_fix});
+  const bool unknown = kind == HostKind::unknown;
+  const std::string for_kvm =
+      unknown ? " (needed on a KVM host; `--host-kind bare-metal` if it runs no VMs)" : "";
+  const Severity kvm_severity = unknown ? Severity::warning : Severity::error;
+  if (kind != HostKind::bare_metal) {
+    if (off) {
+      out.push_back({"iommu-off", kvm_severity, where,
+                     "the IOMMU is turned off on the kernel command line: devices and SR-IOV VFs "
+                     "cannot be assigned to VMs" +
+                         for_kvm,
+                     grub_fix});
+    } else if (!on) {
+      out.push_back({"iommu-off", kvm_severity, where,
+                     fmt::format("the kernel command line does not turn the IOMMU on ({}){}",
+                                 on_arg, for_kvm),
+                     grub_fix});
+    }
   }
-  if (!off && iommu != "pt") {
+  if (kind != HostKind::kvm && on && !off && iommu != "pt") {
     out.push_back({"iommu-not-pt", Severity::warning, where,
-                   "the IOMMU translates DMA (no iommu=pt): bare-metal GPUDirect RDMA needs 1:1 "
-                   "(pass-through) translation",
+                   std::string("the IOMMU translates DMA (no iommu=pt): bare-metal GPUDirect RDMA "
+                               "needs 1:1 (pass-through) translation") +
+                       (unknown ? " (on bare metal; a KVM host assigns devices either way)" : ""),
                    "add iommu=pt to GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub, run "
                    "update-grub and reboot"});
   }
@@ -377,12 +389,55 @@ void report_unchecked(const Host& host, const std::optional<KernelCmdline>& cmdl
 
 }  // namespace
 
-std::vector<HostFinding> check_host(const Host& host, const std::optional<KernelCmdline>& cmdline) {
+std::string_view to_string(HostKind kind) {
+  switch (kind) {
+    case HostKind::esxi:
+      return "ESXi";
+    case HostKind::kvm:
+      return "Linux KVM host";
+    case HostKind::bare_metal:
+      return "Linux bare metal";
+    case HostKind::unknown:
+      break;
+  }
+  return "Linux, kind unknown";
+}
+
+std::optional<HostKind> parse_host_kind(std::string_view text) {
+  if (text == "esxi") return HostKind::esxi;
+  if (text == "kvm") return HostKind::kvm;
+  if (text == "bare-metal") return HostKind::bare_metal;
+  return std::nullopt;
+}
+
+HostKind detect_host_kind(const Host& host, const std::optional<KernelCmdline>& cmdline) {
+  // An ESXi capture (esxcli) says who owns each device.
+  if (std::any_of(host.devices().begin(), host.devices().end(),
+                  [](const Device& d) { return esxi_passthrough(d).has_value(); })) {
+    return HostKind::esxi;
+  }
+  const bool vfio_bound = std::any_of(host.devices().begin(), host.devices().end(),
+                                      [](const Device& d) { return d.driver == "vfio-pci"; });
+  const bool vfio_ids =
+      cmdline && (cmdline->value("vfio-pci.ids") || cmdline->value("vfio_pci.ids"));
+  return vfio_bound || vfio_ids ? HostKind::kvm : HostKind::unknown;
+}
+
+std::vector<HostFinding> check_host(const Host& host, const std::optional<KernelCmdline>& cmdline,
+                                    HostKind kind) {
   std::vector<HostFinding> out;
-  // An ESXi capture (esxcli) says who owns each device; ESXi has no GRUB and no kernel command
-  // line for the IOMMU, which is VT-d / AMD-Vi in the server firmware.
-  const bool esxi = std::any_of(host.devices().begin(), host.devices().end(),
-                                [](const Device& d) { return esxi_passthrough(d).has_value(); });
+  const HostKind detected = detect_host_kind(host, cmdline);
+  if (kind == HostKind::unknown) kind = detected;
+  // ESXi has no GRUB and no kernel command line for the IOMMU, which is VT-d / AMD-Vi in the
+  // server firmware.
+  const bool esxi = kind == HostKind::esxi;
+  out.push_back({"host-kind", Severity::info, "",
+                 fmt::format("host: {}{}", to_string(kind),
+                             kind == HostKind::unknown
+                                 ? " (no vfio-pci binding or esxcli capture; say --host-kind "
+                                   "kvm or bare-metal): the advice covers both"
+                                 : (kind == detected ? " (from the inputs)" : " (--host-kind)")),
+                 ""});
   if (cmdline && esxi) {
     out.push_back({"iommu-esxi", Severity::info, cmdline->path,
                    "the host is ESXi (esxcli capture): its IOMMU is not set on a kernel command "
@@ -390,7 +445,7 @@ std::vector<HostFinding> check_host(const Host& host, const std::optional<Kernel
                    "Capable shows whether it is on",
                    ""});
   } else if (cmdline) {
-    check_iommu_cmdline(*cmdline, cpu_vendor(host), out);
+    check_iommu_cmdline(*cmdline, cpu_vendor(host), kind, out);
   }
   check_esxi_owners(host, out);
   for (const Device& d : host.devices()) {

@@ -36,7 +36,8 @@ struct HostFinding {
                    ///< "acs-redirect", "ats-disabled", "ats-absent", "passthru-incapable",
                    ///< "passthru-off", "passthru-pending", "passthru-on", "input",
                    ///< "not-checked" (a check the inputs could not answer),
-                   ///< "iommu-esxi" (a command line given for an ESXi host)
+                   ///< "iommu-esxi" (a command line given for an ESXi host),
+                   ///< "host-kind" (what the advice is for)
   Severity severity = Severity::warning;
   std::string subject;  ///< the device (BDF) or file it is about
   std::string message;
@@ -64,10 +65,24 @@ std::optional<EsxiPassthrough> esxi_passthrough(const Device& d);
 /// "passthru-pending", "passthru-on"), or nullopt when it is fine or the capture does not say.
 std::optional<HostFinding> check_esxi_owner(const Device& d, PassthroughUse use);
 
+/// What the host is, for the advice: ESXi (esxcli captures), a Linux KVM host (devices bound to
+/// vfio-pci, or vfio-pci ids on the command line), Linux bare metal (only when told), or a Linux
+/// host of unknown kind.
+enum class HostKind : unsigned char { unknown, esxi, kvm, bare_metal };
+std::string_view to_string(HostKind kind);
+/// Parses "esxi", "kvm", "bare-metal"; nullopt otherwise.
+std::optional<HostKind> parse_host_kind(std::string_view text);
+/// The kind the inputs show (never bare_metal: nothing in a capture says no VM will run).
+HostKind detect_host_kind(const Host& host, const std::optional<KernelCmdline>& cmdline);
+
 /// The host readiness checks for GPUDirect RDMA and SR-IOV: IOMMU on the kernel command line
 /// (when given), SR-IOV VFs created, ACS and ATS on the GPU/NIC paths, ESXi passthrough
 /// ownership of GPUs and RDMA NICs (esxcli captures), and input warnings; then, as
 /// "not-checked" infos, each of those checks the inputs could not answer and what would.
-std::vector<HostFinding> check_host(const Host& host, const std::optional<KernelCmdline>& cmdline);
+/// `kind` unknown: detected (detect_host_kind). The IOMMU advice follows the kind: a KVM host
+/// needs the IOMMU on to assign devices; bare metal needs it off or in pass-through mode for
+/// GPUDirect RDMA; an unknown Linux host gets both, as warnings.
+std::vector<HostFinding> check_host(const Host& host, const std::optional<KernelCmdline>& cmdline,
+                                    HostKind kind = HostKind::unknown);
 
 }  // namespace vmxkit::pci

@@ -371,7 +371,11 @@ TEST_CASE("host-check reports IOMMU, SR-IOV, ACS and ATS with the fixing command
   using vmxkit::pci::check_host;
   using vmxkit::pci::parse_kernel_cmdline;
   const auto host = host_from({{"h.txt", socket(0x10, 0, {"gpu", "nic-ats-off"}, true)}});
-  auto ids = [](const std::vector<vmxkit::pci::HostFinding>& f) {
+  auto ids = [](std::vector<vmxkit::pci::HostFinding>& f) {
+    // The first finding says what kind of host the advice is for (tested below).
+    REQUIRE(!f.empty());
+    CHECK(f.front().id == "host-kind");
+    f.erase(f.begin());
     std::vector<std::string> out;
     for (const auto& x : f) out.push_back(x.id);
     return out;
@@ -389,7 +393,8 @@ TEST_CASE("host-check reports IOMMU, SR-IOV, ACS and ATS with the fixing command
   CHECK(ids(f) ==
         std::vector<std::string>{"iommu-not-pt", "ats-disabled", "acs-redirect", "acs-redirect"});
   const auto ok = host_from({{"ok.txt", socket(0x10, 0, {"gpu", "nic"})}});
-  CHECK(check_host(ok, parse_kernel_cmdline("intel_iommu=on iommu=pt\n", "c")).empty());
+  f = check_host(ok, parse_kernel_cmdline("intel_iommu=on iommu=pt\n", "c"));
+  CHECK(ids(f).empty());
   // SR-IOV: VFs not created; more VFs than Total VFs.
   const auto sriov = host_from(
       {{"s.txt",
@@ -412,6 +417,50 @@ TEST_CASE("host-check reports IOMMU, SR-IOV, ACS and ATS with the fixing command
   CHECK(f[0].fix.rfind("echo 8 > /sys/bus/pci/devices/0000:00:03.0/sriov_numvfs", 0) == 0);
   CHECK_THROWS_WITH(parse_kernel_cmdline("\n", "empty"),
                     Catch::StartsWith("empty: no kernel command line"));
+}
+
+TEST_CASE("host-check gives the IOMMU advice of the host's kind", "[pci][host-check]") {
+  using vmxkit::pci::check_host;
+  using vmxkit::pci::HostKind;
+  using vmxkit::pci::parse_kernel_cmdline;
+  const std::string gpu =
+      "0000:00:00.0 Host bridge [0600]: Intel Corporation Device [8086:09a2]\n\n"
+      "0000:00:03.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 PCIe] [10de:2331]\n"
+      "\tKernel driver in use: DRIVER\n";
+  auto with_driver = [&](std::string_view driver) {
+    std::string text = gpu;
+    text.replace(text.find("DRIVER"), 6, driver);
+    return host_from({{"h.txt", text}});
+  };
+  const auto kvm = with_driver("vfio-pci");  // bound for a VM: a KVM host
+  const auto plain = with_driver("nvidia");
+  const auto quiet = parse_kernel_cmdline("BOOT_IMAGE=/vmlinuz quiet\n", "cmdline");
+  const auto on = parse_kernel_cmdline("BOOT_IMAGE=/vmlinuz intel_iommu=on\n", "cmdline");
+  auto find = [](const std::vector<vmxkit::pci::HostFinding>& f, std::string_view id) {
+    const auto it = std::find_if(f.begin(), f.end(), [&](const auto& x) { return x.id == id; });
+    return it == f.end() ? nullptr : &*it;
+  };
+  CHECK(vmxkit::pci::detect_host_kind(kvm, quiet) == HostKind::kvm);
+  CHECK(vmxkit::pci::detect_host_kind(plain, quiet) == HostKind::unknown);
+  CHECK(vmxkit::pci::detect_host_kind(
+            plain, parse_kernel_cmdline("intel_iommu=on vfio-pci.ids=10de:2331\n", "c")) ==
+        HostKind::kvm);
+  // KVM host: the IOMMU must be on; pass-through mode is not asked for.
+  auto f = check_host(kvm, quiet);
+  CHECK(f.front().message == "host: Linux KVM host (from the inputs)");
+  REQUIRE(find(f, "iommu-off") != nullptr);
+  CHECK(find(f, "iommu-off")->severity == vmxkit::Severity::error);
+  CHECK(find(check_host(kvm, on), "iommu-not-pt") == nullptr);
+  // Bare metal: an IOMMU left off is right; one that translates is not.
+  f = check_host(plain, quiet, HostKind::bare_metal);
+  CHECK(f.front().message == "host: Linux bare metal (--host-kind)");
+  CHECK(find(f, "iommu-off") == nullptr);
+  CHECK(find(check_host(plain, on, HostKind::bare_metal), "iommu-not-pt") != nullptr);
+  // Unknown kind: the KVM advice as a warning that names --host-kind.
+  f = check_host(plain, quiet);
+  REQUIRE(find(f, "iommu-off") != nullptr);
+  CHECK(find(f, "iommu-off")->severity == vmxkit::Severity::warning);
+  CHECK(find(f, "iommu-off")->message.find("--host-kind bare-metal") != std::string::npos);
 }
 
 TEST_CASE("ESXi ownership: passthrough enabled, pending a reboot, or kept for vGPU/SR-IOV",
