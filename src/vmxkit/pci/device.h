@@ -21,6 +21,7 @@ struct Bar {
   bool is_64bit = false;
   bool prefetchable = false;
   bool disabled = false;
+  std::uint32_t line = 0;  ///< its `Region` line in Device::bars_from's file; 0 when not read so
 };
 
 /// The PCI Express capability's device/port type (lspci `Express (v2) <type>`).
@@ -138,6 +139,7 @@ struct Device {
   Role role = Role::other;
   const CatalogEntry* model = nullptr;  ///< catalogue entry; points into the Host's catalogue copy
   std::vector<Origin> origins;          ///< the input lines that described it
+  Origin bars_from;                     ///< the file (and first line) its BARs were read from
 
   // Explicit tree facts from a tree-shaped input (lspci -tv, esxcli Parent Device, sysfs path).
   std::optional<Bdf> given_parent;

@@ -231,6 +231,8 @@ bool read_region_line(Device& d, std::string_view body, Section& section, const 
         c == std::string_view::npos ? std::nullopt : parse_decimal(body.substr(7, c - 7));
     if (!idx || *idx > 5) ctx.fail(body, "expected 'Region N:' with N from 0 to 5");
     Bar bar = parse_region(trim(body.substr(c + 1)), static_cast<int>(*idx), ctx);
+    if (d.bars_from.path.empty()) d.bars_from = Origin{ctx.path, ctx.line};
+    bar.line = ctx.line;
     if (section.in_sriov) {
       d.sriov->vf_bars.push_back(bar);
     } else {

@@ -21,7 +21,12 @@ std::string gib_text(std::uint64_t bytes) {
   return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / static_cast<double>(kGiB));
 }
 
-std::string origin_text(const Device& d) {
+// Where a BAR was read: its `Region` line, else the first input line that described the device
+// (with several captures, the -tv tree may come first and has no BARs).
+std::string origin_text(const Device& d, const Bar& b) {
+  if (!d.bars_from.path.empty() && b.line != 0) {
+    return fmt::format("lspci {}:{}", d.bars_from.path, b.line);
+  }
   if (d.origins.empty()) return "capture";
   for (const Origin& o : d.origins) {
     if (o.line != 0) return "lspci " + o.to_string();
@@ -196,7 +201,7 @@ void add_device_bars(const MmioDevice& m, MmioResult& r, Framebuffers& fb) {
         continue;
       }
       r.bars.push_back(MmioBar{m.label, b.index >= 0 ? fmt::format("BAR{}", b.index) : "BAR",
-                               *b.size, 0, origin_text(*m.device)});
+                               *b.size, 0, origin_text(*m.device, b)});
       from_capture = true;
     }
   }

@@ -98,7 +98,7 @@ TEST_CASE("mmio JSON replaces a Latin-1 byte in the file a BAR size comes from",
   const nlohmann::json j = parse_strict(r.out);
   REQUIRE(!j["bars"].empty());
   CHECK(j["bars"][0]["source"].get<std::string>().find(std::string("h") + kReplacement +
-                                                       "st.txt:1") != std::string::npos);
+                                                       "st.txt:2") != std::string::npos);
   CHECK(j["size_gb"] == 128);
 }
 
