@@ -377,7 +377,9 @@ std::vector<std::string> judge_pairs(Plan& plan, const Request& request, const p
           name));
       continue;
     }
-    p.verdict = pci::judge_pair(*host, *gpu.host_index, *peer.host_index, {});
+    pci::AnalysisOptions options;
+    options.nccl_gpus = plan.gpus.size();  // NCCL runs in the VM: its GPUs
+    p.verdict = pci::judge_pair(*host, *gpu.host_index, *peer.host_index, options);
     const pci::PairVerdict& v = *p.verdict;
     plan.explanation.push_back(
         fmt::format("{}: {} ({})", name, pci::to_string(v.path.cls), pci::to_string(v.verdict)));

@@ -361,6 +361,17 @@ void Host::assign_roles() {
   }
 }
 
+CpuVendor cpu_vendor(const Host& host) {
+  for (const Device& d : host.devices()) {
+    if (d.parent || !d.root) continue;  // devices on a root bus: host bridges, root ports
+    if (d.vendor_id == 0x8086 || d.name.rfind("Intel Corporation", 0) == 0) return CpuVendor::intel;
+    if (d.vendor_id == 0x1022 || d.name.rfind("Advanced Micro Devices", 0) == 0) {
+      return CpuVendor::amd;
+    }
+  }
+  return CpuVendor::unknown;
+}
+
 void Host::infer_numa() {
   // Functions of one device share its NUMA node.
   for (std::size_t i = 0; i < devices_.size(); ++i) {

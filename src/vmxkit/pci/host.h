@@ -151,6 +151,10 @@ Host load_host(const std::vector<std::string>& sources,
 void load_lspci_verbose(Host& host, std::string_view text, const std::string& path);
 void load_lspci_tree(Host& host, std::string_view text, const std::string& path);
 void load_esxcli(Host& host, std::string_view text, const std::string& path);
+/// The CPU vendor, from the host bridges and root ports (Intel 8086, AMD 1022).
+enum class CpuVendor : unsigned char { unknown, intel, amd };
+CpuVendor cpu_vendor(const Host& host);
+
 void load_numactl(Host& host, std::string_view text, const std::string& path);
 /// `esxcli hardware memory get` (ESXi has no numactl): its `NUMA Node Count` line.
 void load_esxcli_memory(Host& host, std::string_view text, const std::string& path);

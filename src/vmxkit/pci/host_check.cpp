@@ -13,18 +13,6 @@
 namespace vmxkit::pci {
 namespace {
 
-enum class CpuVendor { unknown, intel, amd };
-
-CpuVendor cpu_vendor(const Host& host) {
-  for (const Device& d : host.devices()) {
-    if (d.parent || !d.root) continue;  // devices on a root bus: host bridges, root ports
-    if (d.vendor_id == 0x8086 || d.name.rfind("Intel Corporation", 0) == 0) return CpuVendor::intel;
-    if (d.vendor_id == 0x1022 || d.name.rfind("Advanced Micro Devices", 0) == 0)
-      return CpuVendor::amd;
-  }
-  return CpuVendor::unknown;
-}
-
 // Splits a command line on spaces, keeping quoted parts together.
 void split_args(std::string_view s, std::vector<std::string>& out) {
   std::string cur;

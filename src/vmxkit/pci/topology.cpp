@@ -216,16 +216,10 @@ PathClass path_class(const Host& host, std::size_t a, std::size_t b) {
   return *na == *nb ? PathClass::node : PathClass::sys;
 }
 
-PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b,
-                       const AnalysisOptions& options) {
-  PairVerdict v;
-  v.a = a;
-  v.b = b;
-  v.path = classify(host, a, b);
-  const Device& da = host.at(a);
-  const Device& db = host.at(b);
-  const bool gpu_gpu = da.role == Role::gpu && db.role == Role::gpu;
-  const std::string_view what = gpu_gpu ? "GPU P2P" : "GPUDirect RDMA";
+namespace {
+
+// The path's reason by its class, for GPUDirect RDMA or GPU P2P at NCCL's default level (PXB).
+void judge_path(PairVerdict& v, std::string_view what) {
   switch (v.path.cls) {
     case PathClass::self:
     case PathClass::pix:
@@ -254,6 +248,44 @@ PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b,
           "add `numactl --hardware` output (on ESXi: `esxcli hardware memory get`) or lspci -vvv "
           "with NUMA node lines");
       break;
+  }
+}
+
+// GPU P2P through the CPU where NCCL uses it anyway: between at most 2 GPUs on AMD CPUs
+// (NCCL src/graph/paths.cc, ncclTopoCheckP2p: p2pLevel = PATH_SYS).
+void judge_amd_p2p(PairVerdict& v) {
+  add(v, ReasonKind::path, Verdict::degraded,
+      fmt::format("{}: {}; GPU P2P goes through the CPU{}: NCCL uses it all the same, as it "
+                  "allows P2P up to SYS between at most 2 GPUs on AMD CPUs",
+                  to_string(v.path.cls), v.path.detail,
+                  v.path.cls == PathClass::sys ? " and across the sockets" : ""),
+      "place both GPUs under one PCIe switch for full P2P bandwidth");
+}
+
+}  // namespace
+
+PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b,
+                       const AnalysisOptions& options) {
+  PairVerdict v;
+  v.a = a;
+  v.b = b;
+  v.path = classify(host, a, b);
+  const Device& da = host.at(a);
+  const Device& db = host.at(b);
+  const bool gpu_gpu = da.role == Role::gpu && db.role == Role::gpu;
+  const std::string_view what = gpu_gpu ? "GPU P2P" : "GPUDirect RDMA";
+  // NCCL's P2P level (paths.cc, ncclTopoCheckP2p): PXB, or SYS between at most 2 GPUs on AMD.
+  const bool nccl_p2p_to_sys =
+      gpu_gpu && v.path.cls >= PathClass::phb && v.path.cls != PathClass::unknown &&
+      cpu_vendor(host) == CpuVendor::amd && [&] {
+        if (options.nccl_gpus) return *options.nccl_gpus <= 2;
+        return std::count_if(host.devices().begin(), host.devices().end(),
+                             [](const Device& d) { return d.role == Role::gpu; }) <= 2;
+      }();
+  if (nccl_p2p_to_sys) {
+    judge_amd_p2p(v);
+  } else {
+    judge_path(v, what);
   }
   if (!v.path.acs_redirect.empty()) {
     std::string bits;

@@ -91,6 +91,9 @@ struct AnalysisOptions {
   bool all_nics = false;  ///< list every NIC, not only RDMA-capable ones
   /// The full matrix and every pair's verdict whatever the host's size (`topo --matrix`).
   bool full_matrix = false;
+  /// How many GPUs NCCL will see (a VM's, when judging its pairs); nullopt: the host's. NCCL
+  /// allows GPU P2P up to SYS on AMD CPUs with at most 2 GPUs, else up to PXB.
+  std::optional<std::size_t> nccl_gpus;
 };
 
 /// Verdict for one GPU<->NIC or GPU<->GPU pair.

@@ -28,6 +28,8 @@ std::vector<PeerPair> peer_pairs(const Context& ctx) {
   if (ctx.host() == nullptr || !ctx.wants_p2p()) return pairs;
   const pci::Host& host = *ctx.host();
   const auto& devices = ctx.devices();
+  pci::AnalysisOptions options;
+  options.nccl_gpus = ctx.count(DeviceClass::gpu);  // NCCL runs in the VM: its GPUs
   for (std::size_t i = 0; i < devices.size(); ++i) {
     if (devices[i].cls != DeviceClass::gpu) continue;
     const auto a = host_device(ctx, devices[i]);
@@ -39,7 +41,7 @@ std::vector<PeerPair> peer_pairs(const Context& ctx) {
       if (devices[j].cls == DeviceClass::gpu && j < i) continue;  // each GPU pair once
       const auto b = host_device(ctx, devices[j]);
       if (!b || *a == *b) continue;
-      PeerPair pair{&devices[i], &devices[j], pci::judge_pair(host, *a, *b, {})};
+      PeerPair pair{&devices[i], &devices[j], pci::judge_pair(host, *a, *b, options)};
       if (devices[j].cls == DeviceClass::gpu) {
         pairs.push_back(std::move(pair));
         continue;

@@ -137,6 +137,42 @@ TEST_CASE("an lspci -vvv read from sysfs without NUMA lines puts every device on
   CHECK(vmxkit::pci::analyze(from_dump, {}).matrix[0][2] == PathClass::unknown);
 }
 
+TEST_CASE("GPU P2P through the CPU is what NCCL uses between 2 GPUs on AMD", "[pci][topology]") {
+  // Two sockets of AMD host bridges, a GPU behind a root port of each.
+  auto socket_text = [](int bus, int node, std::string_view vendor) {
+    return fmt::format(
+        "0000:{0:02x}:00.0 Host bridge [0600]: {2} Device [{3}:1480]\n\tNUMA node: {1}\n\n"
+        "0000:{0:02x}:01.1 PCI bridge [0604]: {2} Device [{3}:1483]\n"
+        "\tBus: primary={0:02x}, secondary={4:02x}, subordinate={4:02x}, sec-latency=0\n"
+        "\tNUMA node: {1}\n"
+        "\tCapabilities: [58] Express (v2) Root Port (Slot+), MSI 00\n\n"
+        "0000:{4:02x}:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 PCIe] "
+        "[10de:2331]\n\tNUMA node: {1}\n\n",
+        bus, node, vendor, vendor == "Advanced Micro Devices, Inc. [AMD]" ? "1022" : "8086",
+        bus + 1);
+  };
+  const std::string amd = "Advanced Micro Devices, Inc. [AMD]";
+  const auto host = host_from({{"amd.txt", socket_text(0x00, 0, amd) + socket_text(0x80, 1, amd)}});
+  REQUIRE(vmxkit::pci::cpu_vendor(host) == vmxkit::pci::CpuVendor::amd);
+  const std::size_t a = *host.index_of(Bdf{0, 0x01, 0, 0});
+  const std::size_t b = *host.index_of(Bdf{0, 0x81, 0, 0});
+  auto v = vmxkit::pci::judge_pair(host, a, b, {});
+  CHECK(v.path.cls == PathClass::sys);
+  CHECK(v.verdict == Verdict::degraded);
+  CHECK(v.reasons.front().text.find("NCCL uses it all the same") != std::string::npos);
+  // Three GPUs in NCCL's view: its level is PXB again, and SYS is not supported.
+  vmxkit::pci::AnalysisOptions three;
+  three.nccl_gpus = 3;
+  CHECK(vmxkit::pci::judge_pair(host, a, b, three).verdict == Verdict::unsupported);
+  // The same tree on Intel: PXB.
+  const std::string intel = "Intel Corporation";
+  const auto ih =
+      host_from({{"intel.txt", socket_text(0x00, 0, intel) + socket_text(0x80, 1, intel)}});
+  CHECK(vmxkit::pci::judge_pair(ih, *ih.index_of(Bdf{0, 0x01, 0, 0}),
+                                *ih.index_of(Bdf{0, 0x81, 0, 0}), {})
+            .verdict == Verdict::unsupported);
+}
+
 TEST_CASE("two devices on root ports of one host bridge are PHB", "[pci][topology]") {
   const std::string text =
       "0000:00:01.0 PCI bridge [0604]: Intel Corporation Device [8086:347a]\n"
