@@ -8,6 +8,8 @@ packages=(
   # build
   cmake g++ make pkg-config
   libfmt-dev libpugixml-dev libcli11-dev libxml2-dev catch2 nlohmann-json3-dev
+  # Graphviz's C library (libgvc, libcgraph and its plugins): `vmxkit topo --format svg`
+  libgraphviz-dev
   # sanitizers and libFuzzer (clang)
   clang libclang-rt-14-dev
   # style checks (scripts/check-style.sh)

@@ -6,6 +6,7 @@
 #include <memory>
 #include <ostream>
 #include <span>
+#include <sstream>
 #include <vector>
 
 #include "cli/cli.h"
@@ -14,8 +15,13 @@
 #include "cli/json_output.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
+#include "vmxkit/core/source_file.h"
+#include "vmxkit/pci/diagram.h"
 #include "vmxkit/pci/host_check.h"
 #include "vmxkit/pci/topology.h"
+#include "vmxkit/rules/context.h"
+#include "vmxkit/rules/topology_pairs.h"
+#include "vmxkit/vmx/document.h"
 
 namespace vmxkit::cli {
 
@@ -27,6 +33,8 @@ struct TopoOptions {
   bool all_nics = false;
   bool full_matrix = false;
   std::string cmdline;
+  std::string vm;      ///< --vm: the VM whose passthrough devices a diagram highlights
+  std::string output;  ///< -o: the file to write (stdout when empty)
 };
 
 // The analysis as the JSON document of docs/json-output.md.
@@ -122,9 +130,66 @@ Json topology_json(const pci::Host& host, const pci::Topology& t) {
   return doc;
 }
 
+// The VM's passthrough devices on the host, matched by `id` as the TOPO rules match them, and
+// the pairs those rules judge (rules::peer_pairs), for the diagram.
+pci::DiagramHighlight vm_highlight(const std::string& path, const pci::Host& host, Context& ctx) {
+  const vmx::Document doc = load_vmx(path, ctx);
+  warn_malformed(doc, ctx);
+  const VmConfig config = vmx::to_vm_config(doc);
+  const rules::Context rc(display_name(path), doc.bytes(), &doc, config, host.catalog(), &host);
+  pci::DiagramHighlight h;
+  h.vm = display_name(path);
+  const LineIndex lines(doc.bytes());
+  for (const rules::VmDevice& v : rc.devices()) {
+    const std::string name = fmt::format("pciPassthru{}", v.entry->index);
+    if (const auto device = rules::host_device(rc, v)) {
+      std::string& shown = h.devices[*device];
+      shown += (shown.empty() ? "" : ", ") + name;
+      continue;
+    }
+    const PassthroughKind kind = v.entry->kind();
+    if (kind != PassthroughKind::directpath && kind != PassthroughKind::sriov_vf) continue;
+    const Location at = lines.location(rules::id_span(rc, v).begin);
+    ctx.err << fmt::format(
+        "vmxkit: warning: {}:{}:{}: {} names no device of the host; it is not highlighted\n", h.vm,
+        at.line, at.column, name);
+  }
+  for (const rules::PeerPair& p : rules::peer_pairs(rc)) h.pairs.push_back(p.verdict);
+  return h;
+}
+
+// The host's tree as DOT, or as SVG rendered from that DOT.
+std::string topology_diagram(const TopoOptions& o, const pci::Host& host, const pci::Topology& t,
+                             Context& ctx) {
+  std::string title = "PCIe tree of ";
+  bool first = true;
+  for (const auto* list : {&o.hosts.positional, &o.hosts.flagged.hosts}) {
+    for (const std::string& source : *list) {
+      title += (first ? "" : ", ") + display_name(source);
+      first = false;
+    }
+  }
+  pci::DiagramHighlight highlight;
+  pci::DiagramOptions options;
+  if (!o.vm.empty()) {
+    highlight = vm_highlight(o.vm, host, ctx);
+    title += "; passthrough devices of " + highlight.vm + " highlighted";
+    options.highlight = &highlight;
+  }
+  options.title = std::move(title);
+  const std::string dot = pci::to_dot(pci::build_diagram(host, t, options));
+  return o.format == "svg" ? pci::render_svg(dot) : dot;
+}
+
 int run_topo(const TopoOptions& o, Context& ctx) {
   if (o.hosts.empty())
     throw vmxkit::Error("topo: give at least one HOST (file, sysfs directory or live)");
+  const bool diagram = o.format == "dot" || o.format == "svg";
+  if (!o.vm.empty() && !diagram) {
+    throw vmxkit::Error(
+        "topo: --vm highlights the VM's devices on a diagram: use it with "
+        "--format dot or --format svg");
+  }
   const pci::Host host = load_host_inputs(o.hosts, ctx);
   pci::AnalysisOptions options;
   options.all_nics = o.all_nics;
@@ -134,12 +199,16 @@ int run_topo(const TopoOptions& o, Context& ctx) {
         pci::iommu_translating(host, pci::parse_kernel_cmdline(read_file(o.cmdline), o.cmdline));
   }
   const pci::Topology topo = pci::analyze(host, options);
-  if (o.format == "json") {
-    write_json_document(ctx.out, topology_json(host, topo));
+  std::ostringstream text;
+  if (diagram) {
+    text << topology_diagram(o, host, topo, ctx);
+  } else if (o.format == "json") {
+    write_json_document(text, topology_json(host, topo));
   } else {
     if (topo.size() == 0) ctx.err << "vmxkit: no GPUs or RDMA NICs on the host\n";
-    ctx.out << pci::render_topology_text(host, topo);
+    text << pci::render_topology_text(host, topo);
   }
+  write_output(o.output, text.str(), ctx);
   return kExitClean;
 }
 
@@ -150,12 +219,21 @@ void setup_topo(CLI::App& app, Context& ctx) {
   auto* sub = app.add_subcommand(
       "topo",
       "Print the GPU/NIC matrix like `nvidia-smi topo -m` (PIX/PXB/PHB/NODE/SYS) with a "
-      "P2P verdict and its reasons for every pair, and the best NIC for each GPU");
+      "P2P verdict and its reasons for every pair, and the best NIC for each GPU; or, with "
+      "--format dot|svg, the host's PCIe tree as a diagram (NUMA nodes, host bridges, root "
+      "ports, one box per switch, GPUs, NICs, other devices folded per bridge)");
   add_host_inputs(*sub, o->hosts,
                   "lspci -vvv, lspci -tv, esxcli hardware pci list, esxcli hardware pci "
                   "pcipassthru list, numactl --hardware or esxcli hardware memory get output, a "
                   "sysfs directory, or live; several are merged");
-  sub->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  sub->add_option("--format", o->format,
+                  "text or json (the matrix), dot or svg (the PCIe tree as a Graphviz diagram)")
+      ->check(CLI::IsMember({"text", "json", "dot", "svg"}));
+  sub->add_option("--vm", o->vm,
+                  "With dot or svg: highlight this .vmx's passthrough devices (pciPassthruN.id) "
+                  "and draw each GPU/NIC pair's path in its class's colour (PIX/PXB green, "
+                  "PHB/NODE amber, SYS red)");
+  sub->add_option("-o,--output", o->output, "Write to this file (atomically) instead of stdout");
   sub->add_flag("--all-nics", o->all_nics, "List every NIC, not only RDMA-capable ones");
   sub->add_flag("--matrix", o->full_matrix,
                 fmt::format("The full matrix and every pair's verdict also for hosts with more "
