@@ -52,6 +52,8 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   setup_mmio(app, ctx);
   setup_host_check(app, ctx);
   setup_convert(app, ctx);
+  setup_guest_check(app, ctx);
+  setup_nccl_topo(app, ctx);
 
   // --color before or after the subcommand; colour is decided per stream once all options are
   // parsed, before the subcommand runs.

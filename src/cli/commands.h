@@ -24,5 +24,7 @@ void setup_topo(CLI::App& app, Context& ctx);
 void setup_mmio(CLI::App& app, Context& ctx);
 void setup_host_check(CLI::App& app, Context& ctx);
 void setup_convert(CLI::App& app, Context& ctx);
+void setup_guest_check(CLI::App& app, Context& ctx);
+void setup_nccl_topo(CLI::App& app, Context& ctx);
 
 }  // namespace vmxkit::cli

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: Apache-2.0
+// `vmxkit guest-check`: exit codes, text and JSON, input errors; in-process and as the built
+// binary; and the README's "inside the VM" transcript.
+#include <sys/wait.h>
+
+#include <array>
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/support.h"
+
+namespace {
+
+using vmxkit::test::run_cli;
+
+std::string data(const std::string& name) {
+  return vmxkit::test::source_path("tests/data/guest/" + name).string();
+}
+
+struct Shell {
+  int code = -1;
+  std::string out;
+};
+
+Shell shell(const std::string& command) {
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  Shell r;
+  std::array<char, 4096> buf{};
+  while (const std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe))
+    r.out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("guest-check exits 1 on warnings, 0 below --fail-on, and prints each finding's parts",
+          "[cli][guest]") {
+  const auto r = run_cli(
+      {"guest-check", data("esxi-h100-cx7.lspci-vvv.txt"), data("esxi-h100-cx7.capture.txt")});
+  INFO(r.out << r.err);
+  CHECK(r.code == 1);
+  CHECK_THAT(r.out, Catch::Contains("warning: NCCL sees PHB") &&
+                        Catch::Contains("[GUEST002 nccl-no-gdr]") &&
+                        Catch::Contains("  fix: give NCCL the host's real tree") &&
+                        Catch::Contains("  doc: docs/guest-check.md#guest002-nccl-no-gdr") &&
+                        Catch::Contains("-> 0000:0b:00.0 (mlx5_0): PHB, GPUDirect RDMA off") &&
+                        Catch::Contains("not ready: 0 error(s), 1 warning(s)"));
+  const auto quiet =
+      run_cli({"guest-check", "--fail-on", "error", data("esxi-h100-cx7.lspci-vvv.txt"),
+               data("esxi-h100-cx7.capture.txt")});
+  CHECK(quiet.code == 0);
+  const auto ready =
+      run_cli({"guest-check", data("kvm-switch.lspci-vvv.txt"), data("esxi-h100-cx7.capture.txt")});
+  CHECK(ready.code == 0);
+  CHECK_THAT(ready.out, Catch::EndsWith("guest ready for GPUDirect RDMA: no problems found\n"));
+  const auto info = run_cli({"guest-check", "--fail-on", "info", data("kvm-switch.lspci-vvv.txt"),
+                             data("esxi-h100-cx7.capture.txt")});
+  CHECK(info.code == 1);  // the versions info
+}
+
+TEST_CASE("guest-check never says ready while a check is not made", "[cli][guest]") {
+  const auto r = run_cli({"guest-check", data("kvm-switch.lspci-vvv.txt")});
+  INFO(r.out);
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, !Catch::Contains("guest ready for") &&
+                        Catch::Contains("check(s) not made: give the inputs named above"));
+}
+
+TEST_CASE("guest-check --format json lists inputs, NCCL's view and findings with doc and source",
+          "[cli][guest]") {
+  const auto r =
+      run_cli({"guest-check", "--format", "json", data("esxi-bar1-unassigned.lspci-vvv.txt"),
+               data("esxi-no-peermem.capture.txt")});
+  REQUIRE(r.code == 1);
+  const auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc.at("ready") == false);
+  CHECK(doc.at("nccl").at(0).at("path") == "PHB");
+  CHECK(doc.at("nccl").at(0).at("gdr_at_defaults") == false);
+  std::vector<std::string> ids;
+  for (const auto& f : doc.at("findings")) {
+    ids.push_back(f.at("id"));
+    CHECK(f.at("doc").get<std::string>().rfind("docs/guest-check.md#guest", 0) == 0);
+    CHECK(!f.at("source").get<std::string>().empty());
+  }
+  CHECK(ids == std::vector<std::string>{"GUEST001", "GUEST003", "GUEST002", "GUEST004", "GUEST010",
+                                        "GUEST011"});
+  CHECK(doc.at("findings").at(0).at("fix").get<std::string>().rfind("modprobe nvidia-peermem", 0) ==
+        0);
+  CHECK(doc.at("inputs").at(0).at("kind") == "lspci");
+}
+
+TEST_CASE("guest-check input errors exit 2 with file:line:col", "[cli][guest]") {
+  vmxkit::test::TempDir dir;
+  vmxkit::test::write_bytes(dir / "bad.txt", "$ lsmod\nModule Size Used by\nnvidia x 0\n");
+  const auto r = run_cli({"guest-check", (dir / "bad.txt").string()});
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("bad.txt:3:8: expected the module size"));
+  const auto stdin_run = run_cli({"guest-check", "-"}, "hello world\n");
+  CHECK(stdin_run.code == 2);
+  CHECK_THAT(stdin_run.err, Catch::Contains("<stdin>:1:1: unknown guest input"));
+  const auto none = run_cli({"guest-check"});
+  CHECK(none.code == 2);
+}
+
+TEST_CASE("the built vmxkit binary runs guest-check with the same exit codes", "[cli][guest]") {
+  const std::string bin = std::string("'") + VMXKIT_BINARY + "'";
+  const Shell bad = shell(bin + " guest-check '" + data("esxi-h100-cx7.lspci-vvv.txt") + "' '" +
+                          data("esxi-no-peermem.capture.txt") + "'");
+  INFO(bad.out);
+  CHECK(bad.code == 1);
+  CHECK_THAT(bad.out, Catch::Contains("[GUEST001 gdr-kernel-path]"));
+  const Shell good = shell(bin + " guest-check '" + data("kvm-switch.lspci-vvv.txt") + "' '" +
+                           data("esxi-h100-cx7.capture.txt") + "'");
+  CHECK(good.code == 0);
+  const Shell missing = shell(bin + " guest-check /nonexistent/guest.txt");
+  CHECK(missing.code == 2);
+}
+
+TEST_CASE("the README's inside-the-VM transcript is what vmxkit prints", "[cli][guest][readme]") {
+  const std::string readme = vmxkit::test::read_bytes(vmxkit::test::source_path("README.md"));
+  const auto start = readme.find("```console\n$ vmxkit guest-check");
+  REQUIRE(start != std::string::npos);
+  const auto end = readme.find("\n```", start + 10);
+  std::istringstream in(readme.substr(start + 11, end - start - 11));
+  std::string command;
+  std::string expected;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("$ ", 0) == 0) {
+      REQUIRE(command.empty());  // one command in the block
+      command = line.substr(2);
+    } else {
+      expected += line + "\n";
+    }
+  }
+  REQUIRE(!command.empty());
+  const std::string path = std::filesystem::path(VMXKIT_BINARY).parent_path().string();
+  const Shell r = shell("cd '" + vmxkit::test::source_path("").string() + "' && PATH='" + path +
+                        "':\"$PATH\" " + command);
+  CHECK(r.out == expected);
+}
