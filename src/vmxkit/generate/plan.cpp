@@ -156,9 +156,9 @@ void explain_mmio(Plan& plan) {
   for (const std::string& line : plan.mmio.lines) plan.explanation.push_back("  " + line);
 }
 
-// The GPUs a vGPU profile can run on (its board, as the catalogue knows it); all of them when
-// the catalogue knows no model of the board. Throws when none of `gpus` is one, or with `every`
-// (GPUs the user named) when one is not.
+// The GPUs a vGPU profile can run on (its board, as the catalogue knows it, and GPUs the
+// catalogue does not know); all of them when the catalogue knows no model of the board. Throws when
+// none of `gpus` is one, or with `every` (GPUs the user named) when one is not.
 std::vector<std::size_t> vgpu_boards_only(const pci::Host& host,
                                           const std::vector<std::size_t>& gpus,
                                           const std::string& profile, bool every) {
@@ -168,7 +168,8 @@ std::vector<std::size_t> vgpu_boards_only(const pci::Host& host,
   std::vector<std::string> others;
   for (const std::size_t g : gpus) {
     const pci::CatalogEntry* m = host.at(g).model;
-    const bool fits = m != nullptr && std::any_of(models.begin(), models.end(), [&](const auto* e) {
+    // A GPU the catalogue does not know may be of the board: kept, not refused on a guess.
+    const bool fits = m == nullptr || std::any_of(models.begin(), models.end(), [&](const auto* e) {
                         return e->vendor_id == m->vendor_id && e->device_id == m->device_id;
                       });
     if (fits) {
