@@ -14,6 +14,7 @@
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/text.h"
 #include "vmxkit/model/vm_config.h"
+#include "vmxkit/vsphere/xml_support.h"
 
 namespace vmxkit::guest {
 
@@ -223,33 +224,6 @@ std::string nccl_link_speed(const std::string& lspci_speed) {
   while (!num.empty() && num.back() == ' ') num.pop_back();
   const auto it = kSpeeds.find(num);
   return it == kSpeeds.end() ? std::string() : it->second;
-}
-
-std::string xml_escape_attr(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
 }
 
 NcclTopo build_nccl_topo(const pci::Host& host, const vmx::Document& vm, const Guest& guest,
@@ -462,7 +436,9 @@ NcclTopo build_nccl_topo(const pci::Host& host, const vmx::Document& vm, const G
   }
   x += "<system version=\"1\">\n";
   auto attr = [](std::string& out, const char* key, const std::string& value) {
-    out += fmt::format(" {}=\"{}\"", key, xml_escape_attr(value));
+    out += fmt::format(" {}=\"", key);
+    vsphere::xml::escape_append(value, out);
+    out += '"';
   };
   auto write_node = [&](auto&& self, const Node& n, int indent) -> void {
     const std::string pad(static_cast<std::size_t>(indent), ' ');

@@ -51,9 +51,6 @@ std::string synthetic_busid(std::uint16_t domain, const Bdf& host_bdf);
 /// `max_link_speed` holds and NCCL's kvDictPciGen reads ("32.0 GT/s PCIe"); empty when unknown.
 std::string nccl_link_speed(const std::string& lspci_speed);
 
-/// `s` escaped for an XML attribute value (`&`, `<`, `>`, `"`, `'`).
-std::string xml_escape_attr(const std::string& s);
-
 /// Maps every guest GPU and NIC to its host device (pciPassthruN ids, --map) and writes the
 /// topology. Throws vmxkit::Error (file:line:col where there is one) for a bad `.vmx` id, a bad
 /// or unknown --map address, or a guest GPU/NIC no entry or --map accounts for.

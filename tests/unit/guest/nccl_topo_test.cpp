@@ -277,7 +277,7 @@ TEST_CASE("nccl-topo places an SR-IOV VF entry at its PF's position on the host"
   CHECK_THAT(topo.xml, Catch::Contains("SR-IOV VF placed at its PF 0000:19:00.0"));
 }
 
-TEST_CASE("nccl-topo helpers: link speeds as sysfs writes them, escaping, synthetic bus ids",
+TEST_CASE("nccl-topo helpers: link speeds as sysfs writes them, synthetic bus ids",
           "[guest][nccl-topo]") {
   using vmxkit::guest::nccl_link_speed;
   CHECK(nccl_link_speed("2.5GT/s") == "2.5 GT/s PCIe");
@@ -286,7 +286,6 @@ TEST_CASE("nccl-topo helpers: link speeds as sysfs writes them, escaping, synthe
   CHECK(nccl_link_speed("32GT/s") == "32.0 GT/s PCIe");
   CHECK(nccl_link_speed("64GT/s") == "64.0 GT/s PCIe");
   CHECK(nccl_link_speed("unknown").empty());
-  CHECK(vmxkit::guest::xml_escape_attr("a\"<b>&'") == "a&quot;&lt;b&gt;&amp;&apos;");
   CHECK(vmxkit::guest::synthetic_busid(0xffff, *vmxkit::parse_bdf("0000:9C:1f.7")) ==
         "ffff:9c:1f.7");
 }
