@@ -165,7 +165,8 @@ std::string topology_diagram(const TopoOptions& o, const pci::Host& host, const 
   bool first = true;
   for (const auto* list : {&o.hosts.positional, &o.hosts.flagged.hosts}) {
     for (const std::string& source : *list) {
-      title += (first ? "" : ", ") + display_name(source);
+      if (!first) title += ", ";
+      title += display_name(source);
       first = false;
     }
   }

@@ -243,7 +243,8 @@ void load_nvidia_smi(Guest& g, std::string_view text, const std::string& path) {
     auto name = words(cells[0]);
     std::string product;
     for (std::size_t i = 1; i + 1 < name.size(); ++i) {
-      product += (product.empty() ? "" : " ") + std::string(name[i]);
+      if (!product.empty()) product += ' ';
+      product += name[i];
     }
     g.add_smi_gpu(SmiGpu{bdf, product, std::nullopt, at.origin()});
   }

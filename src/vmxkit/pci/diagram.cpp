@@ -510,7 +510,8 @@ class Builder {
     if (roots.size() > 1) {
       std::string list;
       for (std::size_t i = 0; i < roots.size() && i < kListedMembers; ++i) {
-        list += (i == 0 ? "" : ", ") + host_.roots()[roots[i]].to_string();
+        if (i != 0) list += ", ";
+        list += host_.roots()[roots[i]].to_string();
       }
       if (roots.size() > kListedMembers) list += ", ...";
       n.lines.push_back(std::move(list));
