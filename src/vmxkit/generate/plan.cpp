@@ -169,10 +169,7 @@ std::vector<std::size_t> vgpu_boards_only(const pci::Host& host,
   for (const std::size_t g : gpus) {
     const pci::CatalogEntry* m = host.at(g).model;
     // A GPU the catalogue does not know may be of the board: kept, not refused on a guess.
-    const bool fits = m == nullptr || std::any_of(models.begin(), models.end(), [&](const auto* e) {
-                        return e->vendor_id == m->vendor_id && e->device_id == m->device_id;
-                      });
-    if (fits) {
+    if (m == nullptr || pci::is_one_of(models, *m)) {
       out.push_back(g);
     } else {
       others.push_back(device_label(host, g));
@@ -454,19 +451,14 @@ void size_mmio(Plan& plan, const Request& request, const pci::Host* host,
 // NVIDIA: "GPU passthrough is not supported on NVIDIA Systems that include NVSwitch when using
 // VMware vSphere" (lint's TOPO010); time-sliced vGPU is the supported way there.
 void refuse_nvswitch_passthrough(const pci::Host& host) {
-  std::size_t count = 0;
-  const pci::Device* first = nullptr;
-  for (const pci::Device& d : host.devices()) {
-    if (!d.is_nvswitch()) continue;
-    if (first == nullptr) first = &d;
-    ++count;
-  }
-  if (first == nullptr) return;
+  const std::vector<std::size_t> found = pci::nvswitches(host);
+  if (found.empty()) return;
+  const std::size_t count = found.size();
   throw Error(fmt::format(
       "the host has NVSwitch ({} device{}, the first {}): NVIDIA does not support GPU "
       "passthrough on NVSwitch systems with vSphere; plan time-sliced vGPUs of whole GPUs "
       "instead (--vgpu grid_h100-80c on HGX H100)",
-      count, count == 1 ? "" : "s", first->bdf.to_string()));
+      count, count == 1 ? "" : "s", host.at(found.front()).bdf.to_string()));
 }
 
 }  // namespace

@@ -361,6 +361,14 @@ void Host::assign_roles() {
   }
 }
 
+std::vector<std::size_t> nvswitches(const Host& host) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < host.devices().size(); ++i) {
+    if (host.at(i).is_nvswitch()) out.push_back(i);
+  }
+  return out;
+}
+
 CpuVendor cpu_vendor(const Host& host) {
   for (const Device& d : host.devices()) {
     if (d.parent || !d.root) continue;  // devices on a root bus: host bridges, root ports

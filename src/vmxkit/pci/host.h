@@ -155,6 +155,9 @@ void load_esxcli(Host& host, std::string_view text, const std::string& path);
 enum class CpuVendor : unsigned char { unknown, intel, amd };
 CpuVendor cpu_vendor(const Host& host);
 
+/// The host's NVSwitch devices (Device::is_nvswitch), by index, in input order.
+std::vector<std::size_t> nvswitches(const Host& host);
+
 void load_numactl(Host& host, std::string_view text, const std::string& path);
 /// `esxcli hardware memory get` (ESXi has no numactl): its `NUMA Node Count` line.
 void load_esxcli_memory(Host& host, std::string_view text, const std::string& path);

@@ -84,6 +84,12 @@ std::vector<const CatalogEntry*> vgpu_physical_models(const Catalog& catalog,
   return out;
 }
 
+bool is_one_of(const std::vector<const CatalogEntry*>& models, const CatalogEntry& model) {
+  return std::any_of(models.begin(), models.end(), [&](const CatalogEntry* e) {
+    return e->vendor_id == model.vendor_id && e->device_id == model.device_id;
+  });
+}
+
 VgpuMmio vgpu_mmio(std::string_view profile, std::optional<std::int64_t> memory_mb,
                    const Catalog& catalog, const Device* physical) {
   VgpuMmio v;

@@ -73,6 +73,10 @@ inline constexpr unsigned kVgpuLargeMemoryMinGb = 64;
 std::vector<const CatalogEntry*> vgpu_physical_models(const Catalog& catalog,
                                                       std::string_view profile);
 
+/// Whether `model` is one of `models` (by vendor:device id: the entries may come from two copies
+/// of the catalogue).
+bool is_one_of(const std::vector<const CatalogEntry*>& models, const CatalogEntry& model);
+
 /// How one vGPU counts for the 64-bit MMIO window. In a VM with less than 32 GB of memory, as a
 /// GPU with the profile's framebuffer (KB 323402). With 32 GB or more, as the physical GPU:
 /// `physical` when the host device is known, else the catalogue model of the board that needs

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vmxkit/rules/mmio_requirement.h"
 
-#include <algorithm>
-
 #include "vmxkit/core/pci_address.h"
 
 namespace vmxkit::rules {
@@ -19,10 +17,7 @@ const pci::Device* vgpu_host_gpu(const Context& ctx, const std::string& profile)
   unsigned least_gb = 0;
   for (const pci::Device& d : ctx.host()->devices()) {
     if (d.role != pci::Role::gpu || d.model == nullptr) continue;
-    const bool fits = std::any_of(models.begin(), models.end(), [&](const pci::CatalogEntry* e) {
-      return e->vendor_id == d.model->vendor_id && e->device_id == d.model->device_id;
-    });
-    if (!fits) continue;
+    if (!pci::is_one_of(models, *d.model)) continue;
     const unsigned gb = pci::size_64bit_mmio({pci::MmioDevice{&d, nullptr, ""}}).size_gb;
     if (least == nullptr || gb < least_gb) {
       least = &d;

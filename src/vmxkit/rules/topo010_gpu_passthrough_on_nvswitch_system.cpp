@@ -40,14 +40,10 @@ passthrough entry, with the host's GPUs left to the NVIDIA vGPU manager.
 
 void check(const Context& ctx, Sink& sink) {
   const pci::Host& host = *ctx.host();
-  const pci::Device* nvswitch = nullptr;
-  std::size_t count = 0;
-  for (const pci::Device& d : host.devices()) {
-    if (!d.is_nvswitch()) continue;
-    if (nvswitch == nullptr) nvswitch = &d;
-    ++count;
-  }
-  if (nvswitch == nullptr) return;
+  const std::vector<std::size_t> found = pci::nvswitches(host);
+  if (found.empty()) return;
+  const std::size_t count = found.size();
+  const pci::Device* nvswitch = &host.at(found.front());
   for (const VmDevice& v : ctx.devices()) {
     if (v.cls != DeviceClass::gpu || v.entry->kind() == PassthroughKind::vgpu) continue;
     Diagnostic& d = sink.report(
