@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/json_output.h"
+#include "cli/lint_output.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/guest/checks.h"
@@ -49,6 +50,51 @@ std::string pair_nic(const guest::Guest& g, const guest::NcclPair& p) {
   return s;
 }
 
+// SARIF 2.1.0, as lint writes it: the guest checks as the driver's rules, one result per finding,
+// located at the input line the finding rests on (findings about what no input showed have no
+// location). A fix is a command or setting, not an edit of the input, so it goes into the
+// result's properties rather than SARIF's `fixes`.
+Json guest_sarif(const std::vector<guest::Finding>& findings) {
+  Json rules = Json::array();
+  std::map<std::string_view, std::size_t> index;
+  for (const guest::CheckInfo& c : guest::checks()) {
+    index[c.id] = rules.size();
+    const std::string help =
+        fmt::format("{}\n\nSource: {}\nDoc: {}", c.summary, c.source, guest::check_doc(c));
+    rules.push_back({{"id", c.id},
+                     {"name", c.name},
+                     {"shortDescription", {{"text", c.summary}}},
+                     {"help", {{"text", help}}},
+                     {"defaultConfiguration", {{"level", sarif_level(c.severity)}}}});
+  }
+  Json results = Json::array();
+  for (const guest::Finding& f : findings) {
+    const std::string text = f.subject.empty() ? f.message : f.subject + ": " + f.message;
+    Json result = {{"ruleId", f.id},
+                   {"ruleIndex", index.at(f.id)},
+                   {"level", sarif_level(f.severity)},
+                   {"message", {{"text", json_text(text)}}}};
+    if (!f.where.path.empty()) {
+      Json region = Json::object();
+      if (f.where.line > 0) region["startLine"] = f.where.line;
+      Json physical = {{"artifactLocation", {{"uri", uri_reference(json_text(f.where.path))}}}};
+      if (!region.empty()) physical["region"] = std::move(region);
+      result["locations"] = Json::array({{{"physicalLocation", std::move(physical)}}});
+    }
+    if (!f.fix.empty()) result["properties"] = {{"fix", json_text(f.fix)}};
+    results.push_back(std::move(result));
+  }
+  return {
+      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+      {"version", "2.1.0"},
+      {"runs",
+       Json::array(
+           {{{"tool",
+              {{"driver",
+                {{"name", "vmxkit"}, {"version", VMXKIT_VERSION}, {"rules", std::move(rules)}}}}},
+             {"results", std::move(results)}}})}};
+}
+
 int run_guest_check(const GuestCheckOptions& o, Context& ctx) {
   if (o.inputs.empty()) throw Error("guest-check: give at least one GUEST capture");
   guest::Guest g;
@@ -73,6 +119,10 @@ int run_guest_check(const GuestCheckOptions& o, Context& ctx) {
   const int code = fail ? kExitFindings : kExitClean;
   const bool ready = errors == 0 && warnings == 0 && unchecked == 0;
 
+  if (o.format == "sarif") {
+    write_json_document(ctx.out, guest_sarif(findings));
+    return code;
+  }
   if (o.format == "json") {
     Json inputs = Json::array();
     for (const guest::InputRead& r : g.inputs()) {
@@ -156,7 +206,8 @@ void setup_guest_check(CLI::App& app, Context& ctx) {
                   "/proc/modules, /proc/cmdline, nvidia-smi (-q, topo -m), ibv_devinfo, uname "
                   "-r, `grep . /sys/module/*/version`, /proc/driver/nvidia/version, modinfo, "
                   "ofed_info -s; one file may hold several, each after its shell prompt line");
-  sub->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  sub->add_option("--format", o->format, "text, json or sarif")
+      ->check(CLI::IsMember({"text", "json", "sarif"}));
   sub->add_option("--fail-on", o->fail_on, "Exit 1 on findings at or above this severity")
       ->check(CLI::IsMember({"error", "warning", "info"}));
   sub->callback([o, &ctx] { ctx.exit_code = run_guest_check(*o, ctx); });

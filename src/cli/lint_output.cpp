@@ -40,6 +40,8 @@ Json sarif_region(const rules::LintResult& r, std::size_t begin, std::size_t end
   return {{"startLine", sl}, {"startColumn", sc}, {"endLine", el}, {"endColumn", ec}};
 }
 
+}  // namespace
+
 std::string sarif_level(Severity s) {
   switch (s) {
     case Severity::error:
@@ -64,8 +66,6 @@ std::string uri_reference(std::string_view path) {
   }
   return out;
 }
-
-}  // namespace
 
 void Summary::add(const rules::LintResult& r) {
   ++files;

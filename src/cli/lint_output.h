@@ -43,6 +43,11 @@ class ReportWriter {
   Summary summary_;
 };
 
+/// SARIF's level for a severity: error, warning, note.
+std::string sarif_level(Severity s);
+/// A relative path as a SARIF URI reference: '/' separators, reserved bytes percent-encoded.
+std::string uri_reference(std::string_view path);
+
 /// `format` is text, json or sarif.
 std::unique_ptr<ReportWriter> make_report_writer(std::string_view format, std::ostream& os,
                                                  bool color);

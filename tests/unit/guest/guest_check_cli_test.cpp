@@ -97,6 +97,51 @@ TEST_CASE("guest-check --format json lists inputs, NCCL's view and findings with
   CHECK(doc.at("inputs").at(0).at("kind") == "lspci");
 }
 
+TEST_CASE("guest-check --format sarif gives one located result per finding, valid SARIF 2.1.0",
+          "[cli][guest][sarif]") {
+  const auto json =
+      run_cli({"guest-check", "--format", "json", data("esxi-bar1-unassigned.lspci-vvv.txt"),
+               data("esxi-no-peermem.capture.txt")});
+  const auto r =
+      run_cli({"guest-check", "--format", "sarif", data("esxi-bar1-unassigned.lspci-vvv.txt"),
+               data("esxi-no-peermem.capture.txt")});
+  REQUIRE(r.code == json.code);
+  const auto sarif = nlohmann::json::parse(r.out);
+  const auto findings = nlohmann::json::parse(json.out).at("findings");
+  const auto& run = sarif.at("runs").at(0);
+  const auto& results = run.at("results");
+  REQUIRE(results.size() == findings.size());
+  const auto& rules = run.at("tool").at("driver").at("rules");
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& res = results[i];
+    CHECK(res.at("ruleId") == findings[i].at("id"));
+    CHECK(rules.at(res.at("ruleIndex").get<std::size_t>()).at("id") == res.at("ruleId"));
+    const std::string level =
+        findings[i].at("severity") == "info" ? "note" : findings[i].at("severity");
+    CHECK(res.at("level") == level);
+    if (!findings[i].at("location").is_null()) {
+      // "tests/.../file.txt:12" in the JSON is uri + startLine here.
+      const std::string where = findings[i].at("location");
+      const auto& loc = res.at("locations").at(0).at("physicalLocation");
+      const std::string uri = loc.at("artifactLocation").at("uri");
+      CHECK(where.find(uri.substr(uri.rfind('/') + 1)) != std::string::npos);
+      CHECK(where.substr(where.rfind(':') + 1) ==
+            std::to_string(loc.at("region").at("startLine").get<int>()));
+    }
+    if (!findings[i].at("fix").is_null()) {
+      CHECK(res.at("properties").at("fix") == findings[i].at("fix"));
+    }
+  }
+  vmxkit::test::TempDir dir;
+  vmxkit::test::write_bytes(dir / "out.sarif", r.out);
+  const std::string cmd =
+      "python3 -c 'import json,sys,jsonschema; "
+      "jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))' '" +
+      vmxkit::test::source_path("tests/data/sarif/sarif-2.1.0-rtm.5.json").string() + "' '" +
+      (dir / "out.sarif").string() + "'";
+  CHECK(std::system(cmd.c_str()) == 0);
+}
+
 TEST_CASE("guest-check input errors exit 2 with file:line:col", "[cli][guest]") {
   vmxkit::test::TempDir dir;
   vmxkit::test::write_bytes(dir / "bad.txt", "$ lsmod\nModule Size Used by\nnvidia x 0\n");
