@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Parser fuzzer: no crash, no leak, and the lossless promises hold for any bytes:
 // write(parse(x)) == x; every line's offsets are in range and contiguous; set then unset of a
-// new key gives back x; the canonical form, when there is one, is a fixed point.
+// new key gives back x; the canonical form, when there is one, is a fixed point, and the fast
+// path that copies canonical lines in runs gives what rebuilding every line gives.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -58,10 +59,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string once;
   try {
     once = canonical_form(doc);
-  } catch (const vmxkit::Error&) {
+  } catch (const vmxkit::Error& fast) {
     FUZZ_ASSERT(!doc.problems().empty());
+    try {
+      (void)detail::canonical_form_each_line(input, {});
+      FUZZ_ASSERT(false);
+    } catch (const vmxkit::Error& each) {
+      FUZZ_ASSERT(std::string(fast.what()) == each.what());  // the same line and column
+    }
     return 0;
   }
+  FUZZ_ASSERT(detail::canonical_form_each_line(input, {}) == once);
   // A canonical form that happens to read as UTF-16 is refused like any such input.
   if (vmxkit::detect_wide_encoding(once) != vmxkit::WideEncoding::none) return 0;
   FUZZ_ASSERT(canonical_form(Document::parse(once)) == once);

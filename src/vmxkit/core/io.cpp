@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -47,6 +48,25 @@ std::string too_large(std::size_t max_bytes) {
   return "input is larger than " + std::to_string(max_bytes >> 20) + " MiB; refusing to read it";
 }
 
+}  // namespace
+
+void reserve_large(std::string& s, std::size_t capacity) {
+  s.reserve(capacity);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr std::size_t kHugePage = std::size_t{2} << 20;
+  if (capacity < 2 * kHugePage) return;
+  // The whole pages inside the buffer; madvise() wants a page-aligned start.
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = (reinterpret_cast<std::uintptr_t>(s.data()) + page - 1) & ~(page - 1);
+  const auto end = (reinterpret_cast<std::uintptr_t>(s.data()) + capacity) & ~(page - 1);
+  if (end > begin) {
+    (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // a hint
+  }
+#endif
+}
+
+namespace {
+
 // Reads `fd` from its current offset to the end.
 std::string read_fd(int fd, const struct stat& st, const std::string& path, std::size_t max_bytes) {
   if (S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) > max_bytes) {
@@ -61,6 +81,7 @@ std::string read_fd(int fd, const struct stat& st, const std::string& path, std:
   std::string data;
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
     // Straight into the string, without a bounce buffer: a large file is copied once.
+    reserve_large(data, static_cast<std::size_t>(st.st_size));
     data.resize(static_cast<std::size_t>(st.st_size));
     std::size_t got = 0;
     while (got < data.size()) {

@@ -21,6 +21,11 @@ inline constexpr int kEditLockWaitSeconds = 60;
 /// larger than `max_bytes`.
 std::string read_file(const std::string& path, std::size_t max_bytes = kMaxInputBytes);
 
+/// Reserves `capacity` bytes in `s` and, for a large buffer on Linux, asks for transparent huge
+/// pages: a 64 MiB input then costs tens of page faults instead of 16,384 (the faults were half
+/// of `fmt`'s time). Only a hint: without THP (or elsewhere) it is a plain reserve().
+void reserve_large(std::string& s, std::size_t capacity);
+
 /// Reads a whole stream (stdin). Throws vmxkit::Error when it is larger than `max_bytes`.
 std::string read_stream(std::istream& in, const std::string& name,
                         std::size_t max_bytes = kMaxInputBytes);

@@ -65,6 +65,57 @@ inline std::uint32_t find_class(const unsigned char* b, std::uint32_t i, std::ui
   return i;
 }
 
+// The first i >= `i` whose byte ends a key of the canonical form (' ', '\t', '=', '#') or a line
+// ('\n', '\r'), or `size`.
+inline std::size_t find_key_stop(const unsigned char* b, std::size_t i, std::size_t size) {
+#if defined(__SSE2__)
+  const __m128i space = _mm_set1_epi8(' ');
+  const __m128i tab = _mm_set1_epi8('\t');
+  const __m128i eq = _mm_set1_epi8('=');
+  const __m128i hash = _mm_set1_epi8('#');
+  const __m128i lf = _mm_set1_epi8('\n');
+  const __m128i cr = _mm_set1_epi8('\r');
+  while (i + 16 <= size) {
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i));
+    const __m128i hit =
+        _mm_or_si128(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(c, space), _mm_cmpeq_epi8(c, tab)),
+                                  _mm_or_si128(_mm_cmpeq_epi8(c, eq), _mm_cmpeq_epi8(c, hash))),
+                     _mm_or_si128(_mm_cmpeq_epi8(c, lf), _mm_cmpeq_epi8(c, cr)));
+    const auto mask = static_cast<unsigned>(_mm_movemask_epi8(hit));
+    if (mask != 0) return i + static_cast<std::size_t>(__builtin_ctz(mask));
+    i += 16;
+  }
+#endif
+  while (i < size && !is(b[i], kKeyStop) && b[i] != '\n' && b[i] != '\r') ++i;
+  return i;
+}
+
+// The first i >= `i` whose byte escape::needs_escape() (which holds '"', '|', DEL and every
+// control byte but tab, line breaks included), or `size`: the end of a quoted value that needs
+// no recoding, or what stops it from being one.
+inline std::size_t find_escape_stop(const unsigned char* b, std::size_t i, std::size_t size) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i bar = _mm_set1_epi8('|');
+  const __m128i del = _mm_set1_epi8(0x7F);
+  const __m128i tab = _mm_set1_epi8('\t');
+  const __m128i control_max = _mm_set1_epi8(0x1F);
+  while (i + 16 <= size) {
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i));
+    // c <= 0x1F (unsigned) and not a tab
+    const __m128i control =
+        _mm_andnot_si128(_mm_cmpeq_epi8(c, tab), _mm_cmpeq_epi8(_mm_min_epu8(c, control_max), c));
+    const __m128i hit = _mm_or_si128(_mm_or_si128(control, _mm_cmpeq_epi8(c, quote)),
+                                     _mm_or_si128(_mm_cmpeq_epi8(c, bar), _mm_cmpeq_epi8(c, del)));
+    const auto mask = static_cast<unsigned>(_mm_movemask_epi8(hit));
+    if (mask != 0) return i + static_cast<std::size_t>(__builtin_ctz(mask));
+    i += 16;
+  }
+#endif
+  while (i < size && !escape::needs_escape(b[i])) ++i;
+  return i;
+}
+
 // Classifies the content [line.begin, line.end) of one line of a buffer of `size` bytes.
 inline void scan_line(const unsigned char* b, std::size_t size, Line& line) {
   std::uint32_t i = line.begin;
@@ -171,6 +222,41 @@ bool LineScanner::next(Line& line) {
   scan_line(reinterpret_cast<const unsigned char*>(base), bytes_.size(), line);
   ++number_;
   return true;
+}
+
+std::size_t LineScanner::skip_canonical(LineEnding ending) {
+  // Each test below mirrors what scan_line() and canonical_form() do with the line: a line
+  // passes only when the canonical form would write back exactly its bytes.
+  const auto* b = reinterpret_cast<const unsigned char*>(bytes_.data());
+  const std::size_t size = bytes_.size();
+  if (ending == LineEnding::none) return pos_;  // every line of the canonical form has an ending
+  const bool crlf = ending == LineEnding::crlf;
+  const unsigned char first = ending == LineEnding::lf ? '\n' : '\r';
+  std::size_t p = pos_;
+  while (p < size) {
+    std::size_t q = p;  // the end of the line's content
+    if (b[p] == '#') {
+      q = static_cast<std::size_t>(find_line_break(bytes_.data() + p, bytes_.data() + size) -
+                                   bytes_.data());
+      if (b[q - 1] == ' ' || b[q - 1] == '\t') break;  // trailing blanks are trimmed
+    } else if (b[p] != '\n' && b[p] != '\r') {
+      const std::size_t key_end = find_key_stop(b, p, size);
+      if (key_end == p || size - key_end < 4 || std::memcmp(b + key_end, " = \"", 4) != 0) break;
+      const std::size_t close = find_escape_stop(b, key_end + 4, size);
+      if (close == size || b[close] != '"') break;
+      q = close + 1;
+    }
+    // The line must end in `ending` (a CR followed by LF is a CRLF line, not a CR one).
+    if (q == size || b[q] != first) break;
+    if (crlf ? q + 1 == size || b[q + 1] != '\n'
+             : ending == LineEnding::cr && q + 1 < size && b[q + 1] == '\n') {
+      break;
+    }
+    p = q + (crlf ? 2 : 1);
+    ++number_;
+  }
+  pos_ = p;
+  return p;
 }
 
 LineCounts count_lines(std::string_view bytes) {

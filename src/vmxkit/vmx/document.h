@@ -102,6 +102,13 @@ class LineScanner {
   /// The next line (its 1-based number is `number()`), or false at the end of the input.
   bool next(Line& line);
   std::uint32_t number() const { return number_; }
+  /// Where the next line starts.
+  std::size_t offset() const { return pos_; }
+  /// Skips the lines from offset() on that are already in canonical form (`key = "value"` with
+  /// nothing to recode, a comment without trailing blanks, an empty line), each ending in
+  /// `ending`, and returns where the first other line starts: fmt copies such runs as they are
+  /// instead of splitting and classifying each line.
+  std::size_t skip_canonical(LineEnding ending);
 
  private:
   std::string_view bytes_;

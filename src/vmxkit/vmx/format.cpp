@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vmxkit/vmx/format.h"
 
+#include <cstring>
+
 #include "vmxkit/core/error.h"
+#include "vmxkit/core/io.h"
 #include "vmxkit/vmx/escape.h"
 
 namespace vmxkit::vmx {
@@ -16,13 +19,24 @@ constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
 }  // namespace
 
-std::string canonical_form(std::string_view bytes, std::string_view path) {
+namespace {
+
+std::string canonical_form(std::string_view bytes, std::string_view path, bool copy_runs) {
   LineScanner scanner(bytes, path);
-  const std::string_view eol = text(count_lines(bytes).dominant());
+  // Text without a CR has only LF breaks (or none, and LF is then the default): no count needed.
+  const LineEnding ending =
+      bytes.find('\r') == std::string_view::npos ? LineEnding::lf : count_lines(bytes).dominant();
+  const std::string_view eol = text(ending);
   std::string out;
-  out.reserve(bytes.size() + bytes.size() / 8);
+  reserve_large(out, bytes.size() + bytes.size() / 8);
   Line line;
-  while (scanner.next(line)) {
+  for (;;) {
+    // Lines already in canonical form are copied in runs; the others are rebuilt one by one.
+    if (copy_runs) {
+      const std::size_t run = scanner.offset();
+      out.append(bytes.substr(run, scanner.skip_canonical(ending) - run));
+    }
+    if (!scanner.next(line)) break;
     const auto slice = [&](std::uint32_t begin, std::uint32_t end) {
       return bytes.substr(begin, end - begin);
     };
@@ -59,6 +73,18 @@ std::string canonical_form(std::string_view bytes, std::string_view path) {
   if (out.starts_with(kBom)) out.insert(0, kBom);
   return out;
 }
+
+}  // namespace
+
+std::string canonical_form(std::string_view bytes, std::string_view path) {
+  return canonical_form(bytes, path, true);
+}
+
+namespace detail {
+std::string canonical_form_each_line(std::string_view bytes, std::string_view path) {
+  return canonical_form(bytes, path, false);
+}
+}  // namespace detail
 
 std::string canonical_form(const Document& doc) { return canonical_form(doc.bytes(), doc.path()); }
 

@@ -24,4 +24,11 @@ std::string canonical_form(const Document& doc);
 /// the result is reserved once and appended to. `path` names the file in the error.
 std::string canonical_form(std::string_view bytes, std::string_view path);
 
+namespace detail {
+/// canonical_form() rebuilding every line, without copying runs of lines that are already
+/// canonical (LineScanner::skip_canonical): the reference the tests and the fuzzer compare the
+/// fast path with.
+std::string canonical_form_each_line(std::string_view bytes, std::string_view path);
+}  // namespace detail
+
 }  // namespace vmxkit::vmx

@@ -2,6 +2,9 @@
 #include "vmxkit/vmx/format.h"
 
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <string>
+#include <vector>
 
 #include "support/support.h"
 #include "vmxkit/core/error.h"
@@ -114,4 +117,89 @@ TEST_CASE("the error for a malformed line names its line and column", "[vmx][fmt
   } catch (const Error& e) {
     CHECK(std::string(e.what()).find("vm.vmx:3:4:") != std::string::npos);
   }
+}
+
+TEST_CASE("canonical form copies canonical lines in runs exactly as rebuilding each line would",
+          "[vmx][fmt]") {
+  // Lines on each side of every test skip_canonical() makes, in every line ending, with and
+  // without a BOM and a final line break, and a long key and value (the 16-byte scans).
+  const std::string long_key(40, 'k');
+  const std::string long_value(45, 'v');
+  const std::vector<std::string> lines = {
+      "a = \"1\"",
+      long_key + " = \"" + long_value + "\"",
+      "# comment",
+      "# comment \t",
+      "",
+      "  ",
+      "a=\"1\"",
+      "a = 1",
+      "a = \"1\" # note",
+      "a = \"1\" ",
+      "a = \"x|22y\"",
+      "a = \"" + long_value + "|7f\"",
+      "a = \"tab\there\"",
+      "a = \"\x7F\"",
+      "a = \"\x01\"",
+      "\ta = \"1\"",
+      "#",
+      "a\xC3\xA9 = \"\xC3\xA9\"",
+      "a = \"\"",
+  };
+  // Malformed lines, inserted in the middle: both paths refuse them at the same line and column.
+  const std::vector<std::string> bad = {"a = \"" + long_value, " = \"1\"", "a b = \"1\""};
+  std::size_t compared = 0;
+  for (const std::string eol : {"\n", "\r\n", "\r"}) {
+    for (std::size_t first = 0; first < lines.size(); ++first) {
+      for (const std::string other_eol : {"\n", "\r\n"}) {
+        for (const bool bom : {false, true}) {
+          std::string text = bom ? "\xEF\xBB\xBF" : "";
+          for (std::size_t k = 0; k < lines.size(); ++k) {
+            const std::string& line = lines[(first + k) % lines.size()];
+            text += line + (k % 5 == 4 ? other_eol : eol);
+          }
+          const std::string with_bad = text + bad[first % bad.size()] + eol + text;
+          for (const std::string& input : {text, text.substr(0, text.size() - 1), with_bad}) {
+            std::string fast, each, fast_error, each_error;
+            try {
+              fast = canonical_form(input, "t.vmx");
+            } catch (const Error& e) {
+              fast_error = e.what();
+            }
+            try {
+              each = detail::canonical_form_each_line(input, "t.vmx");
+            } catch (const Error& e) {
+              each_error = e.what();
+            }
+            CHECK(fast == each);
+            CHECK(fast_error == each_error);
+            ++compared;
+          }
+        }
+      }
+    }
+  }
+  CHECK(compared == 3 * lines.size() * 2 * 2 * 3);
+}
+
+TEST_CASE("canonical form of every corpus file matches rebuilding each line", "[vmx][fmt]") {
+  std::size_t files = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(vmxkit::test::source_path("../shared/corpus/vmx"))) {
+    const std::string bytes = vmxkit::test::read_bytes(entry.path());
+    std::string fast, each;
+    try {
+      fast = canonical_form(bytes, "c.vmx");
+    } catch (const Error& e) {
+      fast = std::string("error: ") + e.what();
+    }
+    try {
+      each = detail::canonical_form_each_line(bytes, "c.vmx");
+    } catch (const Error& e) {
+      each = std::string("error: ") + e.what();
+    }
+    CHECK(fast == each);
+    ++files;
+  }
+  CHECK(files > 10);
 }
