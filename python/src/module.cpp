@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: Apache-2.0
+// vmxkit._vmxkit: the C++ half of the `vmxkit` Python package (python/vmxkit/__init__.py is the
+// Python half, which gives these functions their Pythonic shape and types).
+//
+// Conventions: every byte string crosses as `bytes` (paths are os.fsencode()d by the Python
+// half), text for people (messages, descriptions) comes back as `str` decoded from UTF-8 with
+// U+FFFD for bytes that are not, and values that must round-trip (a .vmx value, a rendered
+// document) come back as `bytes`. Results are plain tuples, lists and dicts, which the Python
+// half turns into dataclasses. The GIL is released while the library works (loading, linting,
+// analysing, planning, rendering, file I/O); arguments are converted before and results after.
+// A vmxkit::Error becomes vmxkit.Error with its path, line and column; nothing else the library
+// throws is expected (pybind11 turns it into RuntimeError, never a crash).
+#include <Python.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "vmxkit/core/error.h"
+#include "vmxkit/core/io.h"
+#include "vmxkit/rules/rule.h"
+#include "vmxkit/vmx/document.h"
+#include "vmxkit/vmx/edit.h"
+#include "vmxkit/vmxkit.h"
+
+namespace py = pybind11;
+
+namespace {
+
+// vmxkit._error.Error, looked up once when the module is loaded and kept for the process's life
+// (never released, so no Python object is touched after the interpreter is gone).
+PyObject* g_error_type = nullptr;
+
+py::str text(std::string_view s) {
+  PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace");
+  if (o == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(o);
+}
+
+py::bytes raw(std::string_view s) { return py::bytes(s.data(), s.size()); }
+
+py::object optional_text(std::string_view s) {
+  if (s.empty()) return py::none();
+  return text(s);
+}
+
+py::list texts(const std::vector<std::string>& strings) {
+  py::list out;
+  for (const std::string& s : strings) out.append(text(s));
+  return out;
+}
+
+void translate(std::exception_ptr p) {
+  try {
+    if (p) std::rethrow_exception(p);
+  } catch (const vmxkit::Error& e) {
+    py::object path = optional_text(e.path());
+    py::object line = e.line() != 0 ? py::object(py::int_(e.line())) : py::none();
+    py::object column = e.column() != 0 ? py::object(py::int_(e.column())) : py::none();
+    py::object type = py::reinterpret_borrow<py::object>(g_error_type);
+    py::object error = type(text(e.what()), path, line, column);
+    PyErr_SetObject(g_error_type, error.ptr());
+  }
+}
+
+vmxkit::Input load_input(const std::string& name, const std::optional<std::string>& data) {
+  return data ? vmxkit::load(name, *data) : vmxkit::load_file(name);
+}
+
+// --- lint
+
+py::tuple finding(const vmxkit::LintReport& report, const vmxkit::Diagnostic& d) {
+  const vmxkit::Location at = report.location(d.begin);
+  const vmxkit::rules::Rule* rule = vmxkit::rules::find_rule(d.rule_id);
+  py::list notes;
+  for (const vmxkit::Note& n : d.notes) {
+    const vmxkit::Location note_at = report.location(n.begin);
+    notes.append(py::make_tuple(text(n.message), note_at.line, note_at.column));
+  }
+  py::object fix = py::none();
+  if (d.fix) fix = py::make_tuple(text(d.fix->title), text(vmxkit::to_string(d.fix->safety)));
+  return py::make_tuple(text(d.rule_id), text(rule != nullptr ? rule->name : std::string_view()),
+                        text(vmxkit::to_string(d.severity)), text(d.message), text(report.path),
+                        at.line, at.column, notes, fix);
+}
+
+// (path, format, [finding tuples]) for a file (data None) or bytes named `name`.
+py::tuple lint(const std::string& name, const std::optional<std::string>& data,
+               const vmxkit::Host* host) {
+  vmxkit::LintReport report;
+  {
+    py::gil_scoped_release release;
+    const vmxkit::Input input = load_input(name, data);
+    vmxkit::LintOptions options;
+    options.host = host;
+    report = vmxkit::lint(input, options);
+  }
+  py::list findings;
+  for (const vmxkit::Diagnostic& d : report.diagnostics) findings.append(finding(report, d));
+  return py::make_tuple(text(report.path), text(vmxkit::to_string(report.format)), findings);
+}
+
+// A loaded input written in another format (`vmxkit convert`).
+py::bytes convert(const std::string& name, const std::optional<std::string>& data,
+                  const std::string& to) {
+  const std::optional<vmxkit::OutputFormat> format = vmxkit::parse_output_format(to);
+  if (!format) throw py::value_error("unknown output format '" + to + "'");
+  std::string out;
+  {
+    py::gil_scoped_release release;
+    const vmxkit::Input input = load_input(name, data);
+    out = vmxkit::render(input.config(), *format);
+  }
+  return raw(out);
+}
+
+py::list rules() {
+  py::list out;
+  for (const vmxkit::rules::Rule* r : vmxkit::rules::all_rules()) {
+    if (r->status == vmxkit::rules::RuleStatus::removed) continue;
+    out.append(py::make_tuple(text(r->id), text(r->name), text(vmxkit::to_string(r->severity)),
+                              text(r->summary), r->needs_host));
+  }
+  return out;
+}
+
+// --- hosts
+
+using SourceArg = std::pair<std::string, std::optional<std::string>>;
+
+vmxkit::Host load_host(const std::vector<SourceArg>& sources) {
+  std::vector<vmxkit::HostSource> list;
+  list.reserve(sources.size());
+  for (const auto& [name, data] : sources) {
+    list.push_back(data ? vmxkit::HostSource::from_text(name, *data) : vmxkit::HostSource(name));
+  }
+  py::gil_scoped_release release;
+  return vmxkit::load_host(list);
+}
+
+py::tuple device(const vmxkit::HostDevice& d) {
+  auto id = [](const std::optional<std::uint16_t>& v) {
+    return v ? py::object(py::int_(*v)) : py::none();
+  };
+  return py::make_tuple(text(d.address.to_string()), id(d.vendor_id), id(d.device_id),
+                        text(vmxkit::to_string(d.role)), text(d.description), text(d.model),
+                        d.numa_node ? py::object(py::int_(*d.numa_node)) : py::none());
+}
+
+py::list devices(const vmxkit::Host& host) {
+  py::list out;
+  for (const vmxkit::HostDevice& d : host.devices()) out.append(device(d));
+  return out;
+}
+
+py::tuple pair(const vmxkit::PairReport& p) {
+  py::list reasons;
+  for (const vmxkit::PairReason& r : p.reasons) {
+    reasons.append(py::make_tuple(text(vmxkit::to_string(r.effect)), text(r.text), text(r.fix)));
+  }
+  return py::make_tuple(text(p.a.to_string()), text(p.b.to_string()),
+                        text(vmxkit::to_string(p.path)), text(p.path_detail),
+                        text(vmxkit::to_string(p.verdict)), reasons);
+}
+
+// (gpus, nics, matrix, pairs, best_nic) with devices as device() tuples.
+py::tuple topo(const vmxkit::Host& host, bool all_nics, std::optional<bool> iommu_translating) {
+  vmxkit::Topology t;
+  {
+    py::gil_scoped_release release;
+    vmxkit::TopologyOptions options;
+    options.all_nics = all_nics;
+    options.iommu_translating = iommu_translating;
+    t = vmxkit::analyze(host, options);
+  }
+  auto listed = [&](const std::vector<vmxkit::Bdf>& addresses) {
+    py::list out;
+    for (const vmxkit::Bdf& a : addresses) {
+      const vmxkit::HostDevice* d = host.find(a);
+      if (d != nullptr) {
+        out.append(device(*d));
+      } else {
+        out.append(py::make_tuple(text(a.to_string()), py::none(), py::none(), text("other"),
+                                  text(a.to_string()), text(""), py::none()));
+      }
+    }
+    return out;
+  };
+  py::list matrix;
+  for (const auto& row : t.matrix) {
+    py::list r;
+    for (const vmxkit::PathClass c : row) r.append(text(vmxkit::to_string(c)));
+    matrix.append(r);
+  }
+  py::list pairs;
+  for (const vmxkit::PairReport& p : t.pairs) pairs.append(pair(p));
+  py::list best;
+  for (const auto& b : t.best_nic) best.append(b ? py::object(py::int_(*b)) : py::none());
+  return py::make_tuple(listed(t.gpus), listed(t.nics), matrix, pairs, best);
+}
+
+py::tuple mmio_result(const vmxkit::MmioSize& m) {
+  py::list bars;
+  for (const vmxkit::MmioBar& b : m.bars) {
+    bars.append(py::make_tuple(text(b.device), text(b.bar), b.size, b.offset, text(b.source)));
+  }
+  return py::make_tuple(m.size_gb, m.kb_gb ? py::object(py::int_(*m.kb_gb)) : py::none(),
+                        m.total_bytes, m.estimated, bars, texts(m.lines), texts(m.unknown),
+                        texts(m.below_4g));
+}
+
+py::tuple mmio(const vmxkit::Host* host, const std::vector<std::string>& devices) {
+  vmxkit::MmioSize m;
+  {
+    py::gil_scoped_release release;
+    m = vmxkit::size_mmio(host, devices);
+  }
+  return mmio_result(m);
+}
+
+// --- plans
+
+vmxkit::Plan plan(const vmxkit::Host* host, const std::vector<std::string>& gpus,
+                  std::optional<unsigned> gpu_count, const std::vector<std::string>& nics,
+                  std::optional<std::string> vgpu, bool sriov, const std::string& network,
+                  std::optional<std::uint64_t> memory_mb, const std::string& system_id,
+                  bool allow_degraded, const std::string& host_label,
+                  const std::optional<SourceArg>& base) {
+  vmxkit::PlanRequest r;
+  r.gpus = gpus;
+  r.gpu_count = gpu_count;
+  r.nics = nics;
+  r.vgpu = std::move(vgpu);
+  r.sriov = sriov;
+  r.network = network;
+  r.memory_mb = memory_mb;
+  r.system_id = system_id;
+  r.allow_degraded = allow_degraded;
+  r.host_label = host_label;
+  py::gil_scoped_release release;
+  if (base) r.base = load_input(base->first, base->second);
+  return vmxkit::plan(host, r);
+}
+
+py::tuple planned(const vmxkit::PlannedDevice& d) {
+  return py::make_tuple(d.address ? py::object(text(d.address->to_string())) : py::none(),
+                        d.vendor_id, d.device_id, d.sriov_vf, text(d.label), text(d.model));
+}
+
+py::bytes render_plan(const vmxkit::Plan& p, const std::string& format_name,
+                      const std::string& template_name, const std::string& vm) {
+  const std::optional<vmxkit::OutputFormat> format = vmxkit::parse_output_format(format_name);
+  if (!format) throw py::value_error("unknown output format '" + format_name + "'");
+  std::string out;
+  {
+    py::gil_scoped_release release;
+    vmxkit::RenderOptions options;
+    options.template_name = template_name;
+    options.vm = vm;
+    out = vmxkit::render(p, *format, options);
+  }
+  return raw(out);
+}
+
+// --- .vmx documents
+
+/// The bytes of a `.vmx` being edited, parsed when a read needs it (and again after an edit).
+/// Its methods keep the GIL: they change the object, which other Python threads may be reading,
+/// and a .vmx edit is quick (the file-level work, save_in_place() and write_file(), releases it).
+class EditableDocument {
+ public:
+  EditableDocument(std::string bytes, std::string path)
+      : bytes_(std::move(bytes)), path_(std::move(path)) {}
+
+  py::bytes bytes() const { return raw(bytes_); }
+
+  py::object get(const std::string& key) {
+    const std::optional<std::string> value = parsed().get(key);
+    return value ? py::object(raw(*value)) : py::none();
+  }
+
+  // (key, value) of every entry, in file order, keys as written, values decoded.
+  py::list entries() {
+    const vmxkit::vmx::Document& doc = parsed();
+    py::list out;
+    for (const vmxkit::vmx::Line& line : doc.lines()) {
+      if (line.is_entry()) out.append(py::make_tuple(raw(doc.key(line)), raw(doc.value(line))));
+    }
+    return out;
+  }
+
+  void set(const std::string& key, const std::string& value) {
+    bytes_ = vmxkit::vmx::set_bytes(bytes_, key, value);
+    doc_.reset();
+  }
+
+  bool unset(const std::string& key) {
+    bool removed = false;
+    bytes_ = vmxkit::vmx::unset_bytes(bytes_, key, &removed);
+    doc_.reset();
+    return removed;
+  }
+
+  // (message, line, column) of each line VMware cannot read.
+  py::list problems() {
+    const vmxkit::vmx::Document& doc = parsed();
+    py::list out;
+    for (const vmxkit::vmx::LineProblem& p : doc.problems()) {
+      const vmxkit::Location at = doc.location(p.begin);
+      out.append(py::make_tuple(text(p.message), at.line, at.column));
+    }
+    return out;
+  }
+
+ private:
+  const vmxkit::vmx::Document& parsed() {
+    if (!doc_) doc_ = vmxkit::vmx::Document::parse(bytes_, path_);
+    return *doc_;
+  }
+
+  std::string bytes_;
+  std::string path_;
+  std::optional<vmxkit::vmx::Document> doc_;
+};
+
+void refuse_locked(const std::string& path) {
+  const std::string lock = vmxkit::vmx_lock_present(path);
+  if (!lock.empty()) {
+    throw vmxkit::Error(path, "the VM holds its lock (" + lock +
+                                  "): it may be running; power it off first, or pass "
+                                  "force=True");
+  }
+}
+
+py::bytes read_file(const std::string& path) {
+  std::string bytes;
+  {
+    py::gil_scoped_release release;
+    bytes = vmxkit::read_file(path);
+  }
+  return raw(bytes);
+}
+
+// Replaces the file a Document was read from, as `vmxkit set -i` does: under the file's
+// FileEditLock, atomically, refused while the VM holds its lock (unless `force`) and when the
+// file no longer holds the bytes the Document was read from. Returns whether it wrote.
+bool save_in_place(const std::string& path, const std::string& expected, const std::string& data,
+                   bool force) {
+  py::gil_scoped_release release;
+  if (!force) refuse_locked(path);
+  return vmxkit::edit_file_atomic(path, [&](const std::string& current) {
+    // Again under the file lock: the VM may have started since the check above.
+    if (!force) refuse_locked(path);
+    if (current != expected) {
+      throw vmxkit::Error(path,
+                          "changed on disk since the Document was read; read it again and "
+                          "redo the edit");
+    }
+    return data;
+  });
+}
+
+// Writes `data` to `path` atomically (an existing file under its FileEditLock, keeping its mode).
+void write_file(const std::string& path, const std::string& data, bool force) {
+  py::gil_scoped_release release;
+  if (!force) refuse_locked(path);
+  vmxkit::write_file_atomic(path, data);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_vmxkit, m) {
+  m.doc() = "The C++ half of the vmxkit package; use `import vmxkit`.";
+  py::object error_type = py::module_::import("vmxkit._error").attr("Error");
+  g_error_type = error_type.release().ptr();
+  py::register_exception_translator(&translate);
+
+  m.attr("__version__") = text(vmxkit::version());
+
+  py::class_<vmxkit::Host>(m, "Host")
+      .def("devices", &devices)
+      .def("warnings", [](const vmxkit::Host& h) { return texts(h.warnings()); })
+      .def("topo", &topo, py::arg("all_nics"), py::arg("iommu_translating").none(true));
+
+  py::class_<vmxkit::Plan>(m, "Plan")
+      .def("render", &render_plan, py::arg("format"), py::arg("template_name"), py::arg("vm"))
+      .def("gpus",
+           [](const vmxkit::Plan& p) {
+             py::list out;
+             for (const auto& d : p.gpus()) out.append(planned(d));
+             return out;
+           })
+      .def("nics",
+           [](const vmxkit::Plan& p) {
+             py::list out;
+             for (const auto& d : p.nics()) out.append(planned(d));
+             return out;
+           })
+      .def("pairs",
+           [](const vmxkit::Plan& p) {
+             py::list out;
+             for (const vmxkit::PlannedPair& pp : p.pairs()) {
+               out.append(py::make_tuple(pp.gpu, pp.peer, pp.peer_is_gpu,
+                                         pp.verdict ? py::object(pair(*pp.verdict)) : py::none()));
+             }
+             return out;
+           })
+      .def(
+          "vgpu",
+          [](const vmxkit::Plan& p) { return p.vgpu() ? py::object(text(*p.vgpu())) : py::none(); })
+      .def("memory_mb", &vmxkit::Plan::memory_mb)
+      .def("mmio", [](const vmxkit::Plan& p) { return mmio_result(p.mmio()); })
+      .def("needs_64bit_mmio", &vmxkit::Plan::needs_64bit_mmio)
+      .def("p2p", &vmxkit::Plan::p2p)
+      .def("explanation", [](const vmxkit::Plan& p) { return texts(p.explanation()); });
+
+  py::class_<EditableDocument>(m, "Document")
+      .def(py::init<std::string, std::string>(), py::arg("data"), py::arg("path"))
+      .def("bytes", &EditableDocument::bytes)
+      .def("get", &EditableDocument::get, py::arg("key"))
+      .def("entries", &EditableDocument::entries)
+      .def("set", &EditableDocument::set, py::arg("key"), py::arg("value"))
+      .def("unset", &EditableDocument::unset, py::arg("key"))
+      .def("problems", &EditableDocument::problems);
+
+  m.def("lint", &lint, py::arg("name"), py::arg("data").none(true), py::arg("host").none(true));
+  m.def("convert", &convert, py::arg("name"), py::arg("data").none(true), py::arg("to"));
+  m.def("rules", &rules);
+  m.def("load_host", &load_host, py::arg("sources"));
+  m.def("mmio", &mmio, py::arg("host").none(true), py::arg("devices"));
+  m.def("plan", &plan, py::arg("host").none(true), py::arg("gpus"), py::arg("gpu_count").none(true),
+        py::arg("nics"), py::arg("vgpu").none(true), py::arg("sriov"), py::arg("network"),
+        py::arg("memory_mb").none(true), py::arg("system_id"), py::arg("allow_degraded"),
+        py::arg("host_label"), py::arg("base").none(true));
+  m.def("read_file", &read_file, py::arg("path"));
+  m.def("save_in_place", &save_in_place, py::arg("path"), py::arg("expected"), py::arg("data"),
+        py::arg("force"));
+  m.def("write_file", &write_file, py::arg("path"), py::arg("data"), py::arg("force"));
+  m.def(
+      "lock_present",
+      [](const std::string& path) { return optional_text(vmxkit::vmx_lock_present(path)); },
+      py::arg("path"));
+}
