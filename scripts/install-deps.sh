@@ -10,10 +10,14 @@ packages=(
   libfmt-dev libpugixml-dev libcli11-dev libxml2-dev catch2 nlohmann-json3-dev
   # Graphviz's C library (libgvc, libcgraph and its plugins): `vmxkit topo --format svg`
   libgraphviz-dev
+  # libcurl (OpenSSL): the vSphere API client (`--server`)
+  libcurl4-openssl-dev
   # sanitizers and libFuzzer (clang)
   clang libclang-rt-14-dev
   # style checks (scripts/check-style.sh)
   clang-format clang-tidy
+  # the Python package (python/): pybind11 over the library
+  pybind11-dev python3-dev python3-mypy
   # tests: real pciutils for the differential check, SARIF schema validation, vSphere peers
   pciutils python3 python3-jsonschema python3-pyvmomi golang-go golang-github-vmware-govmomi-dev
   curl ca-certificates

@@ -67,16 +67,17 @@ int run_convert(const ConvertOptions& o, Context& ctx) {
   const vsphere::LoadedVm* vm = nullptr;
   if (!o.system.empty()) {
     for (const vsphere::LoadedVm& v : loaded.vms) {
-      if (v.name == o.system) vm = &v;
+      if (v.name == o.system || (!v.moref.empty() && v.moref == o.system)) vm = &v;
     }
-    if (vm == nullptr) throw Error(name, "no VirtualSystem '" + o.system + "'");
+    if (vm == nullptr) throw Error(name, "no VirtualSystem or VM '" + o.system + "'");
   } else if (loaded.vms.size() == 1) {
     vm = &loaded.vms.front();
   } else {
     std::string names;
     for (const vsphere::LoadedVm& v : loaded.vms) names += (names.empty() ? "" : ", ") + v.name;
     throw Error(name, "holds " + std::to_string(loaded.vms.size()) +
-                          " virtual systems; pick one with --system (" + names + ")");
+                          (loaded.format == vsphere::Format::ovf ? " virtual systems" : " VMs") +
+                          "; pick one with --system (" + names + ")");
   }
 
   // Values that do not convert are named at their place in the input, before anything is written.
@@ -132,7 +133,8 @@ void setup_convert(CLI::App& app, Context& ctx) {
   sub->add_flag("--envelope", o->envelope,
                 "With --to configspec-xml: wrap the spec in a SOAP ReconfigVM_Task request");
   sub->add_option("--vm", o->vm, "The VirtualMachine moref for the SOAP request (vm-123)");
-  sub->add_option("--system", o->system, "The OVF VirtualSystem to convert, by ovf:id");
+  sub->add_option("--system", o->system,
+                  "The OVF VirtualSystem (by ovf:id) or the VM (by name or moref) to convert");
   sub->callback([o, &ctx] { ctx.exit_code = run_convert(*o, ctx); });
 }
 

@@ -13,6 +13,8 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/live.h"
+#include "vmxkit/api_internal.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/vmxkit.h"
 
@@ -33,6 +35,7 @@ struct GenerateOptions {
   bool force = false;
   bool list_templates = false;
   bool list_models = false;
+  ServerOptions server;  ///< --server, --esx-host: the host from the vSphere API
 };
 
 int list_templates(Context& ctx) {
@@ -52,11 +55,44 @@ int list_models(const Catalog& catalog, Context& ctx) {
   return kExitClean;
 }
 
+// The outputs other than a new .vmx change an existing VM; say what that risks (the scripts
+// ask or check before changing anything, the ConfigSpec XML holds it as a comment).
+void note_for_existing_vm(const Plan& plan, OutputFormat format, Context& ctx) {
+  const bool from_bios = plan.base() && (!plan.base()->config().firmware() ||
+                                         *plan.base()->config().firmware() != "efi");
+  if (format != OutputFormat::vmx || from_bios) {
+    ctx.err << "vmxkit: note: this sets firmware = \"efi\"; on an existing VM whose guest was "
+               "installed with BIOS that makes the guest unbootable (MMIO005): convert its disk to "
+               "GPT/EFI first, or apply it to a VM with no guest installed yet\n";
+  }
+  if (format != OutputFormat::govc) return;
+  bool sriov = false;
+  for (const PlannedDevice& n : plan.nics()) sriov = sriov || n.sriov_vf;
+  if (sriov) {
+    ctx.err << "vmxkit: note: govc cannot add SR-IOV network adapters: the script exits 1 "
+               "without changing anything; use --format powercli, configspec-xml, soap or "
+               "vi-json\n";
+  } else if (plan.vgpu()) {
+    ctx.err << "vmxkit: note: the script adds vGPUs with govc gpu.vm.add (govc 0.49.0 and "
+               "later) and exits 1 without changing anything on an older govc\n";
+  }
+}
+
 // The chain is the public API's (vmxkit/vmxkit.h): load_host, plan, render.
 int run_generate(GenerateOptions& o, Context& ctx) {
   const Catalog catalog = load_catalog(o.host.catalogs);
   std::optional<Host> host;
-  if (!o.host.hosts.empty()) {
+  std::string server_label;
+  if (server_host_wanted(o.server)) {
+    // The host from the vSphere API (merged with any --host capture), its UUID the systemId.
+    std::string uuid;
+    HostInputs inputs;
+    inputs.flagged = o.host;
+    pci::Host h = load_server_host(o.server, inputs, ctx, &uuid);
+    host = detail::wrap_host(std::move(h), catalog);
+    if (o.request.system_id.empty()) o.request.system_id = uuid;
+    server_label = o.server.esx_host + " (vSphere API)";
+  } else if (!o.host.hosts.empty()) {
     host = load_host(std::vector<HostSource>(o.host.hosts.begin(), o.host.hosts.end()), catalog);
   }
   if (o.list_templates) return list_templates(ctx);
@@ -70,6 +106,9 @@ int run_generate(GenerateOptions& o, Context& ctx) {
   r.memory_mb = o.memory_mb;
   r.vgpu = o.vgpu;
   r.host_label = fmt::format("{}", fmt::join(o.host.hosts, " + "));
+  if (!server_label.empty()) {
+    r.host_label = r.host_label.empty() ? server_label : server_label + " + " + r.host_label;
+  }
   r.catalog = catalog;
   if (!o.base.empty()) {
     r.base = o.base == "-" ? load(display_name(o.base), read_stream(ctx.in, display_name(o.base)))
@@ -84,6 +123,7 @@ int run_generate(GenerateOptions& o, Context& ctx) {
   if (*format != OutputFormat::vmx || plan.base()) {
     for (const std::string& line : plan.explanation()) ctx.err << "vmxkit: " << line << '\n';
   }
+  note_for_existing_vm(plan, *format, ctx);
   write_output(o.output, output, ctx, o.force);
   return kExitClean;
 }
@@ -141,6 +181,7 @@ void setup_generate(CLI::App& app, Context& ctx) {
   sub->add_flag("--force", o->force, "Write -o even when the VM holds its lock");
   sub->add_flag("--list-templates", o->list_templates, "List the built-in templates");
   sub->add_flag("--list-models", o->list_models, "List the GPU and NIC models of the catalogue");
+  add_server_options(*sub, o->server, true);
   sub->callback([o, &ctx] { ctx.exit_code = run_generate(*o, ctx); });
 }
 

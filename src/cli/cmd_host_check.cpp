@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/json_output.h"
+#include "cli/live.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/pci/host_check.h"
@@ -25,16 +26,22 @@ struct HostCheckOptions {
   std::string cmdline;
   std::string host_kind;
   std::string format = "text";
+  ServerOptions server;
 };
 
 int run_host_check(const HostCheckOptions& o, Context& ctx) {
-  if (o.hosts.empty()) throw vmxkit::Error("host-check: give at least one HOST");
+  const bool from_server = server_host_wanted(o.server);
+  if (o.hosts.empty() && !from_server) {
+    throw vmxkit::Error("host-check: give at least one HOST, or --server URL --esx-host NAME");
+  }
   std::optional<pci::KernelCmdline> cmdline;
   if (!o.cmdline.empty()) cmdline = pci::parse_kernel_cmdline(read_file(o.cmdline), o.cmdline);
   std::ostringstream ignored;
   Context quiet{ctx.in, ctx.out, ignored};  // input warnings are findings here
-  const pci::Host host = load_host_inputs(o.hosts, quiet);
-  pci::HostKind kind = pci::HostKind::unknown;
+  const pci::Host host =
+      from_server ? load_server_host(o.server, o.hosts, quiet) : load_host_inputs(o.hosts, quiet);
+  // A host read from the vSphere API is an ESXi host.
+  pci::HostKind kind = from_server ? pci::HostKind::esxi : pci::HostKind::unknown;
   if (!o.host_kind.empty()) kind = *pci::parse_host_kind(o.host_kind);  // checked by CLI11
   const std::vector<pci::HostFinding> findings = pci::check_host(host, cmdline, kind);
   int code = kExitClean;
@@ -92,6 +99,7 @@ void setup_host_check(CLI::App& app, Context& ctx) {
                   "detected from the inputs when not given")
       ->check(CLI::IsMember({"esxi", "kvm", "bare-metal"}));
   sub->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  add_server_options(*sub, o->server, true);
   sub->callback([o, &ctx] { ctx.exit_code = run_host_check(*o, ctx); });
 }
 

@@ -18,6 +18,7 @@
 #include "cli/common.h"
 #include "cli/diff.h"
 #include "cli/lint_output.h"
+#include "cli/live.h"
 #include "cli/report.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
@@ -38,6 +39,7 @@ struct LintOptions {
   std::string format = "text";
   std::string fail_on = "warning";
   unsigned jobs = 0;
+  LiveLintOptions live;  ///< --server with --vm NAME... or --all-vms
 };
 
 // Files named on the command line as they are; directories searched for `*.vmx`, sorted.
@@ -190,7 +192,20 @@ class OrderedLint {
   std::vector<std::thread> threads_;
 };
 
-int run_lint(const LintOptions& o, Context& ctx) {
+int run_lint(LintOptions o, Context& ctx) {
+  const bool live = !o.live.server.server.empty() || !o.live.vms.empty() || o.live.all_vms;
+  if (live) {
+    if (!o.inputs.empty())
+      throw Error("lint: give FILE... or --server with --vm/--all-vms, not both");
+    if (!o.host.hosts.empty()) {
+      throw Error("lint --server: each VM is linted against the host it runs on; drop --host");
+    }
+    o.live.format = o.format;
+    o.live.fail_on = o.fail_on;
+    o.live.catalogs = o.host.catalogs;
+    return run_lint_live(o.live, ctx);
+  }
+  if (o.inputs.empty()) throw Error("lint: give FILE... (or --server URL --vm NAME | --all-vms)");
   const std::vector<std::string> files = expand_inputs(o.inputs);
   if (files.empty()) throw Error("no .vmx files found in the given directories");
   const LoadedHost host = load_host_options(o.host);
@@ -282,9 +297,26 @@ void setup_lint(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<LintOptions>();
   auto* sub = app.add_subcommand(
       "lint", "Check .vmx files (and directories of them) for passthrough, P2P and MMIO mistakes");
-  sub->add_option("FILE", o->inputs, "Files, directories (searched for *.vmx), or - for stdin")
-      ->required();
+  // FILE is required unless the VMs come from a server: a required positional also keeps the
+  // many-valued --host from taking the file (`--host HOST vm.vmx`).
+  CLI::Option* file =
+      sub->add_option("FILE", o->inputs, "Files, directories (searched for *.vmx), or - for stdin")
+          ->required();
   add_host_options(*sub, o->host);
+  add_server_options(*sub, o->live.server, false);
+  const auto live = [file](const std::string&) { file->required(false); };
+  sub->get_option("--server")->each(live)->trigger_on_parse();
+  sub->add_option("--vm", o->live.vms, "With --server: lint this VM's live config (repeatable)")
+      ->each(live)
+      ->trigger_on_parse();
+  sub->add_flag("--all-vms", o->live.all_vms,
+                "With --server: lint every VM (under --folder or --cluster when given)")
+      ->each(live)
+      ->trigger_on_parse();
+  sub->add_option("--folder", o->live.folder,
+                  "With --all-vms: only VMs under this folder (a name or an inventory path, "
+                  "/DC0/vm/prod)");
+  sub->add_option("--cluster", o->live.cluster, "With --all-vms: only VMs in this cluster");
   sub->add_option("--format", o->format, "Output format")
       ->check(CLI::IsMember({"text", "json", "sarif"}));
   sub->add_option("--fail-on", o->fail_on, "Exit 1 on findings at or above this severity")

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/json_output.h"
+#include "cli/live.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/pci/mmio.h"
 #include "vmxkit/pci/topology.h"
@@ -23,11 +24,16 @@ struct MmioOptions {
   HostInputs hosts;
   std::vector<std::string> devices;
   std::string format = "text";
+  ServerOptions server;
 };
 
 int run_mmio(const MmioOptions& o, Context& ctx) {
   std::optional<pci::Host> host;
-  if (!o.hosts.empty()) host = load_host_inputs(o.hosts, ctx);
+  if (server_host_wanted(o.server)) {
+    host = load_server_host(o.server, o.hosts, ctx);
+  } else if (!o.hosts.empty()) {
+    host = load_host_inputs(o.hosts, ctx);
+  }
   const pci::Catalog catalog = host ? host->catalog() : pci::catalog_with(o.hosts.flagged.catalogs);
   std::vector<pci::MmioDevice> list;
   for (const std::string& spec : o.devices) {
@@ -93,6 +99,7 @@ void setup_mmio(CLI::App& app, Context& ctx) {
                   "(h100-pcie); repeatable")
       ->required();
   sub->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  add_server_options(*sub, o->server, true);
   sub->callback([o, &ctx] { ctx.exit_code = run_mmio(*o, ctx); });
 }
 

@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/json_output.h"
+#include "cli/live.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/core/source_file.h"
@@ -33,8 +34,9 @@ struct TopoOptions {
   bool all_nics = false;
   bool full_matrix = false;
   std::string cmdline;
-  std::string vm;      ///< --vm: the VM whose passthrough devices a diagram highlights
-  std::string output;  ///< -o: the file to write (stdout when empty)
+  std::string vm;        ///< --vm: the VM whose passthrough devices a diagram highlights
+  std::string output;    ///< -o: the file to write (stdout when empty)
+  ServerOptions server;  ///< --server, --esx-host: the host from the vSphere API
 };
 
 // The analysis as the JSON document of docs/json-output.md.
@@ -170,6 +172,9 @@ std::string topology_diagram(const TopoOptions& o, const pci::Host& host, const 
       first = false;
     }
   }
+  if (!o.server.esx_host.empty()) {
+    title += (first ? "" : ", ") + o.server.esx_host + " (vSphere API)";
+  }
   pci::DiagramHighlight highlight;
   pci::DiagramOptions options;
   if (!o.vm.empty()) {
@@ -183,15 +188,19 @@ std::string topology_diagram(const TopoOptions& o, const pci::Host& host, const 
 }
 
 int run_topo(const TopoOptions& o, Context& ctx) {
-  if (o.hosts.empty())
-    throw vmxkit::Error("topo: give at least one HOST (file, sysfs directory or live)");
+  const bool from_server = server_host_wanted(o.server);
+  if (o.hosts.empty() && !from_server)
+    throw vmxkit::Error(
+        "topo: give at least one HOST (file, sysfs directory or live), or --server URL "
+        "--esx-host NAME");
   const bool diagram = o.format == "dot" || o.format == "svg";
   if (!o.vm.empty() && !diagram) {
     throw vmxkit::Error(
         "topo: --vm highlights the VM's devices on a diagram: use it with "
         "--format dot or --format svg");
   }
-  const pci::Host host = load_host_inputs(o.hosts, ctx);
+  const pci::Host host =
+      from_server ? load_server_host(o.server, o.hosts, ctx) : load_host_inputs(o.hosts, ctx);
   pci::AnalysisOptions options;
   options.all_nics = o.all_nics;
   options.full_matrix = o.full_matrix;
@@ -241,6 +250,7 @@ void setup_topo(CLI::App& app, Context& ctx) {
                             "than {} GPUs and NICs (which get each GPU's nearest peers instead)",
                             pci::kFullMatrixLimit));
   sub->add_option("--cmdline", o->cmdline, "/proc/cmdline or /etc/default/grub (IOMMU mode)");
+  add_server_options(*sub, o->server, true);
   sub->callback([o, &ctx] { ctx.exit_code = run_topo(*o, ctx); });
 }
 

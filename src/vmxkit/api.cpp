@@ -5,6 +5,7 @@
 
 #include <utility>
 
+#include "vmxkit/api_internal.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/generate/plan.h"
 #include "vmxkit/generate/render.h"
@@ -63,6 +64,8 @@ InputFormat from_internal(vsphere::Format f) {
       return InputFormat::vi_json;
     case vsphere::Format::ovf:
       return InputFormat::ovf;
+    case vsphere::Format::govc_json:
+      return InputFormat::govc_json;
   }
   return InputFormat::vmx;
 }
@@ -79,6 +82,8 @@ vsphere::Format to_internal(InputFormat f) {
       return vsphere::Format::vi_json;
     case InputFormat::ovf:
       return vsphere::Format::ovf;
+    case InputFormat::govc_json:
+      return vsphere::Format::govc_json;
   }
   return vsphere::Format::vmx;
 }
@@ -390,7 +395,7 @@ Input load(std::string path, std::string bytes) {
   in.bytes = std::string(loaded.source.bytes());
   in.format = from_internal(loaded.format);
   for (vsphere::LoadedVm& vm : loaded.vms) {
-    in.vms.push_back(InputVm{std::move(vm.name), std::move(vm.config)});
+    in.vms.push_back(InputVm{std::move(vm.name), std::move(vm.moref), std::move(vm.config)});
   }
   // The loader does not repeat a .vmx's malformed lines; the document reports them.
   in.diagnostics = loaded.format == vsphere::Format::vmx
@@ -445,6 +450,14 @@ const HostDevice* Host::find(const Bdf& address) const {
 const std::vector<std::string>& Host::warnings() const { return impl_->warnings; }
 
 Catalog Host::catalog() const { return impl_->catalog; }
+
+Host detail::wrap_host(pci::Host host, const Catalog& catalog) {
+  return detail::Access::make_host(std::move(host), catalog);
+}
+
+const pci::Catalog& detail::internal_catalog(const Catalog& catalog) {
+  return detail::Access::catalog(catalog);
+}
 
 Host load_host(const std::vector<HostSource>& sources, const Catalog& catalog) {
   pci::Host host(detail::Access::catalog(catalog));
@@ -578,7 +591,10 @@ std::string render(const Plan& plan, OutputFormat format, const RenderOptions& o
   if (format == OutputFormat::vmx) return vmx_text;
   const vmx::Document doc =
       vmx::Document::parse(std::move(vmx_text), p.base ? p.base->path : "plan");
-  return render(vmx::to_vm_config(doc), format, options);
+  vsphere::RenderOptions o;
+  o.vm = options.vm;
+  o.physical_functions = generate::physical_functions(p.plan);  // SR-IOV PF backings
+  return vsphere::render(vmx::to_vm_config(doc), to_internal(format), o);
 }
 
 std::string render(const VmConfig& config, OutputFormat format, const RenderOptions& options) {

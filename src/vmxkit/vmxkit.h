@@ -61,18 +61,23 @@ std::string_view version();
 /// The formats load() reads, told apart by content.
 enum class InputFormat : unsigned char {
   vmx,             ///< a `.vmx` file
-  configspec_xml,  ///< a vim25 VirtualMachineConfigSpec (or ConfigInfo) document
-  soap,            ///< a SOAP ReconfigVM_Task request
+  configspec_xml,  ///< a vim25 VirtualMachineConfigSpec or VirtualMachineConfigInfo document
+  soap,            ///< SOAP: a ReconfigVM_Task request, a RetrievePropertiesEx,
+                   ///< RetrieveProperties or Fetch response
   vi_json,         ///< vSphere VI/JSON (ConfigSpec, ReconfigVM_Task body or ConfigInfo)
   ovf,             ///< an OVF descriptor
+  govc_json,       ///< govc's `vm.info -json` or `object.collect -json` output
 };
-/// "vmx", "configspec-xml", "soap", "vi-json", "ovf".
+/// "vmx", "configspec-xml", "soap", "vi-json", "ovf", "govc-json".
 std::string_view to_string(InputFormat format);
 
 /// One VM of an input file.
 struct InputVm {
-  std::string name;  ///< the OVF VirtualSystem id; empty for other formats
-  VmConfig config;   ///< spans point into Input::bytes
+  /// The OVF VirtualSystem id; for a VM's configuration from a vSphere client, the VM's name
+  /// (else its moref); empty for a `.vmx` and a ConfigSpec.
+  std::string name;
+  std::string moref;  ///< `vm-42`, where the document names the VM's managed object
+  VmConfig config;    ///< spans point into Input::bytes
 };
 
 /// A loaded VM configuration: the bytes as read and the neutral model of each VM in them.
@@ -80,7 +85,9 @@ struct Input {
   std::string path;   ///< as given to load(); names the file in messages
   std::string bytes;  ///< exactly as read
   InputFormat format = InputFormat::vmx;
-  std::vector<InputVm> vms;  ///< one, except for OVF files with several VirtualSystems
+  /// One, except for OVF files with several VirtualSystems and vSphere client documents with
+  /// several VMs (a RetrievePropertiesEx response, `govc vm.info -json` of several VMs).
+  std::vector<InputVm> vms;
   /// Problems reading the file as its format, which lint() reports again: a `.vmx` line VMware
   /// cannot read (VMX001/VMX002; the line is not a setting), a ConfigSpec schema finding (XML001).
   std::vector<Diagnostic> diagnostics;

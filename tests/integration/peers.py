@@ -6,6 +6,7 @@ import re
 import select
 import signal
 import subprocess
+import tempfile
 import time
 
 VMXKIT = os.environ.get("VMXKIT_BINARY", "vmxkit")
@@ -79,23 +80,27 @@ def expected_spec(path):
 class Simulator:
     """govmomi's vCenter simulator on 127.0.0.1, started and stopped by the tests."""
 
-    def __init__(self):
+    def __init__(self, *args):
+        """`args`: the simulator's options (-vms N, -delay METHOD=MS, -vanish NAME...)."""
         if not VCSIM:
             raise RuntimeError("VMXKIT_VCSIM is not set")
-        self.proc = subprocess.Popen([VCSIM, "-timeout", "300s"], stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, start_new_session=True)
-        deadline = time.monotonic() + 30
+        # Its log goes to a file: a pipe nobody reads would stop it once full.
+        self.log = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen([VCSIM, "-timeout", "300s", *args], stdout=subprocess.PIPE,
+                                     stderr=self.log, start_new_session=True)
+        deadline = time.monotonic() + 60
         line = b""
         while time.monotonic() < deadline and not line:
             if self.proc.poll() is not None:
-                raise RuntimeError("vcsim exited: " + self.proc.stderr.read().decode())
+                self.log.seek(0)
+                raise RuntimeError("vcsim exited: " + self.log.read().decode(errors="replace"))
             # Wait for output without blocking past the deadline.
             ready, _, _ = select.select([self.proc.stdout], [], [], 0.5)
             if ready:
                 line = self.proc.stdout.readline()
         if not line:
             self.stop()
-            raise RuntimeError("vcsim printed no URL in 30s")
+            raise RuntimeError("vcsim printed no URL in 60s")
         self.url, self.vm_moref, self.vm_name = line.decode().split()
 
     def stop(self):

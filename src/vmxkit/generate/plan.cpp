@@ -325,7 +325,10 @@ void use_sriov_vfs(Plan& plan, const pci::Host* host) {
     n.sriov_vf = true;
     if (host != nullptr && n.host_index && host->at(*n.host_index).role == pci::Role::nic_vf &&
         host->at(*n.host_index).physfn) {
-      n.address = host->at(*host->at(*n.host_index).physfn).bdf;  // entries name the PF
+      const pci::Device& pf = host->at(*host->at(*n.host_index).physfn);
+      n.address = pf.bdf;  // entries name the PF, and the ConfigSpec's backing its ids
+      n.vendor_id = pf.vendor_id.value_or(n.vendor_id);
+      n.device_id = pf.device_id.value_or(n.device_id);
     }
   }
 }

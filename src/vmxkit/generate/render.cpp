@@ -137,6 +137,8 @@ std::string render_devices(const Plan& plan, const std::vector<unsigned>& indice
     if (c.role == DeviceRole::gpu && plan.vgpu) {
       out += entry(n, "vgpu", *plan.vgpu);
     } else if (c.sriov_vf) {
+      // The form ESXi writes for a VF (docs/vsphere-outputs.md); the PF's own ids and the
+      // host's systemId go to the ConfigSpec outputs (physical_functions()).
       const std::string pf = address_or_placeholder(c);
       out += entry(n, "id", pf);
       out += entry(n, "pfId", pf);
@@ -150,6 +152,15 @@ std::string render_devices(const Plan& plan, const std::vector<unsigned>& indice
       out += entry(n, "vendorId", fmt::format("0x{:04x}", c.vendor_id));
       out += entry(n, "systemId", system_id_or_placeholder(plan));
     }
+  }
+  return out;
+}
+
+std::vector<vsphere::PhysicalFunction> physical_functions(const Plan& plan) {
+  std::vector<vsphere::PhysicalFunction> out;
+  for (const Choice& c : plan.nics) {
+    if (!c.sriov_vf || !c.address || (c.vendor_id == 0 && c.device_id == 0)) continue;
+    out.push_back({*c.address, c.vendor_id, c.device_id, system_id_or_placeholder(plan)});
   }
   return out;
 }

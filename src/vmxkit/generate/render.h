@@ -7,6 +7,7 @@
 
 #include "vmxkit/generate/plan.h"
 #include "vmxkit/vmx/document.h"
+#include "vmxkit/vsphere/render.h"
 
 namespace vmxkit::generate {
 
@@ -40,5 +41,11 @@ std::string render_template(const Template& tpl, const Plan& plan,
 /// (existing keys keep their place, new ones join their family), nothing else changes. Devices
 /// already passed by address keep their index; new ones are numbered after the highest index.
 std::string merge_into(const vmx::Document& base, const Template& tpl, const Plan& plan);
+
+/// The PFs of the plan's SR-IOV VF entries with the ids the host capture gives them and the
+/// plan's systemId (a placeholder when `--system-id` was not given), for the ConfigSpec
+/// outputs' physical function backings (see vsphere::PhysicalFunction). The `.vmx` entries keep
+/// the form ESXi writes (`deviceId = "0"`, `vendorId = "0"`, `systemId = "BYPASS"`).
+std::vector<vsphere::PhysicalFunction> physical_functions(const Plan& plan);
 
 }  // namespace vmxkit::generate

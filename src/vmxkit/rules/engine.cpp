@@ -242,6 +242,24 @@ LintResult lint(std::string path, std::string bytes, const LintOptions& options)
   return lint_as(std::move(path), std::move(bytes), options, vmx);
 }
 
+LintResult lint_loaded_vm(std::string path, const vsphere::Loaded& loaded, std::size_t vm,
+                          const LintOptions& options) {
+  const pci::Catalog& catalog =
+      options.catalog != nullptr ? *options.catalog : pci::Catalog::builtin();
+  LintResult result;
+  result.path = std::move(path);
+  result.format = InputFormat::configspec;
+  result.bytes = std::string(loaded.source.bytes());
+  result.lines = LineIndex(result.bytes);
+  const Context ctx(result.path, loaded.source.bytes(), nullptr, loaded.vms.at(vm).config, catalog,
+                    options.host);
+  Sink sink;
+  run_rules(ctx, options, sink);
+  result.diagnostics = std::move(sink.diagnostics());
+  sort_diagnostics(result.diagnostics);
+  return result;
+}
+
 namespace {
 
 // The spans of the edits taken in one fix pass, as disjoint closed intervals by start. The

@@ -13,6 +13,9 @@ namespace vmxkit::pci {
 class Catalog;
 class Host;
 }  // namespace vmxkit::pci
+namespace vmxkit::vsphere {
+struct Loaded;
+}  // namespace vmxkit::vsphere
 
 /// The rule engine: runs the catalogue over one file, applies in-file suppressions, and fixes.
 namespace vmxkit::rules {
@@ -40,6 +43,12 @@ struct LintResult {
 /// document that cannot be read as its format (malformed or unsafe XML, bad JSON) throws
 /// vmxkit::Error with file:line:col.
 LintResult lint(std::string path, std::string bytes, const LintOptions& options);
+
+/// Lints VM `vm` of a document already loaded (vsphere::load), as `path`, with its own host:
+/// a live VM's ConfigInfo from a RetrievePropertiesEx answer holding several VMs, each linted
+/// against the host it runs on. Positions point into the document.
+LintResult lint_loaded_vm(std::string path, const vsphere::Loaded& loaded, std::size_t vm,
+                          const LintOptions& options);
 
 /// The suppression comment forms: `# vmxkit: disable=ID[,ID...]` on the line before (or at the
 /// end of the line) and `# vmxkit: disable-file=ID[,ID...]` anywhere.

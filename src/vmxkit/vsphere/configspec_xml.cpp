@@ -52,20 +52,179 @@ class Reader {
     return out;
   }
 
+  XmlDocument read_document(pugi::xml_node root) {
+    XmlDocument out;
+    pugi::xml_node op = root;
+    const bool envelope = local_name(root.name()) == "Envelope";
+    if (envelope) {
+      const pugi::xml_node body = child(root, "Body");
+      if (!body) pos_.fail(root, "SOAP envelope without a Body");
+      op = first_element(body);
+      if (!op) pos_.fail(body, "empty SOAP Body: expected " + std::string(kExpectedInBody));
+    }
+    const std::string_view name = local_name(op.name());
+    if (name == "RetrievePropertiesExResponse" || name == "RetrievePropertiesResponse" ||
+        name == "ContinueRetrievePropertiesExResponse") {
+      out.kind = XmlDocumentKind::retrieve;
+      read_retrieve_response(op, out.vms);
+      return out;
+    }
+    if (name == "FetchResponse") {
+      out.kind = XmlDocumentKind::fetch;
+      const pugi::xml_node val = child(op, "returnval");
+      if (!val) pos_.fail(op, "a Fetch response without a returnval");
+      const std::string_view type = xsi_type(val);
+      if (type != "VirtualMachineConfigInfo") {
+        pos_.fail(val, "a Fetch response whose returnval is " +
+                           (type.empty() ? std::string("untyped") : std::string(type)) +
+                           ", not a VM's config (VirtualMachineConfigInfo): fetch the "
+                           "VirtualMachine's config property");
+      }
+      out.vms.push_back(config_info_vm(val, {}, {}));
+      return out;
+    }
+    if (name == "Fault") {
+      const std::string_view fault = child(op, "faultstring").text().get();
+      pos_.fail(op, "a SOAP Fault, not a VM configuration: " +
+                        quote_for_message(fault.empty() ? "(no faultstring)" : fault));
+    }
+    if (envelope) {
+      if (name != "ReconfigVM_Task") {
+        pos_.fail(op, "expected " + std::string(kExpectedInBody) + ", found " + std::string(name));
+      }
+      XmlConfigSpec x = read(root);
+      out.kind = XmlDocumentKind::reconfigure;
+      out.vms.push_back({std::move(x.spec), x.vm, x.vm});
+      return out;
+    }
+    const std::string_view type = xsi_type(root);
+    if (type == "VirtualMachineConfigInfo" ||
+        (type.empty() && (name == "VirtualMachineConfigInfo" || child(root, "hardware")))) {
+      out.kind = XmlDocumentKind::configinfo;
+      out.vms.push_back(config_info_vm(root, {}, {}));
+      return out;
+    }
+    if (!type.empty() && type != "VirtualMachineConfigSpec") {
+      pos_.fail(root,
+                "expected a VirtualMachineConfigSpec or VirtualMachineConfigInfo, found "
+                "xsi:type " +
+                    std::string(type));
+    }
+    XmlConfigSpec x = read(root);
+    out.kind = XmlDocumentKind::configspec;
+    out.vms.push_back({std::move(x.spec), {}, {}});
+    return out;
+  }
+
  private:
+  static constexpr std::string_view kExpectedInBody =
+      "ReconfigVM_Task in the SOAP Body, or a RetrievePropertiesEx, RetrieveProperties or Fetch "
+      "response with a VM's config";
+
+  static pugi::xml_node first_element(pugi::xml_node node) {
+    return node.find_child([](pugi::xml_node n) { return n.type() == pugi::node_element; });
+  }
+
+  XmlVm config_info_vm(pugi::xml_node config, std::string name, std::string moref) {
+    XmlVm vm;
+    vm.spec = read_config_info(config);
+    vm.moref = std::move(moref);
+    vm.name = !name.empty()                            ? std::move(name)
+              : vm.spec.name && !vm.spec.name->empty() ? *vm.spec.name
+                                                       : vm.moref;
+    return vm;
+  }
+
+  // RetrievePropertiesEx and ContinueRetrievePropertiesEx return a RetrieveResult (`objects`),
+  // RetrieveProperties the ObjectContents themselves. Each VirtualMachine with a `config`
+  // property is one VM; objects of other types are not VMs and are left out, but a response
+  // with no VM config at all is not a VM configuration.
+  void read_retrieve_response(pugi::xml_node op, std::vector<XmlVm>& vms) {
+    const std::string_view op_name = local_name(op.name());
+    const std::string what =
+        "a " +
+        std::string(op_name.substr(0, op_name.size() - std::string_view("Response").size())) +
+        " response";
+    std::vector<std::string> others;
+    for (pugi::xml_node r = op.first_child(); r; r = r.next_sibling()) {
+      if (r.type() != pugi::node_element || local_name(r.name()) != "returnval") continue;
+      if (op_name == "RetrievePropertiesResponse") {
+        read_object_content(r, vms, others);
+        continue;
+      }
+      for (pugi::xml_node oc = r.first_child(); oc; oc = oc.next_sibling()) {
+        if (oc.type() == pugi::node_element && local_name(oc.name()) == "objects") {
+          read_object_content(oc, vms, others);
+        }
+      }
+    }
+    if (!vms.empty()) return;
+    std::string message = what + " with no VirtualMachine config property";
+    if (others.empty()) {
+      message += " (it holds no objects)";
+    } else {
+      message += " (it holds ";
+      for (std::size_t i = 0; i < others.size() && i < 4; ++i) {
+        message += (i == 0 ? "" : ", ") + others[i];
+      }
+      if (others.size() > 4) message += " and " + std::to_string(others.size() - 4) + " more";
+      message += ")";
+    }
+    pos_.fail(op, message + ": retrieve the config property of VirtualMachine objects");
+  }
+
+  void read_object_content(pugi::xml_node oc, std::vector<XmlVm>& vms,
+                           std::vector<std::string>& others) {
+    const pugi::xml_node obj = child(oc, "obj");
+    if (!obj) pos_.fail(oc, "an ObjectContent without obj (the managed object reference)");
+    const std::string type = attribute(obj, "type").value();
+    const std::string moref = obj.text().get();
+    if (type != "VirtualMachine") {
+      others.push_back((type.empty() ? std::string("an object") : type) + " " + moref);
+      return;
+    }
+    pugi::xml_node config;
+    std::string name;
+    std::string properties;
+    for (pugi::xml_node p = oc.first_child(); p; p = p.next_sibling()) {
+      if (p.type() != pugi::node_element || local_name(p.name()) != "propSet") continue;
+      const std::string_view prop = child(p, "name").text().get();
+      properties += (properties.empty() ? "" : ", ") + std::string(prop);
+      if (prop == "config") {
+        config = child(p, "val");
+        if (!config) pos_.fail(p, "the config property of " + moref + " has no val");
+      } else if (prop == "name") {
+        name = child(p, "val").text().get();
+      }
+    }
+    if (!config) {
+      std::string message = "VirtualMachine " + moref + " has no config property here";
+      message += properties.empty() ? " (no properties" : " (only " + properties;
+      if (const pugi::xml_node missing = child(oc, "missingSet")) {
+        const pugi::xml_node fault = child(missing, "fault");
+        const std::string_view fault_type = xsi_type(child(fault, "fault"));
+        message += std::string("; missing: ") + child(missing, "path").text().get();
+        if (!fault_type.empty()) message += ", " + std::string(fault_type);
+      }
+      pos_.fail(oc, message + "): retrieve its config property");
+    }
+    const std::string_view config_type = xsi_type(config);
+    if (config_type != "VirtualMachineConfigInfo") {
+      pos_.fail(config,
+                "the config property of " + moref + " is " +
+                    (config_type.empty() ? std::string("untyped") : std::string(config_type)) +
+                    ", not a VirtualMachineConfigInfo");
+    }
+    vms.push_back(config_info_vm(config, std::move(name), moref));
+  }
+
   ConfigSpec read_spec(pugi::xml_node node) {
     ConfigSpec s;
     s.whole = pos_.element(node);
     for (pugi::xml_node c = node.first_child(); c; c = c.next_sibling()) {
       if (c.type() != pugi::node_element) continue;
       const std::string_view name = local_name(c.name());
-      if (name == "name") {
-        s.name = c.text().get();
-        s.name_span = pos_.element(c);
-      } else if (name == "guestId") {
-        s.guest_id = c.text().get();
-        s.guest_id_span = pos_.element(c);
-      } else if (name == "numCPUs") {
+      if (name == "numCPUs") {
         s.num_cpus = int32(c, "numCPUs");
         s.cpus_span = pos_.element(c);
       } else if (name == "numCoresPerSocket") {
@@ -74,31 +233,79 @@ class Reader {
       } else if (name == "memoryMB") {
         s.memory_mb = integer(c, "memoryMB");
         s.memory_span = pos_.element(c);
-      } else if (name == "memoryAllocation") {
-        if (const pugi::xml_node r = child(c, "reservation")) {
-          s.memory_reservation_mb = integer(r, "reservation");
-          s.reservation_span = pos_.element(r);
-        }
-        if (const pugi::xml_node l = child(c, "limit")) {
-          s.memory_limit_mb = integer(l, "limit");
-          s.limit_span = pos_.element(l);
-        }
       } else if (name == "deviceChange") {
         if (auto dc = read_device_change(c)) s.device_change.push_back(std::move(*dc));
-      } else if (name == "extraConfig") {
-        s.extra_config.push_back(read_option(c));
-      } else if (name == "firmware") {
-        s.firmware = c.text().get();
-        s.firmware_span = pos_.element(c);
-      } else if (name == "memoryReservationLockedToMax") {
-        s.memory_reservation_locked_to_max = boolean(c);
-        s.locked_span = pos_.element(c);
-      } else if (name == "nestedHVEnabled") {
-        s.nested_hv_enabled = boolean(c);
-        s.nested_span = pos_.element(c);
+      } else {
+        read_shared_field(c, name, s);
       }
     }
     return s;
+  }
+
+  // A VirtualMachineConfigInfo as the ConfigSpec that gives a VM this configuration: the
+  // hardware's CPU, memory and passthrough devices (as devices being added), the fields the
+  // two types share as they are.
+  ConfigSpec read_config_info(pugi::xml_node node) {
+    ConfigSpec s;
+    s.whole = pos_.element(node);
+    for (pugi::xml_node c = node.first_child(); c; c = c.next_sibling()) {
+      if (c.type() != pugi::node_element) continue;
+      const std::string_view name = local_name(c.name());
+      if (name != "hardware") {
+        read_shared_field(c, name, s);
+        continue;
+      }
+      for (pugi::xml_node h = c.first_child(); h; h = h.next_sibling()) {
+        if (h.type() != pugi::node_element) continue;
+        const std::string_view field = local_name(h.name());
+        if (field == "numCPU") {
+          s.num_cpus = int32(h, "numCPU");
+          s.cpus_span = pos_.element(h);
+        } else if (field == "numCoresPerSocket") {
+          s.num_cores_per_socket = int32(h, "numCoresPerSocket");
+          s.cores_span = pos_.element(h);
+        } else if (field == "memoryMB") {
+          s.memory_mb = integer(h, "memoryMB");
+          s.memory_span = pos_.element(h);
+        } else if (field == "device") {
+          DeviceChange dc;
+          dc.whole = pos_.element(h);
+          if (read_device(h, dc)) s.device_change.push_back(std::move(dc));
+        }
+      }
+    }
+    return s;
+  }
+
+  // The fields VirtualMachineConfigSpec and VirtualMachineConfigInfo share.
+  void read_shared_field(pugi::xml_node c, std::string_view name, ConfigSpec& s) {
+    if (name == "name") {
+      s.name = c.text().get();
+      s.name_span = pos_.element(c);
+    } else if (name == "guestId") {
+      s.guest_id = c.text().get();
+      s.guest_id_span = pos_.element(c);
+    } else if (name == "memoryAllocation") {
+      if (const pugi::xml_node r = child(c, "reservation")) {
+        s.memory_reservation_mb = integer(r, "reservation");
+        s.reservation_span = pos_.element(r);
+      }
+      if (const pugi::xml_node l = child(c, "limit")) {
+        s.memory_limit_mb = integer(l, "limit");
+        s.limit_span = pos_.element(l);
+      }
+    } else if (name == "extraConfig") {
+      s.extra_config.push_back(read_option(c));
+    } else if (name == "firmware") {
+      s.firmware = c.text().get();
+      s.firmware_span = pos_.element(c);
+    } else if (name == "memoryReservationLockedToMax") {
+      s.memory_reservation_locked_to_max = boolean(c);
+      s.locked_span = pos_.element(c);
+    } else if (name == "nestedHVEnabled") {
+      s.nested_hv_enabled = boolean(c);
+      s.nested_span = pos_.element(c);
+    }
   }
 
   OptionValue read_option(pugi::xml_node node) {
@@ -135,15 +342,26 @@ class Reader {
     }
     const pugi::xml_node device = child(node, "device");
     if (!device) pos_.fail(node, "deviceChange without <device>");
+    if (!read_device(device, dc)) return std::nullopt;
+    return dc;
+  }
+
+  // A VirtualDevice (a ConfigSpec's deviceChange.device or a ConfigInfo's hardware.device);
+  // false for devices that are not passthrough.
+  bool read_device(pugi::xml_node device, DeviceChange& dc) {
     const std::string_view type = xsi_type(device);
     if (type == "VirtualPCIPassthrough") {
       dc.type = DeviceType::pci_passthrough;
     } else if (type == "VirtualSriovEthernetCard") {
       dc.type = DeviceType::sriov_ethernet;
     } else if (type.empty()) {
-      pos_.fail(device, "<device> needs an xsi:type (VirtualPCIPassthrough, ...)");
+      pos_.fail(device,
+                "<device> needs an xsi:type (VirtualPCIPassthrough, ...): without one its "
+                "type is unknown, as in a document serialized for an API version older than "
+                "the device's type (pyVmomi's SoapAdapter.Serialize(obj) without version= "
+                "writes vSphere 2.0's types; pass the session's, version=si._stub.version)");
     } else {
-      return std::nullopt;  // a disk, a NIC, ...: not passthrough, not vmxkit's business
+      return false;  // a disk, a NIC, ...: not passthrough, not vmxkit's business
     }
     dc.device_span = pos_.element(device);
     const pugi::xml_node key = child(device, "key");
@@ -157,7 +375,7 @@ class Reader {
         dc.physical_function = read_device_backing(pf);
       }
     }
-    return dc;
+    return true;
   }
 
   void read_backing(pugi::xml_node node, DeviceChange& dc) {
@@ -434,6 +652,12 @@ XmlConfigSpec read_configspec_xml(const SourceFile& source) {
   pugi::xml_document doc;
   xml::load(source, doc);
   return Reader(source).read(doc.document_element());
+}
+
+XmlDocument read_vim25_xml(const SourceFile& source) {
+  pugi::xml_document doc;
+  xml::load(source, doc);
+  return Reader(source).read_document(doc.document_element());
 }
 
 std::string write_configspec_xml(const ConfigSpec& spec) {

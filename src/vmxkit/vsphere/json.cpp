@@ -28,6 +28,20 @@ class Parser {
     return v;
   }
 
+  std::vector<Value> documents() {
+    if (s_.size() > xml::kMaxDocumentBytes) {
+      throw Error(source_.path(), "document is larger than 16 MiB");
+    }
+    if (s_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
+    std::vector<Value> out;
+    skip_ws();
+    do {
+      out.push_back(value(0));
+      skip_ws();
+    } while (pos_ != s_.size());
+    return out;
+  }
+
  private:
   [[noreturn]] void fail(std::size_t at, const std::string& message) const {
     const Location l = source_.location(at);
@@ -471,6 +485,8 @@ std::string describe(const Value& v) {
 }
 
 Value parse(const SourceFile& source) { return Parser(source).document(); }
+
+std::vector<Value> parse_sequence(const SourceFile& source) { return Parser(source).documents(); }
 
 std::string write(const Value& v) {
   std::string out;

@@ -51,6 +51,10 @@ std::string describe(const Value& v);
 /// nesting deeper than 64 levels.
 Value parse(const SourceFile& source);
 
+/// Parses one or more JSON values one after the other, separated by whitespace or nothing (what
+/// Go's json.Encoder writes when it encodes several values to one stream), as parse() does.
+std::vector<Value> parse_sequence(const SourceFile& source);
+
 /// Writes `v` with two-space indentation and a final newline; an object of at most two scalar
 /// members (a boxed value such as `{"_typeName": "string", "_value": "TRUE"}`) stays on one line.
 /// Throws vmxkit::Error for a string that is not UTF-8.

@@ -4,6 +4,7 @@
 #include "vmxkit/vmx/document.h"
 #include "vmxkit/vsphere/configspec.h"
 #include "vmxkit/vsphere/configspec_xml.h"
+#include "vmxkit/vsphere/govc_json.h"
 #include "vmxkit/vsphere/ovf.h"
 #include "vmxkit/vsphere/schema.h"
 #include "vmxkit/vsphere/text_checks.h"
@@ -65,6 +66,60 @@ bool is_json_scalar(std::string_view b) {
   return i == b.size();
 }
 
+// The keys of a JSON object's members, for the object whose `{` is at `b[i]`: no more than
+// `limit` bytes are looked at, and nothing is decoded (the keys that tell govc's output from
+// VI/JSON are plain ASCII). Stops at the object's end; a malformed document gives what was seen,
+// and the reader says what is wrong.
+std::vector<std::string_view> object_keys(std::string_view b, std::size_t i) {
+  std::vector<std::string_view> keys;
+  int depth = 0;
+  bool expect_key = false;
+  for (; i < b.size(); ++i) {
+    const char c = b[i];
+    if (c == '"') {
+      const std::size_t start = i + 1;
+      for (++i; i < b.size() && b[i] != '"'; ++i) {
+        if (b[i] == '\\') ++i;
+      }
+      if (depth == 1 && expect_key) keys.push_back(b.substr(start, i - start));
+      expect_key = false;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+      expect_key = c == '{' && depth == 1;
+    } else if (c == '}' || c == ']') {
+      if (--depth == 0) break;
+    } else if (c == ',' && depth == 1) {
+      expect_key = true;
+    }
+  }
+  return keys;
+}
+
+// A key as govc 0.24 writes it (the Go field name, `VirtualMachines`) or as govc 0.32 and later
+// do (camelCase, `virtualMachines`).
+bool has_key(const std::vector<std::string_view>& keys, std::string_view go_name) {
+  for (const std::string_view k : keys) {
+    if (k.size() == go_name.size() && k.substr(1) == go_name.substr(1) &&
+        (k[0] == go_name[0] || k[0] == static_cast<char>(go_name[0] - 'A' + 'a'))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool is_govc_json(std::string_view b, std::size_t i) {
+  if (b[i] == '[') {
+    std::size_t j = i + 1;
+    while (j < b.size() && is_ws(b[j])) ++j;
+    if (j == b.size() || b[j] != '{') return false;
+    const auto keys = object_keys(b, j);
+    return has_key(keys, "Name") && has_key(keys, "Val");
+  }
+  const auto keys = object_keys(b, i);
+  if (has_key(keys, "_typeName")) return false;
+  return has_key(keys, "VirtualMachines") || (has_key(keys, "ChangeSet") && has_key(keys, "Obj"));
+}
+
 }  // namespace
 
 std::string_view to_string(Format format) {
@@ -79,6 +134,8 @@ std::string_view to_string(Format format) {
       return "vi-json";
     case Format::ovf:
       return "ovf";
+    case Format::govc_json:
+      return "govc-json";
   }
   return "vmx";
 }
@@ -92,7 +149,7 @@ Format detect_format(std::string_view bytes) {
   std::size_t i = b.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
   while (i < b.size() && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n')) ++i;
   if (i == b.size()) return Format::vmx;
-  if (b[i] == '{' || b[i] == '[') return Format::vi_json;
+  if (b[i] == '{' || b[i] == '[') return is_govc_json(b, i) ? Format::govc_json : Format::vi_json;
   if (is_json_scalar(b.substr(i))) return Format::vi_json;  // the JSON reader says why not
   if (b[i] != '<') return Format::vmx;
   i = skip_prolog(b, i);
@@ -118,24 +175,39 @@ Loaded load(std::string path, std::string bytes) {
   switch (out.format) {
     case Format::vmx: {
       const vmx::Document doc = vmx::Document::parse(std::string(src.bytes()), src.path());
-      out.vms.push_back({{}, vmx::to_vm_config(doc)});
+      out.vms.push_back({{}, {}, vmx::to_vm_config(doc)});
       out.malformed = doc.problems();
       break;
     }
     case Format::configspec_xml:
     case Format::soap: {
-      XmlConfigSpec x = read_configspec_xml(src);
-      out.vm = x.vm;
-      out.vms.push_back({{}, to_vm_config(x.spec)});
-      out.schema_problems = validate_configspec(src);
+      XmlDocument x = read_vim25_xml(src);
+      if (x.kind == XmlDocumentKind::reconfigure) out.vm = x.vms.front().moref;
+      for (XmlVm& vm : x.vms) {
+        out.vms.push_back({std::move(vm.name), std::move(vm.moref), to_vm_config(vm.spec)});
+      }
+      // The schema is vmxkit's ConfigSpec subset: what vSphere sends back is not checked
+      // against it (a ConfigInfo has far more than vmxkit models).
+      if (x.kind == XmlDocumentKind::configspec || x.kind == XmlDocumentKind::reconfigure) {
+        out.schema_problems = validate_configspec(src);
+      }
       break;
     }
-    case Format::vi_json:
-      out.vms.push_back({{}, to_vm_config(read_vi_json(src).spec)});
+    case Format::vi_json: {
+      JsonConfigSpec j = read_vi_json(src);
+      std::string name =
+          j.type_name == "VirtualMachineConfigInfo" && j.spec.name ? *j.spec.name : std::string();
+      out.vms.push_back({std::move(name), {}, to_vm_config(j.spec)});
       break;
+    }
     case Format::ovf:
       for (OvfVirtualSystem& vs : read_ovf(src)) {
-        out.vms.push_back({std::move(vs.id), std::move(vs.config)});
+        out.vms.push_back({std::move(vs.id), {}, std::move(vs.config)});
+      }
+      break;
+    case Format::govc_json:
+      for (GovcVm& vm : read_govc_json(src).vms) {
+        out.vms.push_back({std::move(vm.name), std::move(vm.moref), to_vm_config(vm.spec)});
       }
       break;
   }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -12,9 +13,40 @@
 /// memory, as the settings the VM's `.vmx` would hold.
 namespace vmxkit::vsphere {
 
+/// A vSphere 8 device group declared in `vmw:VirtualDeviceGroupSection` (`DeviceGroup` with
+/// `ovf:deviceGroupName`, `ovf:groupInstanceKey`, `ovf:label`, `ovf:summary`), as govmomi's
+/// fixture `ovf/fixtures/external/vdg-vm.ovf` writes it: the OVF form of the ConfigSpec's
+/// `deviceGroups` (VirtualMachineVirtualDeviceGroups).
+struct OvfDeviceGroup {
+  std::string name;  ///< `ovf:deviceGroupName`
+  std::int32_t group_instance_key = 0;
+  std::string label;
+  std::string summary;
+  SourceSpan whole;
+};
+
+/// A device's membership of a device group: an Item's `vmw:Config` `deviceGroupInfo.*`.
+struct OvfDeviceGroupMember {
+  unsigned device = 0;  ///< N of the `pciPassthruN` entry the Item became
+  std::string field;    ///< `groupInstanceKey` or `sequenceId`
+  std::string value;
+  SourceSpan value_span;
+};
+
+/// Something in the descriptor that vmxkit saw and did not read (a `vmw:Config` key of a
+/// passthrough or SR-IOV Item it does not map), so that it is reported, not dropped silently.
+struct OvfUnread {
+  SourceSpan span;
+  std::string message;
+};
+
 struct OvfVirtualSystem {
   std::string id;  ///< `ovf:id`
   VmConfig config;
+  /// Device groups: those of the Envelope's section, then the VirtualSystem's own.
+  std::vector<OvfDeviceGroup> groups;
+  std::vector<OvfDeviceGroupMember> device_groups;  ///< in document order
+  std::vector<OvfUnread> unread;
 };
 
 /// Reads every VirtualSystem of the descriptor (also inside a VirtualSystemCollection), in
@@ -23,7 +55,16 @@ struct OvfVirtualSystem {
 ///   - an Item with ResourceSubType `vmware.pci.passthrough` -> `pciPassthruN.present/id/
 ///     deviceId/vendorId/systemId` from its `backing.*` `vmw:Config` (hex API forms converted),
 ///     `...-vmiop` -> `pciPassthruN.vgpu`, `...-ah` -> `pciPassthruN.allowedDevices`,
-///     `...-dvx` -> `pciPassthruN.virtualDev = "dvx"`; N counts the items from 0;
+///     `...-dvx` -> `pciPassthruN.virtualDev = "dvx"`;
+///   - an SR-IOV network adapter, ResourceType 10 with ResourceSubType `SriovEthernetCard`
+///     (govmomi maps it to VirtualSriovEthernetCard) -> `pciPassthruN.present`, `networkName`
+///     (`rasd:Connection`), `virtualDev` (`dvx` for a DVX-backed card), and with a
+///     `sriovBacking.physicalFunctionBacking.id` the VF form ESXi writes: `pfId`, `id`,
+///     `systemId = "BYPASS"`; N counts these items from 0;
+///   - `deviceGroupInfo.groupInstanceKey` / `.sequenceId` of an item and the
+///     `vmw:VirtualDeviceGroupSection` -> `device_groups` and `groups`;
+///   - other `vmw:Config` keys of those items -> `unread` (DVX vendor keys `dvx.*` and the
+///     card's `wakeOnLanEnabled`, `connectable.*`, `slotInfo.*` are skipped as nothing to judge);
 ///   - the memory Item (ResourceType 4) -> `memsize`, and `sched.mem.min` when it reserves;
 ///   - section-level `vmw:Config` `firmware` and `memoryReservationLockedToMax` -> `firmware`
 ///     and `sched.mem.pin`.

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// topo, mmio and host-check, text and JSON, compared byte for byte with golden files in
-// tests/data/cli/. The command line runs in-process from the source tree, so the paths in the
-// output are the relative ones a user would type. VMXKIT_UPDATE_SNAPSHOTS=1 rewrites the goldens
-// (read the diff before committing it).
+// topo, mmio, host-check and lint of vSphere client documents, text and JSON, compared byte for
+// byte with golden files in tests/data/cli/. The command line runs in-process from the source
+// tree, so the paths in the output are the relative ones a user would type.
+// VMXKIT_UPDATE_SNAPSHOTS=1 rewrites the goldens (read the diff before committing it).
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -25,6 +25,7 @@ constexpr const char* kAcsAtsGeforce = "tests/data/rules/host-one-switch-acs-ats
 constexpr const char* kUnknownGpu = "tests/data/rules/host-one-switch-unknown-gpu.txt";
 constexpr const char* kGrubQuiet = "tests/data/cli/grub-quiet.txt";
 constexpr const char* kCmdlineOn = "tests/data/cli/cmdline-iommu-on.txt";
+constexpr const char* kClients = "tests/data/vsphere/clients/";
 
 struct GoldenCase {
   std::string name;  ///< tests/data/cli/<name>.txt and <name>.json
@@ -55,6 +56,11 @@ const std::vector<GoldenCase> kCases = {
     {"host-check.synthetic-2s-grub-quiet", {"host-check", k2s, "--cmdline", kGrubQuiet}, 1},
     {"host-check.synthetic-esxi", {"host-check", kEsxiPci, "--host", kEsxiMemory}, 0},
     {"host-check.one-switch-acs-ats-geforce", {"host-check", kAcsAtsGeforce}, 1},
+    // What vSphere clients hand back (tests/data/vsphere/clients/): each VM linted.
+    {"lint.clients-govc-vm-info", {"lint", kClients + std::string("govc-vm-info.json")}, 1},
+    {"lint.clients-retrievepropertiesex",
+     {"lint", kClients + std::string("retrievepropertiesex-2vms.xml")},
+     1},
 };
 
 bool update_snapshots() {
@@ -106,7 +112,8 @@ void check_golden(const std::string& file, const std::string& actual) {
 
 }  // namespace
 
-TEST_CASE("topo, mmio and host-check print exactly their golden text and JSON", "[cli][golden]") {
+TEST_CASE("topo, mmio, host-check and lint of client documents print exactly their goldens",
+          "[cli][golden]") {
   InSourceTree in_source_tree;
   for (const GoldenCase& c : kCases) {
     for (const std::string format : {"text", "json"}) {

@@ -319,3 +319,30 @@ TEST_CASE("merging into every corpus file keeps all other lines byte-identical",
     CHECK(present_after == present_before + 2);
   }
 }
+
+TEST_CASE("an SR-IOV plan gives the ConfigSpec outputs the PF's ids and the host's systemId",
+          "[gen][sriov]") {
+  const pci::Host host = pci::load_host(
+      {test::source_path("examples/hosts/synthetic-2s-4sw-8gpu-8nic.lspci-vvv.txt").string()});
+  generate::Request r;
+  r.gpus = {"auto"};
+  r.gpu_count = 1;
+  r.nics = {"auto"};
+  r.sriov = true;
+  r.system_id = "65a1b2c3-d4e5-f607-1829-3a4b5c6d7e8f";
+  generate::Plan plan = generate::make_plan(r, &host, host.catalog());
+  auto pfs = generate::physical_functions(plan);
+  REQUIRE(pfs.size() == 1);
+  const auto pf = host.index_of(pfs[0].address);
+  REQUIRE(pf);
+  CHECK(pfs[0].vendor_id == host.at(*pf).vendor_id.value_or(0));
+  CHECK(pfs[0].device_id == host.at(*pf).device_id.value_or(0));
+  CHECK(pfs[0].vendor_id == 0x15b3);
+  CHECK(pfs[0].system_id == "65a1b2c3-d4e5-f607-1829-3a4b5c6d7e8f");
+  // Without --system-id, the placeholder that PT009 reports.
+  r.system_id.clear();
+  plan = generate::make_plan(r, &host, host.catalog());
+  pfs = generate::physical_functions(plan);
+  REQUIRE(pfs.size() == 1);
+  CHECK(pfs[0].system_id.rfind("<fill in:", 0) == 0);
+}

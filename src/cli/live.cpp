@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/live.h"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <ostream>
+#include <set>
+
+#include "cli/cli.h"
+#include "cli/lint_output.h"
+#include "vmxkit/core/error.h"
+#include "vmxkit/core/io.h"
+#include "vmxkit/pci/vsphere_api.h"
+#include "vmxkit/rules/engine.h"
+#include "vmxkit/vsphere/load.h"
+
+namespace vmxkit::cli {
+namespace {
+
+const std::map<std::string, Severity> kSeverities = {{"error", Severity::error},
+                                                     {"warning", Severity::warning},
+                                                     {"info", Severity::info},
+                                                     {"style", Severity::style}};
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// A VM as the listing found it.
+struct LiveVm {
+  vsphere::soap::Moref ref;
+  std::string name;
+  vsphere::soap::Moref host;
+};
+
+// The container --folder or --cluster names, or the root folder.
+vsphere::soap::Moref find_container(vsphere::Client& client, const LiveLintOptions& o) {
+  if (!o.folder.empty() && !o.cluster.empty()) {
+    throw Error("lint: --folder and --cluster exclude each other");
+  }
+  if (o.folder.empty() && o.cluster.empty()) return client.content().root_folder;
+  const bool folder = !o.folder.empty();
+  const std::string& name = folder ? o.folder : o.cluster;
+  if (folder && name.starts_with('/')) {
+    if (auto ref = client.find_by_inventory_path(name)) return *ref;
+    throw Error(fmt::format("{}: no folder at inventory path '{}'", client.endpoint(), name));
+  }
+  const auto found =
+      client.list_names(client.content().root_folder, folder ? "Folder" : "ClusterComputeResource");
+  std::vector<vsphere::soap::Moref> match;
+  for (const auto& [ref, n] : found) {
+    if (n == name || ref.value == name) match.push_back(ref);
+  }
+  if (match.size() != 1) {
+    throw Error(fmt::format("{}: {} {} named '{}'{}", client.endpoint(),
+                            match.empty() ? "no" : std::to_string(match.size()),
+                            folder ? "folder" : "cluster", name,
+                            match.empty() ? "" : " (give an inventory path: /DC/vm/...)"));
+  }
+  return match.front();
+}
+
+// Every VM under the container: name and the host it runs on, in batches.
+std::vector<LiveVm> list_vms(vsphere::Client& client, const vsphere::soap::Moref& container,
+                             Context& ctx) {
+  const vsphere::soap::Moref view = client.create_container_view(container, "VirtualMachine");
+  std::vector<LiveVm> out;
+  vsphere::soap::PropertyQuery q;
+  q.type = "VirtualMachine";
+  q.paths = {"name", "runtime.host"};
+  q.view = view;
+  // The listing is small per VM: ten times the config batch.
+  q.max_objects = client.max_objects() * 10;
+  client.retrieve(q, [&](const vsphere::soap::Response&, const vsphere::soap::RetrieveResult& r) {
+    for (const vsphere::soap::ObjectContent& o : r.objects) {
+      out.push_back({o.obj, vsphere::soap::text(o.prop("name")),
+                     vsphere::soap::parse_moref(o.prop("runtime.host"))});
+    }
+    if (!r.token.empty()) ctx.err << fmt::format("vmxkit: {} VMs listed...\n", out.size());
+  });
+  client.destroy_view(view);
+  return out;
+}
+
+}  // namespace
+
+void add_server_options(CLI::App& sub, ServerOptions& o, bool esx_host) {
+  sub.add_option("--server", o.server,
+                 "vCenter or ESXi: https://user:password@host/sdk as govc's GOVC_URL (or "
+                 "VMXKIT_SERVER; credentials also from VMXKIT_USERNAME/VMXKIT_PASSWORD, a session "
+                 "cookie from VMXKIT_SESSION)");
+  sub.add_flag("--insecure", o.insecure,
+               "Do not verify the server's TLS certificate (or VMXKIT_INSECURE=1; a CA file "
+               "in VMXKIT_CA_FILE verifies a private CA instead)");
+  sub.add_option("--timeout", o.timeout_s, "Seconds one request to the server may take")
+      ->check(CLI::Range(0.1, 3600.0))
+      ->capture_default_str();
+  sub.add_option("--batch-size", o.batch_size,
+                 "Objects per RetrievePropertiesEx answer (maxObjects)")
+      ->check(CLI::Range(1u, 100000u))
+      ->capture_default_str();
+  sub.add_flag("--verbose", o.verbose,
+               "Print each request to the server, and their count, on stderr");
+  if (esx_host) {
+    sub.add_option("--esx-host", o.esx_host,
+                   "Read the host from the vSphere API: the ESXi host of this name (its PCI "
+                   "devices, passthrough and SR-IOV state, NUMA nodes and system UUID)");
+  }
+}
+
+bool server_host_wanted(const ServerOptions& o) {
+  if (o.esx_host.empty()) {
+    if (!o.server.empty()) throw Error("--server reads a host with --esx-host NAME: give it");
+    return false;
+  }
+  return true;
+}
+
+std::unique_ptr<vsphere::Client> open_client(const ServerOptions& o, Context& ctx) {
+  vsphere::ClientOptions options = vsphere::options_from_environment(o.server, o.insecure);
+  options.timeout_ms = static_cast<long>(o.timeout_s * 1000);
+  options.connect_timeout_ms = std::min(options.connect_timeout_ms, options.timeout_ms);
+  options.max_objects = o.batch_size;
+  if (o.verbose) {
+    options.on_request = [&ctx](std::string_view method) {
+      ctx.err << "vmxkit: > " << method << '\n';
+    };
+  }
+  auto client = std::make_unique<vsphere::Client>(std::move(options));
+  client->connect();
+  if (o.verbose) {
+    ctx.err << fmt::format("vmxkit: connected to {} ({}, API {})\n", client->endpoint(),
+                           client->content().full_name, client->content().api_version);
+  }
+  return client;
+}
+
+void report_requests(const vsphere::Client& client, const ServerOptions& o, double seconds,
+                     Context& ctx) {
+  if (!o.verbose) return;
+  ctx.err << fmt::format("vmxkit: {} requests to {} in {:.2f} s\n", client.requests(),
+                         client.endpoint(), seconds);
+}
+
+pci::Host load_server_host(const ServerOptions& o, const HostInputs& inputs, Context& ctx,
+                           std::string* system_uuid) {
+  const auto start = std::chrono::steady_clock::now();
+  pci::Host host(pci::catalog_with(inputs.flagged.catalogs));
+  {
+    const auto client = open_client(o, ctx);
+    const pci::ApiHost api = vsphere::fetch_host(*client, o.esx_host);
+    pci::load_vsphere_api(host, api, fmt::format("{} host {}", client->endpoint(), api.name));
+    if (system_uuid != nullptr) *system_uuid = api.system_uuid;
+    client->logout();
+    report_requests(*client, o, seconds_since(start), ctx);
+  }
+  for (const auto* list : {&inputs.positional, &inputs.flagged.hosts}) {
+    for (const std::string& source : *list) {
+      if (source == "-") {
+        pci::load_text(host, read_stream(ctx.in, "<stdin>"), "<stdin>");
+      } else {
+        pci::load_source(host, source);
+      }
+    }
+  }
+  host.finalize();
+  for (const pci::HostWarning& w : host.warnings()) {
+    ctx.err << "vmxkit: warning: " << w.to_string() << '\n';
+  }
+  return host;
+}
+
+int run_lint_live(const LiveLintOptions& o, Context& ctx) {
+  if (o.vms.empty() && !o.all_vms) throw Error("lint --server: give --vm NAME... or --all-vms");
+  if (!o.vms.empty() && o.all_vms) throw Error("lint: --vm and --all-vms exclude each other");
+  const auto start = std::chrono::steady_clock::now();
+  const pci::Catalog catalog = pci::catalog_with(o.catalogs);
+  const auto client = open_client(o.server, ctx);
+  const std::string server_name = vsphere::parse_server_url(client->endpoint()).host;
+  const vsphere::soap::Moref container = find_container(*client, o);
+  std::vector<LiveVm> vms = list_vms(*client, container, ctx);
+  bool input_error = false;
+  if (!o.all_vms) {
+    std::vector<LiveVm> picked;
+    for (const std::string& name : o.vms) {
+      std::size_t found = 0;
+      for (const LiveVm& vm : vms) {
+        if (vm.name == name || vm.ref.value == name) {
+          picked.push_back(vm);
+          ++found;
+        }
+      }
+      if (found == 0) {
+        ctx.err << fmt::format("vmxkit: error: {}: no VM named '{}'\n", client->endpoint(), name);
+        input_error = true;
+      }
+    }
+    vms = std::move(picked);
+  }
+  // The hosts the VMs run on, all in one request, each read as the VM's --host.
+  std::map<vsphere::soap::Moref, std::unique_ptr<pci::Host>> hosts;
+  {
+    std::set<vsphere::soap::Moref> wanted;
+    for (const LiveVm& vm : vms) {
+      if (!vm.host.empty()) wanted.insert(vm.host);
+    }
+    for (const pci::ApiHost& api : vsphere::fetch_hosts(*client, {wanted.begin(), wanted.end()})) {
+      auto host = std::make_unique<pci::Host>(catalog);
+      try {
+        pci::load_vsphere_api(*host, api, fmt::format("{} host {}", client->endpoint(), api.name));
+        host->finalize();
+        hosts[{"HostSystem", api.moref}] = std::move(host);
+      } catch (const Error& e) {
+        ctx.err << fmt::format("vmxkit: warning: {}; its VMs are linted without it\n", e.what());
+      }
+    }
+  }
+  const Severity threshold = kSeverities.at(o.fail_on);
+  const auto writer = make_report_writer(o.format, ctx.out, ctx.color_out);
+  bool findings = false;
+  std::size_t done = 0;
+  const std::size_t batch = client->max_objects();
+  for (std::size_t first = 0; first < vms.size(); first += batch) {
+    std::map<vsphere::soap::Moref, const LiveVm*> by_ref;
+    vsphere::soap::PropertyQuery q;
+    q.type = "VirtualMachine";
+    q.paths = {"config"};
+    for (std::size_t i = first; i < vms.size() && i < first + batch; ++i) {
+      q.objects.push_back(vms[i].ref);
+      by_ref[vms[i].ref] = &vms[i];
+    }
+    std::set<vsphere::soap::Moref> seen;
+    client->retrieve(q, [&](const vsphere::soap::Response& response,
+                            const vsphere::soap::RetrieveResult& result) {
+      std::vector<const LiveVm*> with_config;
+      for (const vsphere::soap::ObjectContent& obj : result.objects) {
+        const auto it = by_ref.find(obj.obj);
+        if (it == by_ref.end() || !obj.prop("config")) continue;  // vanished: reported below
+        with_config.push_back(it->second);
+        seen.insert(obj.obj);
+      }
+      if (with_config.empty()) return;
+      const vsphere::Loaded loaded =
+          vsphere::load(fmt::format("{}/RetrievePropertiesEx#{}", server_name, client->requests()),
+                        std::string(response.source->bytes()));
+      if (loaded.vms.size() != with_config.size()) {
+        throw Error(fmt::format("{}: the answer holds {} VM configs, the reader found {}",
+                                client->endpoint(), with_config.size(), loaded.vms.size()));
+      }
+      for (std::size_t i = 0; i < loaded.vms.size(); ++i) {
+        // The reader names each VM by its moref; in answer order otherwise.
+        const LiveVm* found = with_config[i];
+        if (const auto it = by_ref.find({"VirtualMachine", loaded.vms[i].moref});
+            !loaded.vms[i].moref.empty() && it != by_ref.end()) {
+          found = it->second;
+        }
+        const LiveVm& vm = *found;
+        rules::LintOptions options;
+        options.catalog = &catalog;
+        if (const auto h = hosts.find(vm.host); h != hosts.end()) options.host = h->second.get();
+        const rules::LintResult r = rules::lint_loaded_vm(
+            fmt::format("{}/vm/{}", server_name, vm.name), loaded, i, options);
+        for (const Diagnostic& d : r.diagnostics) {
+          if (static_cast<int>(d.severity) <= static_cast<int>(threshold)) findings = true;
+        }
+        writer->add(r);
+      }
+    });
+    for (const auto& [ref, vm] : by_ref) {
+      if (seen.count(ref)) continue;
+      ctx.err << fmt::format(
+          "vmxkit: error: {}: VM '{}' ({}) vanished while it was listed "
+          "(ManagedObjectNotFound); not linted\n",
+          client->endpoint(), vm->name, ref.value);
+      writer->add_unread();
+      input_error = true;
+    }
+    done = std::min(vms.size(), first + batch);
+    if (vms.size() > batch) ctx.err << fmt::format("vmxkit: {}/{} VMs linted\n", done, vms.size());
+  }
+  writer->finish();
+  client->logout();
+  report_requests(*client, o.server, seconds_since(start), ctx);
+  if (input_error) return kExitInput;
+  return findings ? kExitFindings : kExitClean;
+}
+
+}  // namespace vmxkit::cli

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vmxkit/vsphere/client.h"
+
+#include <curl/curl.h>
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <mutex>
+
+#include "vmxkit/vsphere/xml_support.h"
+
+namespace vmxkit::vsphere {
+namespace {
+
+std::string percent_decode(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto hex = [](char c) -> int {
+      if (c >= '0' && c <= '9') return c - '0';
+      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+      return -1;
+    };
+    if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
+      out += static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2]));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v == nullptr ? std::string() : std::string(v);
+}
+
+// --- libcurl
+
+void curl_init_once() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+struct CurlHandle {
+  CURL* curl = nullptr;
+  CurlHandle() {
+    curl_init_once();
+    curl = curl_easy_init();
+  }
+  ~CurlHandle() {
+    if (curl != nullptr) curl_easy_cleanup(curl);
+  }
+  CurlHandle(const CurlHandle&) = delete;
+  CurlHandle& operator=(const CurlHandle&) = delete;
+};
+
+struct Received {
+  std::string body;
+  std::string cookie;
+  bool too_large = false;
+};
+
+std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
+  auto* r = static_cast<Received*>(user);
+  const std::size_t n = size * count;
+  if (r->body.size() + n > xml::kMaxDocumentBytes) {
+    r->too_large = true;
+    return 0;  // stops the transfer
+  }
+  r->body.append(data, n);
+  return n;
+}
+
+std::size_t on_header(char* data, std::size_t size, std::size_t count, void* user) {
+  auto* r = static_cast<Received*>(user);
+  const std::size_t n = size * count;
+  std::string_view line(data, n);
+  constexpr std::string_view kSetCookie = "set-cookie:";
+  if (line.size() > kSetCookie.size()) {
+    std::string head(line.substr(0, kSetCookie.size()));
+    for (char& c : head) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    if (head == kSetCookie) {
+      std::string_view v = line.substr(kSetCookie.size());
+      while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+      v = v.substr(0, v.find_first_of(";\r\n"));
+      if (v.starts_with("vmware_soap_session=")) r->cookie = std::string(v);
+    }
+  }
+  return n;
+}
+
+std::string describe_curl_error(CURLcode code, const char* buffer, const std::string& endpoint,
+                                const ClientOptions& o) {
+  const std::string detail = buffer[0] != '\0' ? buffer : curl_easy_strerror(code);
+  switch (code) {
+    case CURLE_OPERATION_TIMEDOUT:
+      return fmt::format("{}: no answer within {} s (timeout; --timeout sets it): {}", endpoint,
+                         static_cast<double>(o.timeout_ms) / 1000.0, detail);
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_COULDNT_RESOLVE_HOST:
+      return fmt::format("{}: cannot connect: {}", endpoint, detail);
+    case CURLE_PEER_FAILED_VERIFICATION:
+#if LIBCURL_VERSION_NUM < 0x073e00
+    case CURLE_SSL_CACERT:
+#endif
+      return fmt::format(
+          "{}: the server's TLS certificate does not verify ({}); give its CA with "
+          "VMXKIT_CA_FILE, or pass --insecure to skip the check",
+          endpoint, detail);
+    case CURLE_SSL_CONNECT_ERROR:
+      return fmt::format("{}: TLS handshake failed: {}", endpoint, detail);
+    default:
+      return fmt::format("{}: {}", endpoint, detail);
+  }
+}
+
+}  // namespace
+
+ServerUrl parse_server_url(std::string_view url) {
+  ServerUrl u;
+  std::string_view rest = url;
+  if (const auto p = rest.find("://"); p != std::string_view::npos) {
+    u.scheme = std::string(rest.substr(0, p));
+    for (char& c : u.scheme) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    rest.remove_prefix(p + 3);
+  }
+  if (u.scheme != "https" && u.scheme != "http") {
+    throw Error(
+        fmt::format("--server {}: expected an https:// URL (or a host name)", redact_url(url)));
+  }
+  const std::size_t slash = rest.find('/');
+  std::string_view authority = rest.substr(0, slash);
+  if (slash != std::string_view::npos && rest.substr(slash) != "/") {
+    u.path = std::string(rest.substr(slash));
+  }
+  if (const auto at = authority.rfind('@'); at != std::string_view::npos) {
+    const std::string_view userinfo = authority.substr(0, at);
+    authority.remove_prefix(at + 1);
+    const auto colon = userinfo.find(':');
+    u.username = percent_decode(userinfo.substr(0, colon));
+    if (colon != std::string_view::npos) {
+      u.password = percent_decode(userinfo.substr(colon + 1));
+      u.has_password = true;
+    }
+  }
+  if (authority.empty()) throw Error(fmt::format("--server {}: no host", redact_url(url)));
+  u.host = std::string(authority);
+  return u;
+}
+
+std::string redact_url(std::string_view url) {
+  const auto scheme = url.find("://");
+  const std::size_t start = scheme == std::string_view::npos ? 0 : scheme + 3;
+  const std::size_t slash = url.find('/', start);
+  const std::size_t at = url.substr(0, slash).rfind('@');
+  if (at == std::string_view::npos || at < start) return std::string(url);
+  const std::string_view userinfo = url.substr(start, at - start);
+  const auto colon = userinfo.find(':');
+  if (colon == std::string_view::npos) return std::string(url);
+  return std::string(url.substr(0, start + colon + 1)) + "***" + std::string(url.substr(at));
+}
+
+ClientOptions options_from_environment(std::string server, bool insecure) {
+  ClientOptions o;
+  o.server = server.empty() ? env("VMXKIT_SERVER") : std::move(server);
+  if (o.server.empty()) {
+    throw Error("no server: give --server URL or set VMXKIT_SERVER (https://user:pass@host/sdk)");
+  }
+  o.username = env("VMXKIT_USERNAME");
+  o.password = env("VMXKIT_PASSWORD");
+  o.session = env("VMXKIT_SESSION");
+  o.ca_file = env("VMXKIT_CA_FILE");
+  const std::string insecure_env = env("VMXKIT_INSECURE");
+  o.insecure = insecure || insecure_env == "1" || insecure_env == "true";
+  return o;
+}
+
+Transport curl_transport(const ClientOptions& options) {
+  auto handle = std::make_shared<CurlHandle>();
+  if (handle->curl == nullptr) throw Error("libcurl: cannot create a handle");
+  return [handle, options](const HttpRequest& request) {
+    CURL* curl = handle->curl;
+    curl_easy_reset(curl);
+    Received received;
+    char error[CURL_ERROR_SIZE] = {};
+    curl_slist* headers = nullptr;
+    headers = curl_slist_append(headers, "Content-Type: text/xml; charset=utf-8");
+    headers = curl_slist_append(headers, ("SOAPAction: \"" + request.soap_action + "\"").c_str());
+    if (!request.cookie.empty()) {
+      headers = curl_slist_append(headers, ("Cookie: " + request.cookie).c_str());
+    }
+    curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
+    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_POST, 1L);
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.data());
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
+                     static_cast<curl_off_t>(request.body.size()));
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &received);
+    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(curl, CURLOPT_HEADERDATA, &received);
+    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, options.connect_timeout_ms);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, options.timeout_ms);
+    curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");  // gzip when the server offers it
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, options.insecure ? 0L : 1L);
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, options.insecure ? 0L : 2L);
+    if (!options.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, options.ca_file.c_str());
+    const CURLcode code = curl_easy_perform(curl);
+    curl_slist_free_all(headers);
+    const std::string endpoint = parse_server_url(request.url).endpoint();
+    if (received.too_large) {
+      throw Error(
+          fmt::format("{}: the answer is larger than {} MiB; ask for fewer objects per "
+                      "batch (--batch-size)",
+                      endpoint, xml::kMaxDocumentBytes >> 20));
+    }
+    if (code != CURLE_OK) throw Error(describe_curl_error(code, error, endpoint, options));
+    HttpResponse response;
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response.status);
+    response.body = std::move(received.body);
+    response.session_cookie = std::move(received.cookie);
+    return response;
+  };
+}
+
+// --- Client
+
+Client::Client(ClientOptions options, Transport transport)
+    : options_(std::move(options)), url_(parse_server_url(options_.server)) {
+  if (url_.username.empty()) {
+    url_.username = options_.username;
+    if (!url_.has_password) url_.password = options_.password;
+  } else if (!url_.has_password) {
+    url_.password = options_.password;
+  }
+  if (!options_.session.empty()) {
+    cookie_ = options_.session.find('=') == std::string::npos
+                  ? "vmware_soap_session=" + options_.session
+                  : options_.session;
+  }
+  transport_ = transport ? std::move(transport) : curl_transport(options_);
+}
+
+Client::~Client() {
+  try {
+    logout();
+  } catch (...) {  // NOLINT(bugprone-empty-catch): a failed logout leaves the session to expire
+  }
+}
+
+soap::Response Client::call(std::string_view method, const std::string& body) {
+  if (options_.on_request) options_.on_request(method);
+  ++requests_;
+  HttpRequest request{url_.endpoint(), body, soap_action_, cookie_};
+  HttpResponse response = transport_(request);
+  if (!response.session_cookie.empty() && options_.session.empty()) {
+    cookie_ = response.session_cookie;
+  }
+  return soap::parse_response(url_.endpoint(), std::move(response.body), response.status, method);
+}
+
+void Client::connect() {
+  content_ =
+      soap::parse_service_content(call("RetrieveServiceContent", soap::retrieve_service_content()));
+  if (!content_.api_version.empty()) soap_action_ = "urn:vim25/" + content_.api_version;
+  if (!options_.session.empty()) return;  // the session given is used as it is
+  if (url_.username.empty()) {
+    throw Error(
+        fmt::format("{}: no user name: put it in the URL (https://user:pass@host/sdk) "
+                    "or set VMXKIT_USERNAME and VMXKIT_PASSWORD, or give a session in "
+                    "VMXKIT_SESSION",
+                    endpoint()));
+  }
+  std::string body;
+  try {
+    body = soap::login(content_.session_manager, url_.username, url_.password);
+  } catch (const Error&) {
+    throw Error("the user name or password holds a byte a SOAP request cannot carry");
+  }
+  call("Login", body);
+  logged_in_ = true;
+}
+
+void Client::logout() {
+  if (!logged_in_) return;
+  logged_in_ = false;
+  call("Logout", soap::logout(content_.session_manager));
+}
+
+soap::Moref Client::create_container_view(const soap::Moref& container, std::string_view type) {
+  const soap::Response r =
+      call("CreateContainerView",
+           soap::create_container_view(content_.view_manager, container, type, true));
+  return soap::parse_moref(xml::child(r.result, "returnval"));
+}
+
+void Client::destroy_view(const soap::Moref& view) {
+  call("DestroyView", soap::destroy_view(view));
+}
+
+std::optional<soap::Moref> Client::find_by_inventory_path(std::string_view path) {
+  const soap::Response r =
+      call("FindByInventoryPath", soap::find_by_inventory_path(content_.search_index, path));
+  const pugi::xml_node rv = xml::child(r.result, "returnval");
+  if (!rv) return std::nullopt;
+  return soap::parse_moref(rv);
+}
+
+void Client::retrieve(soap::PropertyQuery query, const BatchFunction& batch) {
+  query.max_objects = query.max_objects != 0 ? query.max_objects : options_.max_objects;
+  soap::Response r = call("RetrievePropertiesEx",
+                          soap::retrieve_properties_ex(content_.property_collector, query));
+  for (unsigned guard = 0;; ++guard) {
+    const soap::RetrieveResult result = soap::parse_retrieve_result(r);
+    batch(r, result);
+    if (result.token.empty()) return;
+    if (guard > 1'000'000) throw Error("ContinueRetrievePropertiesEx: the server never ends");
+    r = call("ContinueRetrievePropertiesEx",
+             soap::continue_retrieve_properties_ex(content_.property_collector, result.token));
+  }
+}
+
+std::vector<std::pair<soap::Moref, std::string>> Client::list_names(const soap::Moref& container,
+                                                                    std::string_view type) {
+  const soap::Moref view = create_container_view(container, type);
+  std::vector<std::pair<soap::Moref, std::string>> out;
+  soap::PropertyQuery q;
+  q.type = std::string(type);
+  q.paths = {"name"};
+  q.view = view;
+  q.max_objects = 0;
+  try {
+    retrieve(q, [&](const soap::Response&, const soap::RetrieveResult& result) {
+      for (const soap::ObjectContent& o : result.objects) {
+        out.emplace_back(o.obj, soap::text(o.prop("name")));
+      }
+    });
+  } catch (...) {
+    try {
+      destroy_view(view);
+    } catch (...) {  // NOLINT(bugprone-empty-catch): the first error is the one to report
+    }
+    throw;
+  }
+  destroy_view(view);
+  return out;
+}
+
+const std::vector<std::string>& host_properties() {
+  static const std::vector<std::string> kPaths = {"name", "hardware.pciDevice",
+                                                  "config.pciPassthruInfo", "hardware.numaInfo",
+                                                  "hardware.systemInfo.uuid"};
+  return kPaths;
+}
+
+std::vector<pci::ApiHost> fetch_hosts(Client& client, const std::vector<soap::Moref>& hosts) {
+  std::vector<pci::ApiHost> out;
+  if (hosts.empty()) return out;
+  soap::PropertyQuery q;
+  q.type = "HostSystem";
+  q.paths = host_properties();
+  q.objects = hosts;
+  client.retrieve(q, [&](const soap::Response&, const soap::RetrieveResult& result) {
+    for (const soap::ObjectContent& o : result.objects) {
+      if (!o.prop("hardware.pciDevice") && !o.missing.empty()) continue;  // vanished
+      out.push_back(soap::api_host(o));
+    }
+  });
+  return out;
+}
+
+pci::ApiHost fetch_host(Client& client, std::string_view name) {
+  const auto hosts = client.list_names(client.content().root_folder, "HostSystem");
+  std::vector<soap::Moref> match;
+  std::string names;
+  for (const auto& [ref, host_name] : hosts) {
+    if (host_name == name || ref.value == name) match.push_back(ref);
+    names += (names.empty() ? "" : ", ") + host_name;
+  }
+  if (match.empty()) {
+    throw Error(fmt::format("{}: no ESXi host named '{}' (the server has: {})", client.endpoint(),
+                            name, names.empty() ? "none" : names));
+  }
+  if (match.size() > 1) {
+    throw Error(fmt::format("{}: {} hosts are named '{}': give the moref ({})", client.endpoint(),
+                            match.size(), name, match.front().value));
+  }
+  std::vector<pci::ApiHost> got = fetch_hosts(client, match);
+  if (got.empty()) {
+    throw Error(fmt::format("{}: host '{}' vanished while it was read (ManagedObjectNotFound)",
+                            client.endpoint(), name));
+  }
+  return std::move(got.front());
+}
+
+}  // namespace vmxkit::vsphere

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "vmxkit/vsphere/soap.h"
+
+/// The vSphere API client: SOAP over HTTPS (libcurl, certificate verification on unless
+/// `insecure`), login with a user and password or a session cookie, RetrievePropertiesEx and
+/// ContinueRetrievePropertiesEx through the PropertyCollector in batches, logout. A library of
+/// its own (vmxkit_client), so vmxkit::core does not depend on libcurl.
+namespace vmxkit::vsphere {
+
+/// A server as govc's GOVC_URL writes it: `https://user:password@host[:port]/sdk`, or only a
+/// host name (https and /sdk implied).
+struct ServerUrl {
+  std::string scheme = "https";
+  std::string host;  ///< host, host:port or [v6]:port
+  std::string path = "/sdk";
+  std::string username;
+  std::string password;
+  bool has_password = false;
+  /// The URL without its credentials: what is sent to libcurl and shown in messages.
+  std::string endpoint() const { return scheme + "://" + host + path; }
+};
+/// Throws vmxkit::Error (never naming the password) when `url` is not an http(s) URL or names
+/// no host.
+ServerUrl parse_server_url(std::string_view url);
+/// `url` with any password replaced by `***`, for messages.
+std::string redact_url(std::string_view url);
+
+/// One HTTP exchange, for the transport.
+struct HttpRequest {
+  std::string url;
+  std::string body;
+  std::string soap_action;
+  std::string cookie;  ///< `vmware_soap_session="..."`, empty before login
+};
+struct HttpResponse {
+  long status = 0;
+  std::string body;
+  std::string session_cookie;  ///< the vmware_soap_session cookie the server set, if any
+};
+/// Sends a request; throws vmxkit::Error on transport failures (connection refused, timeout,
+/// certificate that does not verify). The default is libcurl's.
+using Transport = std::function<HttpResponse(const HttpRequest&)>;
+
+struct ClientOptions {
+  std::string server;     ///< the URL (parse_server_url)
+  std::string username;   ///< used when the URL has none
+  std::string password;   ///< used when the URL has none
+  std::string session;    ///< a session cookie (VMXKIT_SESSION): no login, no logout
+  bool insecure = false;  ///< skip the TLS certificate and host name checks
+  std::string ca_file;    ///< CA certificates (PEM) to verify the server with
+  long connect_timeout_ms = 10'000;
+  long timeout_ms = 60'000;    ///< per request, connection included
+  unsigned max_objects = 100;  ///< objects per RetrievePropertiesEx answer
+  /// Called before each request with its method name (for --verbose).
+  std::function<void(std::string_view method)> on_request;
+};
+
+/// Fills a ClientOptions from the environment as govc does: VMXKIT_SERVER (when `server` is
+/// empty), VMXKIT_USERNAME, VMXKIT_PASSWORD, VMXKIT_SESSION, VMXKIT_INSECURE=1, VMXKIT_CA_FILE.
+ClientOptions options_from_environment(std::string server, bool insecure);
+
+/// The libcurl transport (exposed for tests of its error messages).
+Transport curl_transport(const ClientOptions& options);
+
+class Client {
+ public:
+  /// Parses the URL (throws vmxkit::Error when it is not one); sends nothing yet.
+  explicit Client(ClientOptions options, Transport transport = {});
+  /// Logs out when this client logged in; errors there are ignored.
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  /// RetrieveServiceContent, then Login (or the session given). Throws soap::Fault
+  /// (InvalidLogin...) or vmxkit::Error.
+  void connect();
+  /// Ends the session this client opened (none for a session given by VMXKIT_SESSION).
+  void logout();
+
+  const soap::ServiceContent& content() const { return content_; }
+  /// The server's URL without credentials.
+  std::string endpoint() const { return url_.endpoint(); }
+  /// Requests sent so far.
+  std::size_t requests() const { return requests_; }
+  unsigned max_objects() const { return options_.max_objects; }
+
+  /// One method call: the SOAP body sent, the answer parsed (faults thrown as soap::Fault).
+  soap::Response call(std::string_view method, const std::string& body);
+
+  /// A ContainerView of `type` objects under `container` (recursive); destroy it after use.
+  soap::Moref create_container_view(const soap::Moref& container, std::string_view type);
+  void destroy_view(const soap::Moref& view);
+  /// SearchIndex.FindByInventoryPath ("/DC0/vm/folder"); nullopt when nothing is there.
+  std::optional<soap::Moref> find_by_inventory_path(std::string_view path);
+
+  /// RetrievePropertiesEx, then ContinueRetrievePropertiesEx while the server has more: one
+  /// request per batch (at most max_objects objects each); `batch` gets each answer as it
+  /// comes, its bytes (for vsphere::load) and its objects.
+  using BatchFunction = std::function<void(const soap::Response&, const soap::RetrieveResult&)>;
+  void retrieve(soap::PropertyQuery query, const BatchFunction& batch);
+
+  /// The name of every object of `type` under `container` (a ContainerView, in batches).
+  std::vector<std::pair<soap::Moref, std::string>> list_names(const soap::Moref& container,
+                                                              std::string_view type);
+
+ private:
+  ClientOptions options_;
+  ServerUrl url_;
+  Transport transport_;
+  soap::ServiceContent content_;
+  std::string cookie_;
+  std::string soap_action_ = "urn:vim25/6.5";
+  bool logged_in_ = false;
+  std::size_t requests_ = 0;
+};
+
+/// A HostSystem by name from the API: its PCI devices, passthrough and SR-IOV state, NUMA
+/// nodes and system UUID. Throws vmxkit::Error naming the hosts there are when none has the
+/// name.
+pci::ApiHost fetch_host(Client& client, std::string_view name);
+/// HostSystems by moref (the hosts VMs run on), in one request.
+std::vector<pci::ApiHost> fetch_hosts(Client& client, const std::vector<soap::Moref>& hosts);
+/// The HostSystem properties fetch_host reads.
+const std::vector<std::string>& host_properties();
+
+}  // namespace vmxkit::vsphere
