@@ -81,7 +81,6 @@ std::string read_fd(int fd, const struct stat& st, const std::string& path, std:
   std::string data;
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
     // Straight into the string, without a bounce buffer: a large file is copied once.
-    reserve_large(data, static_cast<std::size_t>(st.st_size));
     data.resize(static_cast<std::size_t>(st.st_size));
     std::size_t got = 0;
     while (got < data.size()) {

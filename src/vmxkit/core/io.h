@@ -22,8 +22,10 @@ inline constexpr int kEditLockWaitSeconds = 60;
 std::string read_file(const std::string& path, std::size_t max_bytes = kMaxInputBytes);
 
 /// Reserves `capacity` bytes in `s` and, for a large buffer on Linux, asks for transparent huge
-/// pages: a 64 MiB input then costs tens of page faults instead of 16,384 (the faults were half
-/// of `fmt`'s time). Only a hint: without THP (or elsewhere) it is a plain reserve().
+/// pages: fmt's 64 MiB output then costs tens of page faults instead of 16,384. Only a hint:
+/// without THP (or elsewhere) it is a plain reserve(). The kernel may compact memory to give
+/// huge pages (THP defrag = madvise), which now and then costs more than the faults saved, so
+/// it is for output buffers that no latency-sensitive reader waits on, not for every input.
 void reserve_large(std::string& s, std::size_t capacity);
 
 /// Reads a whole stream (stdin). Throws vmxkit::Error when it is larger than `max_bytes`.
