@@ -45,6 +45,11 @@ void add_host_inputs(CLI::App& sub, HostInputs& inputs, const std::string& posit
 
 pci::Host load_host_inputs(const HostInputs& inputs, Context& ctx) {
   pci::Host host(pci::catalog_with(inputs.flagged.catalogs));
+  load_host_inputs_into(host, inputs, ctx);
+  return host;
+}
+
+void load_host_inputs_into(pci::Host& host, const HostInputs& inputs, Context& ctx) {
   for (const auto* list : {&inputs.positional, &inputs.flagged.hosts}) {
     for (const std::string& source : *list) {
       if (source == "-") {
@@ -59,7 +64,6 @@ pci::Host load_host_inputs(const HostInputs& inputs, Context& ctx) {
   for (const pci::HostWarning& w : host.warnings()) {
     ctx.err << "vmxkit: warning: " << w.to_string() << '\n';
   }
-  return host;
 }
 
 LoadedHost load_host_options(const HostOptions& options) {

@@ -159,19 +159,7 @@ pci::Host load_server_host(const ServerOptions& o, const HostInputs& inputs, Con
     client->logout();
     report_requests(*client, o, seconds_since(start), ctx);
   }
-  for (const auto* list : {&inputs.positional, &inputs.flagged.hosts}) {
-    for (const std::string& source : *list) {
-      if (source == "-") {
-        pci::load_text(host, read_stream(ctx.in, "<stdin>"), "<stdin>");
-      } else {
-        pci::load_source(host, source);
-      }
-    }
-  }
-  host.finalize();
-  for (const pci::HostWarning& w : host.warnings()) {
-    ctx.err << "vmxkit: warning: " << w.to_string() << '\n';
-  }
+  load_host_inputs_into(host, inputs, ctx);
   return host;
 }
 
