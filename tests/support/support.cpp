@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "support/support.h"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -67,6 +70,19 @@ CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin
   r.code = cli::run(args, in, out, err);
   r.out = out.str();
   r.err = err.str();
+  return r;
+}
+
+ShellResult run_shell(const std::string& command) {
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) throw std::runtime_error("cannot run: " + command);
+  ShellResult r;
+  std::array<char, 4096> buf{};
+  while (const std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe)) {
+    r.out.append(buf.data(), n);
+  }
+  const int status = ::pclose(pipe);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
 }
 

@@ -40,4 +40,11 @@ struct CliResult {
 };
 CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin_data = {});
 
+/// The result of a command run by /bin/sh, stdout and stderr together in `out`.
+struct ShellResult {
+  int code = -1;  ///< the exit status, or -1 when the command did not exit normally
+  std::string out;
+};
+ShellResult run_shell(const std::string& command);
+
 }  // namespace vmxkit::test

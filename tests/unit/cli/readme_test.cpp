@@ -48,15 +48,8 @@ std::vector<Step> transcript(const std::string& readme) {
 }
 
 std::vector<std::string> run_shell(const std::string& command) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string out;
-  std::array<char, 4096> buf{};
-  while (const std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe))
-    out.append(buf.data(), n);
-  pclose(pipe);
   std::vector<std::string> lines;
-  std::istringstream in(out);
+  std::istringstream in(vmxkit::test::run_shell(command).out);
   for (std::string l; std::getline(in, l);) lines.push_back(l);
   return lines;
 }

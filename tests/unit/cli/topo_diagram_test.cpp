@@ -24,24 +24,13 @@ namespace fs = std::filesystem;
 constexpr const char* kExample = "examples/hosts/synthetic-2s-4sw-8gpu-8nic.lspci-vvv.txt";
 constexpr const char* kVm = "examples/vmx/split-across-sockets.vmx";
 
-struct Process {
-  int code = -1;
-  std::string out;
-};
+using Process = vmxkit::test::ShellResult;
 
 // The vmxkit binary run by the shell with `args` (already quoted), from the source tree.
 Process run_binary(const std::string& args) {
   const std::string command =
-      std::string("cd '") + VMXKIT_SOURCE_DIR + "' && '" + VMXKIT_BINARY + "' " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  Process p;
-  std::array<char, 4096> buf{};
-  while (const std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe))
-    p.out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  p.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return p;
+      std::string("cd '") + VMXKIT_SOURCE_DIR + "' && '" + VMXKIT_BINARY + "' " + args;
+  return vmxkit::test::run_shell(command);
 }
 
 // The lines of an SVG, sorted. Graphviz orders the clusters in its SVG by where their names

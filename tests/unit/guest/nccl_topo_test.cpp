@@ -76,22 +76,8 @@ void parse(pugi::xml_document& doc, const std::string& xml) {
   REQUIRE(r);
 }
 
-struct Shell {
-  int code = -1;
-  std::string out;
-};
-
-Shell shell(const std::string& command) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  Shell r;
-  std::array<char, 4096> buf{};
-  while (const std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe))
-    r.out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using Shell = vmxkit::test::ShellResult;
+Shell shell(const std::string& command) { return vmxkit::test::run_shell(command); }
 
 }  // namespace
 
