@@ -18,9 +18,9 @@ using Type = json::Value::Type;
 constexpr std::string_view kCollectHint =
     "collect a VM's config, as `govc object.collect -json vm/NAME config` does";
 
-class Reader {
+class Reader : json::TypedReader {
  public:
-  explicit Reader(const SourceFile& source) : source_(source) {}
+  using TypedReader::TypedReader;
 
   GovcDocument read(const std::vector<Value>& values) {
     GovcDocument out;
@@ -47,11 +47,6 @@ class Reader {
   }
 
  private:
-  [[noreturn]] void fail(const Value& at, const std::string& message) const {
-    const Location l = source_.location(at.span.begin);
-    throw Error(source_.path(), l.line, l.column, message);
-  }
-
   // The member as govc 0.24 names it (the Go field, `VendorId`) or as govc 0.32 and later do
   // (its camelCase json tag, `vendorId`); nullptr when it is absent or null.
   static const Value* field(const Value& obj, std::string_view go_name) {
@@ -68,30 +63,6 @@ class Reader {
     std::string camel(go_name);
     camel[0] = static_cast<char>(camel[0] - 'A' + 'a');
     return obj.find(go_name) != nullptr || obj.find(camel) != nullptr;
-  }
-
-  const Value& object(const Value& v, std::string_view what) const {
-    if (!v.is(Type::object))
-      fail(v, std::string(what) + " must be an object, not " + json::describe(v));
-    return v;
-  }
-
-  const std::vector<Value>& array(const Value& v, std::string_view what) const {
-    if (!v.is(Type::array))
-      fail(v, std::string(what) + " must be an array, not " + json::describe(v));
-    return v.items;
-  }
-
-  std::string text(const Value& v, std::string_view what) const {
-    if (!v.is(Type::string))
-      fail(v, std::string(what) + " must be a string, not " + json::describe(v));
-    return v.text;
-  }
-
-  std::int64_t integer(const Value& v, std::string_view what) const {
-    const auto n = v.is(Type::number) ? parse_long(v.text) : std::nullopt;
-    if (!n) fail(v, std::string(what) + " must be an integer, not " + json::describe(v));
-    return *n;
   }
 
   std::int32_t int32(const Value& v, std::string_view what) const {
@@ -417,8 +388,6 @@ class Reader {
     }
     return out;
   }
-
-  const SourceFile& source_;
 };
 
 }  // namespace

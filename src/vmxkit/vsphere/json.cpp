@@ -6,6 +6,7 @@
 
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/text.h"
+#include "vmxkit/vsphere/ids.h"
 #include "vmxkit/vsphere/text_checks.h"
 #include "vmxkit/vsphere/xml_support.h"
 
@@ -493,6 +494,39 @@ std::string write(const Value& v) {
   write_value(v, 0, out);
   out += '\n';
   return out;
+}
+
+void TypedReader::fail_at(std::size_t offset, const std::string& message) const {
+  const Location l = source_.location(offset);
+  throw Error(source_.path(), l.line, l.column, message);
+}
+
+void TypedReader::fail(const Value& at, const std::string& message) const {
+  fail_at(at.span.begin, message);
+}
+
+const Value& TypedReader::object(const Value& v, std::string_view what) const {
+  if (!v.is(Value::Type::object))
+    fail(v, std::string(what) + " must be an object, not " + describe(v));
+  return v;
+}
+
+const std::vector<Value>& TypedReader::array(const Value& v, std::string_view what) const {
+  if (!v.is(Value::Type::array))
+    fail(v, std::string(what) + " must be an array, not " + describe(v));
+  return v.items;
+}
+
+std::string TypedReader::text(const Value& v, std::string_view what) const {
+  if (!v.is(Value::Type::string))
+    fail(v, std::string(what) + " must be a string, not " + describe(v));
+  return v.text;
+}
+
+std::int64_t TypedReader::integer(const Value& v, std::string_view what) const {
+  const auto n = v.is(Value::Type::number) ? parse_long(v.text) : std::nullopt;
+  if (!n) fail(v, std::string(what) + " must be an integer, not " + describe(v));
+  return *n;
 }
 
 }  // namespace vmxkit::vsphere::json

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,5 +60,23 @@ std::vector<Value> parse_sequence(const SourceFile& source);
 /// members (a boxed value such as `{"_typeName": "string", "_value": "TRUE"}`) stays on one line.
 /// Throws vmxkit::Error for a string that is not UTF-8.
 std::string write(const Value& v);
+
+/// Typed access for the readers of JSON documents (VI/JSON, govc's JSON): each accessor returns
+/// the value as the type asked for, or throws vmxkit::Error at the value's file:line:col
+/// ("WHAT must be an object, not a string").
+class TypedReader {
+ public:
+  explicit TypedReader(const SourceFile& source) : source_(source) {}
+
+ protected:
+  [[noreturn]] void fail_at(std::size_t offset, const std::string& message) const;
+  [[noreturn]] void fail(const Value& at, const std::string& message) const;
+  const Value& object(const Value& v, std::string_view what) const;
+  const std::vector<Value>& array(const Value& v, std::string_view what) const;
+  std::string text(const Value& v, std::string_view what) const;
+  std::int64_t integer(const Value& v, std::string_view what) const;
+
+  const SourceFile& source_;
+};
 
 }  // namespace vmxkit::vsphere::json

@@ -33,9 +33,9 @@ std::string shown(std::string_view name) {
   return plain ? std::string(name) : quote_for_message(name);
 }
 
-class Reader {
+class Reader : json::TypedReader {
  public:
-  explicit Reader(const SourceFile& source) : source_(source) {}
+  using TypedReader::TypedReader;
 
   JsonConfigSpec read(const Value& root) {
     JsonConfigSpec out;
@@ -132,15 +132,6 @@ class Reader {
   }
 
  private:
-  [[noreturn]] void fail_at(std::size_t offset, const std::string& message) const {
-    const Location l = source_.location(offset);
-    throw Error(source_.path(), l.line, l.column, message);
-  }
-
-  [[noreturn]] void fail(const Value& at, const std::string& message) const {
-    fail_at(at.span.begin, message);
-  }
-
   // A member that is there and not null (VI/JSON writes an unset property as null or not at all).
   static const Value* member(const Value& obj, std::string_view name) {
     const Value* v = obj.find(name);
@@ -166,30 +157,6 @@ class Reader {
       }
       fail_at(m.key_span.begin, message);
     }
-  }
-
-  void object(const Value& v, std::string_view what) const {
-    if (!v.is(Type::object)) {
-      fail(v, std::string(what) + " must be an object, not " + json::describe(v));
-    }
-  }
-
-  const std::vector<Value>& array(const Value& v, std::string_view what) const {
-    if (!v.is(Type::array))
-      fail(v, std::string(what) + " must be an array, not " + json::describe(v));
-    return v.items;
-  }
-
-  std::string text(const Value& v, std::string_view what) const {
-    if (!v.is(Type::string))
-      fail(v, std::string(what) + " must be a string, not " + json::describe(v));
-    return v.text;
-  }
-
-  std::int64_t integer(const Value& v, std::string_view what) const {
-    const auto n = v.is(Type::number) ? parse_long(v.text) : std::nullopt;
-    if (!n) fail(v, std::string(what) + " must be an integer, not " + json::describe(v));
-    return *n;
   }
 
   void read_text(const Value& obj, const char* name, std::optional<std::string>& out,
@@ -457,8 +424,6 @@ class Reader {
     if (n < INT32_MIN || n > INT32_MAX) fail(v, std::string(what) + " is not an int");
     return static_cast<std::int32_t>(n);
   }
-
-  const SourceFile& source_;
 };
 
 Value typed(const char* type_name) {
