@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// peak_rss FD COMMAND [ARG...]: runs COMMAND and writes "<exit code> <peak RSS in KiB>" to FD.
+// peak_rss FD COMMAND [ARG...]: runs COMMAND and writes
+// "<exit code> <peak RSS in KiB> <CPU time in microseconds (user + system)>" to FD.
 //
 // A child's ru_maxrss counts the memory of the process it was forked from (Linux keeps the
 // high-water mark across exec), so a child of a Python interpreter never reads below the
@@ -40,7 +41,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  fprintf(report, "%d %ld\n", code, usage.ru_maxrss);
+  const long long cpu_us =
+      (long long)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000000LL +
+      usage.ru_utime.tv_usec + usage.ru_stime.tv_usec;
+  fprintf(report, "%d %ld %lld\n", code, usage.ru_maxrss, cpu_us);
   fclose(report);
   return 0;
 }
