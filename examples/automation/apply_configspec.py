@@ -1,58 +1,35 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Apply a vmxkit plan to a VM through vCenter with pyVmomi, then read it back and check it.
+"""Give a VM a vmxkit plan through vCenter with pyVmomi, then read it back and lint it.
 
-    apply_configspec.py --server https://user:pass@vcenter.example/sdk --vm gpu-vm-01 \
-        --plan gpu-vm.vmx [--vmxkit vmxkit] [--insecure] [--power-off]
+    apply_configspec.py --server https://user:password@vcenter.example/sdk --vm gpu-vm-01 \
+        (--plan gpu-vm.vmx | --generate [--gpus N] [--nic auto|none] [--sriov])
+        [--keep-devices] [--insecure] [--power-off]
 
-vmxkit renders the plan (a .vmx, ConfigSpec or VI/JSON file) as a vim25 ConfigSpec document;
-pyVmomi deserializes it into vim.vm.ConfigSpec and sends ReconfigVM_Task. The script then reads
-config.extraConfig, config.firmware, config.memoryReservationLockedToMax and the passthrough
-devices back, prints a JSON summary and exits 0 when everything asked for is there, 1 when not,
-2 on usage or connection errors.
+The plan is a file (`--plan`: a .vmx that `vmxkit generate` wrote, an existing VM's .vmx, a
+ConfigSpec document or a VI/JSON file) or is made here for the VM's own ESXi host
+(`--generate`: `vmxkit.Host.from_vsphere(vm.runtime.host)`, then `vmxkit.generate`, with the
+host's UUID as systemId and the VM's memory size). `plan.config_spec()` / `vmxkit.config_spec()`
+turn it into a `vim.vm.ConfigSpec`, which `ReconfigVM_Task` applies. The plan's passthrough
+devices replace the VM's: the VM's PCI passthrough devices and SR-IOV adapters are removed in
+the same task, unless --keep-devices.
+
+Then the script reads config.extraConfig, the firmware, the memory reservation lock and the
+passthrough devices back, and lints the VM (against its host with --generate). It prints a
+JSON summary and exits 0 when everything asked for is there (and, with --generate, lint finds
+no error), 1 when not, 2 on usage or connection errors.
 """
 
 import argparse
 import json
-import ssl
-import subprocess
 import sys
-import time
-from urllib.parse import urlparse
 
-from pyVim.connect import Disconnect, SmartConnect
-from pyVmomi import SoapAdapter, vim
+from pyVmomi import vim
 
+import vmxkit
+import vcenter
 
-def render_spec(vmxkit, plan, timeout):
-    """Asks vmxkit for the ConfigSpec XML of the plan and deserializes it."""
-    result = subprocess.run([vmxkit, "convert", plan, "--to", "configspec-xml"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout,
-                            check=False)
-    if result.returncode != 0:
-        raise SystemExit("vmxkit failed: " + result.stderr.decode(errors="replace").strip())
-    return SoapAdapter.Deserialize(result.stdout, vim.vm.ConfigSpec)
-
-
-def wait(task, timeout):
-    deadline = time.monotonic() + timeout
-    while task.info.state not in (vim.TaskInfo.State.success, vim.TaskInfo.State.error):
-        if time.monotonic() > deadline:
-            raise TimeoutError("task %s did not finish in %ss" % (task, timeout))
-        time.sleep(0.2)
-    if task.info.state == vim.TaskInfo.State.error:
-        raise RuntimeError("task failed: %s" % task.info.error.msg)
-
-
-def find_vm(content, name):
-    view = content.viewManager.CreateContainerView(content.rootFolder, [vim.VirtualMachine], True)
-    try:
-        for vm in view.view:
-            if vm.name == name:
-                return vm
-    finally:
-        view.Destroy()
-    return None
+PASSTHROUGH = (vim.vm.device.VirtualPCIPassthrough, vim.vm.device.VirtualSriovEthernetCard)
 
 
 def describe_device(device):
@@ -69,10 +46,10 @@ def describe_device(device):
     return {"type": type(backing).__name__ if backing else "none"}
 
 
-def passthrough_devices(devices):
-    return [describe_device(d) for d in devices
-            if isinstance(d, (vim.vm.device.VirtualPCIPassthrough,
-                              vim.vm.device.VirtualSriovEthernetCard))]
+def removals(vm):
+    """deviceChange entries that remove the VM's passthrough devices."""
+    return [vim.vm.device.VirtualDeviceSpec(operation="remove", device=d)
+            for d in vm.config.hardware.device if isinstance(d, PASSTHROUGH)]
 
 
 def check(spec, vm):
@@ -88,7 +65,7 @@ def check(spec, vm):
     if (spec.memoryReservationLockedToMax is not None and
             vm.config.memoryReservationLockedToMax != spec.memoryReservationLockedToMax):
         problems.append("memoryReservationLockedToMax is %s" % vm.config.memoryReservationLockedToMax)
-    have = passthrough_devices(vm.config.hardware.device)
+    have = [describe_device(d) for d in vm.config.hardware.device if isinstance(d, PASSTHROUGH)]
     for change in spec.deviceChange:
         if change.operation != "add":
             continue
@@ -105,46 +82,69 @@ def check(spec, vm):
     return summary, problems
 
 
+def plan_spec(args, vm):
+    """(the ConfigSpec, the Host it was planned for or None, the plan's explanation)."""
+    if args.plan:
+        return vmxkit.config_spec(args.plan), None, []
+    esx = vm.runtime.host
+    host = vmxkit.Host.from_vsphere(esx)
+    plan = vmxkit.generate(host, gpus=args.gpus, nic=None if args.nic == "none" else args.nic,
+                           sriov=args.sriov, memory_mb=vm.config.hardware.memoryMB,
+                           system_id=vcenter.host_uuid(esx))
+    return plan.config_spec(), host, list(plan.explanation)
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--server", required=True,
                         help="vCenter URL, https://user:password@host[:port]/sdk")
     parser.add_argument("--vm", required=True, help="the VM's name")
-    parser.add_argument("--plan", required=True, help="the plan: a .vmx, ConfigSpec or VI/JSON file")
-    parser.add_argument("--vmxkit", default="vmxkit", help="the vmxkit binary")
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--plan", help="the plan: a .vmx, ConfigSpec or VI/JSON file")
+    which.add_argument("--generate", action="store_true",
+                       help="plan for the VM's own host (vmxkit.Host.from_vsphere)")
+    parser.add_argument("--gpus", type=int, default=1, help="with --generate: how many GPUs")
+    parser.add_argument("--nic", default="auto", help="with --generate: auto or none")
+    parser.add_argument("--sriov", action="store_true", help="with --generate: SR-IOV VFs")
+    parser.add_argument("--keep-devices", action="store_true",
+                        help="keep the VM's passthrough devices (add the plan's to them)")
     parser.add_argument("--insecure", action="store_true", help="do not verify the certificate")
     parser.add_argument("--power-off", action="store_true",
                         help="power the VM off first (passthrough devices cannot be hot-added)")
     parser.add_argument("--timeout", type=float, default=60, help="seconds per step")
     args = parser.parse_args(argv)
 
-    spec = render_spec(args.vmxkit, args.plan, args.timeout)
-    url = urlparse(args.server)
-    context = ssl._create_unverified_context() if args.insecure else ssl.create_default_context()
     try:
-        si = SmartConnect(host=url.hostname, port=url.port or 443, user=url.username or "",
-                          pwd=url.password or "", sslContext=context,
-                          connectionPoolTimeout=int(args.timeout))
-    except Exception as e:  # pyVmomi raises many kinds
-        print("cannot connect to %s: %s" % (url.hostname, e), file=sys.stderr)
+        si = vcenter.connect(args.server, args.insecure, args.timeout)
+    except Exception as e:  # pyVmomi raises many kinds; never print the URL (its password)
+        print("cannot connect: %s" % e, file=sys.stderr)
         return 2
     try:
-        vm = find_vm(si.RetrieveContent(), args.vm)
-        if vm is None:
-            print("no VM named %r" % args.vm, file=sys.stderr)
+        vm = vcenter.find_vms(si, [args.vm])[0]
+        try:
+            spec, host, explanation = plan_spec(args, vm)
+        except vmxkit.Error as e:  # a plan that cannot work on this host, a bad file
+            print("vmxkit: %s" % e, file=sys.stderr)
             return 2
         if vm.runtime.powerState == vim.VirtualMachinePowerState.poweredOn:
             if not args.power_off:
                 print("%s is powered on; use --power-off" % args.vm, file=sys.stderr)
                 return 2
-            wait(vm.PowerOffVM_Task(), args.timeout)
-        wait(vm.ReconfigVM_Task(spec=spec), args.timeout)
+            vcenter.wait(vm.PowerOffVM_Task(), args.timeout)
+        if not args.keep_devices:
+            spec.deviceChange = removals(vm) + list(spec.deviceChange)
+        vcenter.wait(vm.ReconfigVM_Task(spec=spec), args.timeout)
         summary, problems = check(spec, vm)
+        findings = vmxkit.lint(vm, host=host, fail_on="error")
+        if host is not None and findings.failed:
+            problems.append("lint against the VM's host finds errors")
+        summary["lint"] = [str(f) for f in findings]
+        summary["plan"] = explanation
         summary["problems"] = problems
         print(json.dumps(summary, indent=2, sort_keys=True))
         return 1 if problems else 0
     finally:
-        Disconnect(si)
+        vcenter.disconnect(si)
 
 
 if __name__ == "__main__":

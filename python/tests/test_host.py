@@ -78,6 +78,31 @@ class HostTest(unittest.TestCase):
         self.assertEqual(host.paths, ("host.txt",))
         self.assertEqual(vmxkit.Host.from_text(text.decode()).topo(), host.topo())
 
+    def test_a_hosts_vsphere_properties(self):
+        """The GPU host of the vCenter simulator, as Host.from_vsphere reads it (pyVmomi's
+        ObjectContent) and as a saved RetrievePropertiesEx answer: one host, one matrix."""
+        import os
+        pyvmomi = vmxkit.Host([os.path.join(support.CLIENTS_DIR,
+                                            "pyvmomi-hostsystem-objectcontent.xml")])
+        soap = vmxkit.Host([os.path.join(support.CLIENTS_DIR,
+                                         "hostsystem-retrievepropertiesex.xml")])
+        self.assertEqual(pyvmomi.topo(), soap.topo())
+        t = pyvmomi.topo()
+        self.assertEqual([g.address for g in t.gpus], ["0000:18:00.0", "0000:9a:00.0"])
+        self.assertEqual(t.path("0000:18:00.0", "0000:19:00.0"), "PIX")
+        self.assertEqual(t.path("0000:18:00.0", "0000:9b:00.0"), "SYS")
+        self.assertEqual([g.numa_node for g in t.gpus], [0, 1])
+        with self.assertRaises(vmxkit.Error) as cm:
+            vmxkit.Host([os.path.join(support.CLIENTS_DIR, "retrievepropertiesex-2vms.xml")])
+        self.assertIn("no HostSystem properties", str(cm.exception))
+        self.assertEqual(cm.exception.line, 2)
+
+    @unittest.skipUnless(support.have_pyvmomi(), "needs pyVmomi")
+    def test_from_vsphere_takes_a_host_system_only(self):
+        from pyVmomi import vim
+        with self.assertRaises(TypeError):
+            vmxkit.Host.from_vsphere(vim.vm.ConfigSpec())
+
     def test_a_capture_that_cannot_be_read_is_an_error(self):
         with self.assertRaises(vmxkit.Error) as cm:
             vmxkit.Host("/nonexistent/host.txt")

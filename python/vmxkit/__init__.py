@@ -420,11 +420,17 @@ def _device(t: Tuple[Any, ...]) -> HostDevice:
     return HostDevice(*t)
 
 
+#: The HostSystem properties a host is read from (those the vSphere client of the CLI asks).
+_HOST_PROPERTIES = ("name", "hardware.pciDevice", "config.pciPassthruInfo", "hardware.numaInfo",
+                    "hardware.systemInfo.uuid")
+
+
 class Host:
     """A host's PCIe tree from its captures: ``lspci -vvv`` (with or without ``-nn``/``-D``),
     ``lspci -tv``, ``esxcli hardware pci list``, ``esxcli hardware pci pcipassthru list``,
-    ``numactl --hardware``, ``esxcli hardware memory get`` (format detected), a sysfs directory,
-    or ``live``; several are merged. Raises vmxkit.Error for an input that cannot be read."""
+    ``numactl --hardware``, ``esxcli hardware memory get``, a vSphere HostSystem's properties
+    (a saved RetrievePropertiesEx answer; see ``from_vsphere``) (format detected), a sysfs
+    directory, or ``live``; several are merged. Raises vmxkit.Error for an input that cannot be read."""
 
     def __init__(self, paths: Union[StrPath, Sequence[StrPath]]) -> None:
         self.paths: Tuple[str, ...] = tuple(_paths(paths))
@@ -447,6 +453,35 @@ class Host:
             (os.fsencode(n), c.encode("utf-8", "surrogateescape") if isinstance(c, str) else
              bytes(c)) for n, c in zip(labels, captures)])
         return host
+
+    @classmethod
+    def from_vsphere(cls, host_system: Any) -> "Host":
+        """A host from a pyVmomi ``vim.HostSystem`` (``vm.runtime.host``): one PropertyCollector
+        call reads the properties that ``vmxkit --esx-host`` reads (``hardware.pciDevice``,
+        ``config.pciPassthruInfo``, ``hardware.numaInfo``, ``hardware.systemInfo.uuid``,
+        ``name``), pyVmomi serializes the answer, and vmxkit reads it as it reads a saved
+        RetrievePropertiesEx answer (``vmxkit topo host-properties.xml``). Raises vmxkit.Error
+        when the host's devices cannot be read (a missing privilege: the fault is named)."""
+        from pyVmomi import SoapAdapter, VmomiSupport, vim, vmodl  # type: ignore[import]
+
+        if not isinstance(host_system, vim.HostSystem):
+            raise TypeError("Host.from_vsphere: give a pyVmomi vim.HostSystem, not a %s"
+                            % type(host_system).__name__)
+        pc = vmodl.query.PropertyCollector
+        content = vim.ServiceInstance("ServiceInstance", host_system._stub).RetrieveContent()
+        spec = pc.FilterSpec(objectSet=[pc.ObjectSpec(obj=host_system, skip=False)],
+                             propSet=[pc.PropertySpec(type=vim.HostSystem, all=False,
+                                                      pathSet=list(_HOST_PROPERTIES))])
+        result = content.propertyCollector.RetrievePropertiesEx([spec], pc.RetrieveOptions())
+        if result is None or not result.objects:
+            raise Error("%s: the HostSystem returned no properties" % host_system._moId)
+        # The newest version this pyVmomi knows: an older one drops properties added since
+        # (HostNumaNode.pciId, the devices of each NUMA node, is vSphere 6.7's).
+        xml = SoapAdapter.Serialize(result.objects[0],
+                                    version=VmomiSupport.newestVersions.Get("vim"))
+        name = "<pyVmomi HostSystem %s>" % host_system._moId
+        return cls.from_text(xml if isinstance(xml, bytes) else xml.encode("utf-8"),
+                             names=[name])
 
     @property
     def devices(self) -> List[HostDevice]:

@@ -235,7 +235,8 @@ void setup_topo(CLI::App& app, Context& ctx) {
   add_host_inputs(*sub, o->hosts,
                   "lspci -vvv, lspci -tv, esxcli hardware pci list, esxcli hardware pci "
                   "pcipassthru list, numactl --hardware or esxcli hardware memory get output, a "
-                  "sysfs directory, or live; several are merged");
+                  "HostSystem's vSphere API properties (XML), a sysfs directory, or live; "
+                  "several are merged");
   sub->add_option("--format", o->format,
                   "text or json (the matrix), dot or svg (the PCIe tree as a Graphviz diagram)")
       ->check(CLI::IsMember({"text", "json", "dot", "svg"}));

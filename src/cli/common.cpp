@@ -32,7 +32,8 @@ void warn_malformed(const vmx::Document& doc, Context& ctx) {
 void add_host_options(CLI::App& sub, HostOptions& options) {
   sub.add_option("--host", options.hosts,
                  "Host capture: lspci -vvv / -tv, esxcli hardware pci list / pcipassthru list, "
-                 "numactl --hardware, esxcli hardware memory get, a sysfs directory, or live "
+                 "numactl --hardware, esxcli hardware memory get, vSphere HostSystem properties "
+                 "(XML), a sysfs directory, or live "
                  "(repeat to merge several)");
   sub.add_option("--catalog", options.catalogs,
                  "Device catalogue file adding or overriding entries");

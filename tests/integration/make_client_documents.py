@@ -26,6 +26,11 @@ then writes what the clients get back for them:
   retrieveproperties-2vms.xml      the same through RetrieveProperties
   fetch-config.xml                 the simulator's Fetch response for gpu-rdma-worker's config
   NEGATIVE-retrievepropertiesex-hosts.xml   a RetrievePropertiesEx response for HostSystems only
+  hostsystem-retrievepropertiesex.xml   the simulator's RetrievePropertiesEx response for the GPU
+                                   host DC0_H0's devices (the properties `--esx-host` reads), a
+                                   host input (`vmxkit topo FILE`)
+  pyvmomi-hostsystem-objectcontent.xml  what vmxkit.Host.from_vsphere reads of DC0_H0: that
+                                   answer's ObjectContent, serialized by pyVmomi
   govc-vm-info.json                govc 0.24's `vm.info -json gpu-rdma-worker vgpu-worker`
   govc-object-collect-config.json  govc 0.24's `object.collect -json vm/gpu-rdma-worker config`
   govc-object-collect-type-m.json  govc 0.24's `object.collect -json -type m / config name`
@@ -34,7 +39,8 @@ the simulator sends; the govc documents come from tests/integration/clientdocs, 
 govmomi 0.24.2 as govc 0.24 does).
 
 With --check DIR, it also checks that each fresh document loads in vmxkit (VMXKIT_BINARY) with
-the same VMs and findings as the one of the same name in DIR.
+the same VMs and findings as the one of the same name in DIR (a host document: the same
+`vmxkit topo --format json`).
 
 Environment: VMXKIT_VCSIM, VMXKIT_CLIENTDOCS, VMXKIT_BINARY (for --check).
 """
@@ -58,6 +64,9 @@ from pyVmomi import SoapAdapter, VmomiSupport, vim, vmodl  # noqa: E402
 SYSTEM_ID = "5fe9d4dc-68b1-4c3a-9d1e-0123456789ab"
 GPU_VM = "gpu-rdma-worker"
 VGPU_VM = "vgpu-worker"
+# What vmxkit.Host.from_vsphere and the CLI's --esx-host read of a HostSystem.
+HOST_PROPERTIES = ("name", "hardware.pciDevice", "config.pciPassthruInfo", "hardware.numaInfo",
+                   "hardware.systemInfo.uuid")
 
 
 def wait(task, timeout=30):
@@ -187,6 +196,18 @@ def make(out):
             write(out, "NEGATIVE-retrievepropertiesex-hosts.xml", post(sim, stub, request(
                 stub, pc, "vmodl.query.PropertyCollector", "RetrievePropertiesEx",
                 [hosts, vmodl.query.PropertyCollector.RetrieveOptions()])))
+            # The GPU host's devices, as `vmxkit --esx-host` and vmxkit.Host.from_vsphere ask.
+            gpu_host = [h for h in all_of(content, vim.HostSystem) if h.name == "DC0_H0"]
+            if len(gpu_host) != 1:
+                raise RuntimeError("the simulator has no GPU host DC0_H0")
+            host_props = [filter_spec(vim.HostSystem, gpu_host, list(HOST_PROPERTIES))]
+            write(out, "hostsystem-retrievepropertiesex.xml", post(sim, stub, request(
+                stub, pc, "vmodl.query.PropertyCollector", "RetrievePropertiesEx",
+                [host_props, vmodl.query.PropertyCollector.RetrieveOptions()])))
+            answer = pc.RetrievePropertiesEx(host_props,
+                                             vmodl.query.PropertyCollector.RetrieveOptions())
+            write(out, "pyvmomi-hostsystem-objectcontent.xml", SoapAdapter.Serialize(
+                answer.objects[0], version=VmomiSupport.newestVersions.Get("vim")))
             fetch = ('<?xml version="1.0" encoding="UTF-8"?>\n<soapenv:Envelope xmlns:soapenv='
                      '"http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><Fetch xmlns='
                      '"urn:vim25"><_this type="VirtualMachine">%s</_this><prop>config</prop>'
@@ -207,6 +228,17 @@ def make(out):
             raise RuntimeError("clientdocs failed: " + r.stderr.decode(errors="replace"))
     finally:
         sim.stop()
+
+
+def topology(path):
+    """What vmxkit makes of a host document: `vmxkit topo --format json`."""
+    r = subprocess.run([peers.VMXKIT, "topo", "--format", "json", path], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=peers.TIMEOUT, check=False)
+    if r.returncode != 0:
+        return {"error": r.stderr.decode(errors="replace")}
+    topo = json.loads(r.stdout)
+    # The inputs are named by path, which differs between the two folders.
+    return json.loads(json.dumps(topo).replace(os.path.dirname(path), "DIR"))
 
 
 def findings(path):
@@ -236,7 +268,8 @@ def check(out, reference):
         if not os.path.exists(fresh):
             problems.append("%s: not made" % name)
             continue
-        want, got = findings(os.path.join(reference, name)), findings(fresh)
+        load = topology if "hostsystem" in name else findings
+        want, got = load(os.path.join(reference, name)), load(fresh)
         if want != got:
             problems.append("%s: committed %s, fresh %s" % (name, want, got))
     for p in problems:

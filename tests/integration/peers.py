@@ -111,3 +111,5 @@ class Simulator:
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(timeout=10)
+        self.proc.stdout.close()
+        self.log.close()

@@ -1,14 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """vmxkit's ConfigSpec documents against real peers: pyVmomi's deserializer, govmomi's vCenter
-simulator (pyVmomi ReconfigVM_Task through the example automation script, and a SOAP envelope
-posted with curl), and vmxkit's own reader (read, write back, same bytes).
+simulator (a SOAP envelope posted with curl; pyVmomi's ReconfigVM_Task through the automation
+examples is test_automation.py), and vmxkit's own reader (read, write back, same bytes).
 
 Environment: VMXKIT_BINARY (the vmxkit binary), VMXKIT_VCSIM (the simulator built from
 tests/integration/vcsim), VMXKIT_SOURCE_DIR (the source tree).
 """
 
-import json
 import os
 import shutil
 import subprocess
@@ -106,7 +105,8 @@ class RoundTripTest(unittest.TestCase):
 
 @unittest.skipUnless(peers.VCSIM, "VMXKIT_VCSIM is not set")
 class SimulatorTest(unittest.TestCase):
-    """(2) the automation example and (3) a SOAP envelope with curl, against the simulator."""
+    """(2) a SOAP envelope with curl, against the simulator (the automation examples, on the
+    Python package: test_automation.py)."""
 
     @classmethod
     def setUpClass(cls):
@@ -117,32 +117,6 @@ class SimulatorTest(unittest.TestCase):
     def tearDownClass(cls):
         cls.sim.stop()
         shutil.rmtree(cls.tmp, ignore_errors=True)
-
-    def run_example(self, plan):
-        script = os.path.join(peers.SOURCE_DIR, "examples", "automation", "apply_configspec.py")
-        r = subprocess.run([sys.executable, script, "--server", self.sim.url, "--vm",
-                            self.sim.vm_name, "--plan", plan, "--vmxkit", peers.VMXKIT,
-                            "--insecure", "--power-off", "--timeout", "30"],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120, check=False)
-        self.assertEqual(r.returncode, 0, r.stdout.decode() + r.stderr.decode())
-        return json.loads(r.stdout)
-
-    def test_automation_example_applies_and_reads_back_the_plan(self):
-        summary = self.run_example(os.path.join(peers.PLANS_DIR, "p2p_gpu_nic.vmx"))
-        self.assertEqual(summary["problems"], [])
-        self.assertEqual(summary["firmware"], "efi")
-        self.assertTrue(summary["memoryReservationLockedToMax"])
-        self.assertEqual(summary["extraConfig"]["pciPassthru.allowP2P"], "TRUE")
-        self.assertEqual(summary["extraConfig"]["pciPassthru.64bitMMIOSizeGB"], "256")
-        ids = {d.get("id"): d for d in summary["passthrough"] if d["type"] == "directpath"}
-        self.assertEqual(ids["0000:3b:00.0"]["vendorId"], 4318)
-        self.assertEqual(ids["0000:3b:00.0"]["deviceId"], "2330")
-        self.assertEqual(ids["0000:86:00.1"]["vendorId"], -32634)
-        summary = self.run_example(os.path.join(peers.PLANS_DIR, "vgpu.vmx"))
-        self.assertIn({"type": "vgpu", "vgpu": "grid_a100-40c"}, summary["passthrough"])
-        summary = self.run_example(os.path.join(peers.PLANS_DIR, "sriov.vmx"))
-        self.assertIn({"type": "sriov", "pf": "0000:1a:00.1"}, summary["passthrough"])
-        self.assertEqual(summary["extraConfig"]["annotation"], 'SR-IOV "VF" test')
 
     def curl(self, body, cookies, action):
         url = urlparse(self.sim.url)

@@ -13,6 +13,10 @@ InputFormat detect_format(std::string_view text, const std::string& path) {
     ++line_no;
     const std::string_view t = trim(line);
     if (t.empty()) continue;
+    // XML: no capture format starts with '<' (a UTF-8 BOM before it is XML's too).
+    if (t.starts_with('<') || (line_no == 1 && t.starts_with("\xEF\xBB\xBF<"))) {
+      return InputFormat::vsphere_properties;
+    }
     if (t.starts_with("-[") || t.starts_with("-+-[") || t.starts_with("+-[") ||
         t.starts_with("\\-[") || t.starts_with("-+-") || t.starts_with("+-")) {
       return InputFormat::lspci_tree;
@@ -40,7 +44,7 @@ InputFormat detect_format(std::string_view text, const std::string& path) {
     throw Error(path, line_no, line[0] == ' ' || line[0] == '\t' ? col : 1,
                 "unknown host input: expected `lspci -vvv`, `lspci -tv`, `esxcli hardware pci "
                 "list`, `esxcli hardware pci pcipassthru list`, `esxcli hardware memory get` or "
-                "`numactl --hardware` output");
+                "`numactl --hardware` output, or a vSphere HostSystem's properties (XML)");
   }
   if (first_message != 0) {
     throw Error(path, first_message, 1,

@@ -10,6 +10,7 @@
 
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
+#include "vmxkit/pci/vsphere_api.h"
 
 namespace vmxkit::pci {
 namespace {
@@ -446,6 +447,8 @@ std::string_view to_string(InputFormat format) {
       return "esxcli hardware pci pcipassthru list";
     case InputFormat::numactl:
       return "numactl --hardware";
+    case InputFormat::vsphere_properties:
+      return "vSphere HostSystem properties";
     case InputFormat::sysfs:
       return "sysfs";
   }
@@ -471,6 +474,9 @@ void load_text(Host& host, std::string_view text, const std::string& path) {
       break;
     case InputFormat::numactl:
       load_numactl(host, text, path);
+      break;
+    case InputFormat::vsphere_properties:
+      load_vsphere_properties(host, text, path);
       break;
     case InputFormat::sysfs:
       break;

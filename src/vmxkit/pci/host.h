@@ -124,6 +124,7 @@ enum class InputFormat : unsigned char {
   esxcli_memory,
   esxcli_passthru,
   numactl,
+  vsphere_properties,  ///< a HostSystem's vSphere API properties (XML): pci/vsphere_api.h
   sysfs
 };
 std::string_view to_string(InputFormat format);

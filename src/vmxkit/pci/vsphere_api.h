@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vmxkit/pci/host.h"
@@ -58,5 +59,14 @@ struct ApiHost {
 /// messages ("vcenter.example.com: esx01"). Throws vmxkit::Error when a device id is not a PCI
 /// address or hardware.pciDevice is missing.
 void load_vsphere_api(Host& host, const ApiHost& api, const std::string& origin);
+
+/// Loads a host (not finalized) from a saved document of one HostSystem's properties: a
+/// RetrievePropertiesEx or RetrieveProperties answer (the SOAP envelope or its Body's element),
+/// or pyVmomi's `SoapAdapter.Serialize` of an ObjectContent or a RetrieveResult; the properties
+/// are those the vSphere client asks (name, hardware.pciDevice, config.pciPassthruInfo,
+/// hardware.numaInfo, hardware.systemInfo.uuid). Throws vmxkit::Error at path:line:col for
+/// XML the safe loader refuses, a SOAP fault, a document without HostSystem properties or with
+/// several hosts, and hardware.pciDevice missing or not read (a missingSet fault).
+void load_vsphere_properties(Host& host, std::string_view text, const std::string& path);
 
 }  // namespace vmxkit::pci

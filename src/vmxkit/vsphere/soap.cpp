@@ -260,23 +260,25 @@ RetrieveResult parse_retrieve_result(const Response& response) {
   if (!rv) return out;  // nothing matched
   out.token = text(xml::child(rv, "token"));
   for (const pugi::xml_node o : rv.children()) {
-    if (xml::local_name(o.name()) != "objects") continue;
-    ObjectContent content;
-    for (const pugi::xml_node c : o.children()) {
-      const std::string_view n = xml::local_name(c.name());
-      if (n == "obj") {
-        content.obj = parse_moref(c);
-      } else if (n == "propSet") {
-        content.props.emplace_back(text(xml::child(c, "name")), xml::child(c, "val"));
-      } else if (n == "missingSet") {
-        const pugi::xml_node fault = xml::child(xml::child(c, "fault"), "fault");
-        content.missing.emplace_back(text(xml::child(c, "path")),
-                                     std::string(xml::xsi_type(fault)));
-      }
-    }
-    out.objects.push_back(std::move(content));
+    if (xml::local_name(o.name()) == "objects") out.objects.push_back(parse_object_content(o));
   }
   return out;
+}
+
+ObjectContent parse_object_content(pugi::xml_node node) {
+  ObjectContent content;
+  for (const pugi::xml_node c : node.children()) {
+    const std::string_view n = xml::local_name(c.name());
+    if (n == "obj") {
+      content.obj = parse_moref(c);
+    } else if (n == "propSet") {
+      content.props.emplace_back(text(xml::child(c, "name")), xml::child(c, "val"));
+    } else if (n == "missingSet") {
+      const pugi::xml_node fault = xml::child(xml::child(c, "fault"), "fault");
+      content.missing.emplace_back(text(xml::child(c, "path")), std::string(xml::xsi_type(fault)));
+    }
+  }
+  return content;
 }
 
 pci::ApiHost api_host(const ObjectContent& object) {

@@ -103,6 +103,9 @@ struct RetrieveResult {
   std::vector<ObjectContent> objects;
 };
 RetrieveResult parse_retrieve_result(const Response& response);
+/// One ObjectContent element (`<objects>` of a RetrieveResult, `<returnval>` of
+/// RetrieveProperties, pyVmomi's `<object xsi:type="ObjectContent">`).
+ObjectContent parse_object_content(pugi::xml_node node);
 
 /// The element's text, trimmed.
 std::string text(pugi::xml_node node);
