@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Host-input fuzzer for pci::load_text (lspci -vvv / -tv, esxcli, numactl, format detected):
-// any bytes either load, finalize, analyze and render, or throw vmxkit::Error; no crash, leak,
-// sanitizer report or other exception.
+// Host-input fuzzer for pci::load_text (lspci -vvv / -tv, esxcli, numactl, vSphere HostSystem
+// properties XML; format detected): any bytes either load, finalize, analyze and render, or
+// throw vmxkit::Error; no crash, leak, sanitizer report or other exception.
 #include <cstdint>
 #include <string>
 #include <string_view>
