@@ -18,6 +18,8 @@ packages=(
   clang-format clang-tidy
   # the Python package (python/): pybind11 over the library
   pybind11-dev python3-dev python3-mypy
+  # the Ansible collection (ansible/): its modules run by ansible-playbook in the tests
+  ansible-core
   # tests: real pciutils for the differential check, SARIF schema validation, vSphere peers
   pciutils python3 python3-jsonschema python3-pyvmomi golang-go golang-github-vmware-govmomi-dev
   curl ca-certificates
