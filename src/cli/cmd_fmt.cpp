@@ -2,7 +2,10 @@
 // vmxkit fmt FILE [--check | -i] : rewrite in VMware's canonical writer form.
 #include <CLI/CLI.hpp>
 #include <memory>
+#include <optional>
 #include <ostream>
+#include <string>
+#include <string_view>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -23,15 +26,31 @@ struct FmtOptions {
 int run_fmt(const FmtOptions& o, Context& ctx) {
   if (o.check && o.write.in_place) throw Error("--check and -i exclude each other");
   const std::string name = display_name(o.file);
-  // One pass over the bytes, no Document: the peak is the input and its canonical form.
+  if (o.write.in_place) {
+    edit_input(o.file, o.write, ctx,
+               [&](const std::string& bytes) { return vmx::canonical_form(bytes, name); });
+    return kExitClean;
+  }
+  // One pass over the bytes, no Document, no copy of the lines already canonical: the output
+  // (or the comparison) refers to them in the input; the peak is the input and the rebuilt
+  // lines. Nothing is written before the whole input has been read and checked.
+  std::string piped;
+  std::optional<InputFile> file;
+  if (o.file == "-") {
+    piped = read_stream(ctx.in, name);
+  } else {
+    file.emplace(o.file);
+  }
+  const std::string_view bytes = file ? file->bytes() : std::string_view(piped);
+  const vmx::CanonicalPieces canonical(bytes, name);
   if (o.check) {
-    const std::string bytes = o.file == "-" ? read_stream(ctx.in, name) : read_file(o.file);
-    if (vmx::canonical_form(bytes, name) == bytes) return kExitClean;
+    if (canonical.equals(bytes)) return kExitClean;
     ctx.err << name << ": not in canonical form (run `vmxkit fmt -i " << o.file << "`)\n";
     return kExitFindings;
   }
-  edit_input(o.file, o.write, ctx,
-             [&](const std::string& bytes) { return vmx::canonical_form(bytes, name); });
+  canonical.for_each([&](std::string_view piece) {
+    ctx.out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+  });
   return kExitClean;
 }
 

@@ -2,6 +2,7 @@
 #include "vmxkit/core/io.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -293,6 +294,80 @@ std::string read_file(const std::string& path, std::size_t max_bytes) {
   if (::fstat(fd.get(), &st) != 0) throw Error(path, "cannot stat: " + errno_text());
   if (S_ISDIR(st.st_mode)) throw Error(path, "is a directory, expected a file");
   return read_fd(fd.get(), st, path, max_bytes);
+}
+
+namespace {
+
+// The one mapping InputFile may hold, for the SIGBUS handler: its range and a message made
+// before any read (the handler may only call async-signal-safe functions: write, _exit).
+std::atomic<const char*> g_map_begin{nullptr};
+std::atomic<const char*> g_map_end{nullptr};
+char g_bus_message[1024];
+std::size_t g_bus_message_size = 0;
+struct sigaction g_previous_bus {};
+
+void on_sigbus(int sig, siginfo_t* info, void* context) {
+  const char* addr = static_cast<const char*>(info->si_addr);
+  const char* begin = g_map_begin.load();
+  if (begin != nullptr && addr >= begin && addr < g_map_end.load()) {
+    const ssize_t ignored = ::write(STDERR_FILENO, g_bus_message, g_bus_message_size);
+    (void)ignored;
+    ::_exit(2);
+  }
+  // Not ours: what would have happened without this handler.
+  if ((g_previous_bus.sa_flags & SA_SIGINFO) != 0 && g_previous_bus.sa_sigaction != nullptr) {
+    g_previous_bus.sa_sigaction(sig, info, context);
+    return;
+  }
+  if (g_previous_bus.sa_handler != SIG_DFL && g_previous_bus.sa_handler != SIG_IGN &&
+      g_previous_bus.sa_handler != nullptr) {
+    g_previous_bus.sa_handler(sig);
+    return;
+  }
+  ::signal(SIGBUS, SIG_DFL);
+  ::raise(SIGBUS);
+}
+
+}  // namespace
+
+InputFile::InputFile(const std::string& path, std::size_t max_bytes) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) throw Error(path, "cannot open: " + errno_text());
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) throw Error(path, "cannot stat: " + errno_text());
+  if (S_ISDIR(st.st_mode)) throw Error(path, "is a directory, expected a file");
+  const auto size = static_cast<std::size_t>(st.st_size);
+  if (!S_ISREG(st.st_mode) || size < kMapMinBytes || size > max_bytes ||
+      g_map_begin.load() != nullptr) {
+    data_ = read_fd(fd.get(), st, path, max_bytes);
+    return;
+  }
+  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd.get(), 0);
+  if (map == MAP_FAILED) {  // a file system that cannot map: read it
+    data_ = read_fd(fd.get(), st, path, max_bytes);
+    return;
+  }
+  const std::string message =
+      "vmxkit: error: " + path + ": truncated by another program while vmxkit read it\n";
+  g_bus_message_size = std::min(message.size(), sizeof g_bus_message);
+  std::memcpy(g_bus_message, message.data(), g_bus_message_size);
+  struct sigaction action {};
+  action.sa_sigaction = on_sigbus;
+  action.sa_flags = SA_SIGINFO;
+  sigemptyset(&action.sa_mask);
+  ::sigaction(SIGBUS, &action, &g_previous_bus);
+  map_ = map;
+  mapped_ = std::string_view(static_cast<const char*>(map), size);
+  g_map_end.store(mapped_.data() + size);
+  g_map_begin.store(mapped_.data());
+}
+
+InputFile::~InputFile() {
+  if (map_ == nullptr) return;
+  g_map_begin.store(nullptr);
+  g_map_end.store(nullptr);
+  ::munmap(map_, mapped_.size());
+  ::sigaction(SIGBUS, &g_previous_bus, nullptr);
 }
 
 std::string read_stream(std::istream& in, const std::string& name, std::size_t max_bytes) {

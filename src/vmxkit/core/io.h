@@ -21,6 +21,32 @@ inline constexpr int kEditLockWaitSeconds = 60;
 /// larger than `max_bytes`.
 std::string read_file(const std::string& path, std::size_t max_bytes = kMaxInputBytes);
 
+/// A file's bytes for reading only. A regular file of kMapMinBytes or more is mapped
+/// (MAP_PRIVATE, populated at once): the page cache's pages are the input, with no zero-filled
+/// buffer and no copy, which is most of what reading a large file costs. Anything else (a small
+/// file, a pipe) is read as read_file() reads it, with the same checks and errors.
+///
+/// A mapped file that another program truncates while vmxkit reads it makes the reads past the
+/// new end raise SIGBUS. While a mapping exists a handler turns that into
+/// `vmxkit: error: FILE: truncated by another program while vmxkit read it` and exit code 2,
+/// never a crash. One mapping at a time (the handler knows one range); a second InputFile of a
+/// large file while one is mapped is read instead.
+class InputFile {
+ public:
+  static constexpr std::size_t kMapMinBytes = std::size_t{1} << 20;
+  explicit InputFile(const std::string& path, std::size_t max_bytes = kMaxInputBytes);
+  ~InputFile();
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+  std::string_view bytes() const { return map_ != nullptr ? mapped_ : std::string_view(data_); }
+  bool mapped() const { return map_ != nullptr; }
+
+ private:
+  std::string data_;
+  void* map_ = nullptr;
+  std::string_view mapped_;
+};
+
 /// Reserves `capacity` bytes in `s` and, for a large buffer on Linux, asks for transparent huge
 /// pages: fmt's 64 MiB output then costs tens of page faults instead of 16,384. Only a hint:
 /// without THP (or elsewhere) it is a plain reserve(). The kernel may compact memory to give

@@ -3,6 +3,8 @@
 
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <vector>
 
 #include "vmxkit/vmx/document.h"
 
@@ -23,6 +25,50 @@ std::string canonical_form(const Document& doc);
 /// The same for a document's bytes, in one pass over its lines without building a Document:
 /// the result is reserved once and appended to. `path` names the file in the error.
 std::string canonical_form(std::string_view bytes, std::string_view path);
+
+/// canonical_form(bytes, path) as pieces, for writing a large document out without building
+/// its copy: runs of lines already canonical are spans of `bytes` (which must outlive this),
+/// only rebuilt lines are held. Their concatenation is canonical_form(bytes, path). Throws as
+/// canonical_form() does, before anything can be written.
+class CanonicalPieces {
+ public:
+  CanonicalPieces(std::string_view bytes, std::string_view path);
+  /// Calls `f(std::string_view)` with each piece in order while it returns true (or void).
+  template <class F>
+  void for_each(F&& f) const {
+    if (bom_ && !call(f, bom())) return;
+    for (const Piece& piece : pieces_) {
+      if (!call(f, view(piece))) return;
+    }
+  }
+  /// The length of the canonical form.
+  std::size_t size() const;
+  /// Whether the canonical form is `text` (with the input: whether the document is canonical).
+  bool equals(std::string_view text) const;
+
+ private:
+  struct Piece {
+    bool input;  ///< a span of the input, else of rebuilt_
+    std::size_t offset, size;
+  };
+  struct Builder;
+  template <class F>
+  static bool call(F& f, std::string_view piece) {
+    if constexpr (std::is_void_v<decltype(f(piece))>) {
+      f(piece);
+      return true;
+    } else {
+      return f(piece);
+    }
+  }
+  std::string_view view(const Piece& piece) const;
+  static std::string_view bom();
+
+  std::string_view input_;
+  std::string rebuilt_;
+  std::vector<Piece> pieces_;
+  bool bom_ = false;
+};
 
 namespace detail {
 /// canonical_form() rebuilding every line, without copying runs of lines that are already

@@ -2,6 +2,8 @@
 #include "vmxkit/core/io.h"
 
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <catch2/catch.hpp>
@@ -95,6 +97,63 @@ TEST_CASE("read_file refuses a device before reading from it", "[core][io]") {
   const auto start = std::chrono::steady_clock::now();
   CHECK_THROWS_WITH(read_file("/dev/zero"), Catch::Contains("a character device, not a file"));
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(1));
+}
+
+TEST_CASE("InputFile maps a large file, reads a small one, and errs as read_file does",
+          "[core][io]") {
+  test::TempDir dir;
+  std::string large(InputFile::kMapMinBytes + 4097, 'a');
+  large[large.size() - 1] = 'z';
+  test::write_bytes(dir / "large.vmx", large);
+  test::write_bytes(dir / "small.vmx", "a = \"1\"\n");
+  const InputFile mapped((dir / "large.vmx").string());
+  CHECK(mapped.mapped());
+  CHECK(mapped.bytes() == large);
+  // One mapping at a time: a second large file is read, with the same bytes.
+  const InputFile second((dir / "large.vmx").string());
+  CHECK_FALSE(second.mapped());
+  CHECK(second.bytes() == large);
+  const InputFile small((dir / "small.vmx").string());
+  CHECK_FALSE(small.mapped());
+  CHECK(small.bytes() == "a = \"1\"\n");
+  CHECK_THROWS_WITH(InputFile((dir / "missing.vmx").string()), Catch::Contains("cannot open"));
+  CHECK_THROWS_WITH(InputFile(dir.path().string()), Catch::Contains("is a directory"));
+  CHECK_THROWS_WITH(InputFile("/dev/zero"), Catch::Contains("a character device"));
+  CHECK_THROWS_AS(InputFile((dir / "large.vmx").string(), 4096), Error);
+}
+
+TEST_CASE("a mapped file truncated under vmxkit is exit 2 with a message, not a crash",
+          "[core][io]") {
+  test::TempDir dir;
+  const std::string path = (dir / "big.vmx").string();
+  test::write_bytes(path, std::string(InputFile::kMapMinBytes * 2, 'x'));
+  int err[2];
+  REQUIRE(::pipe(err) == 0);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::dup2(err[1], STDERR_FILENO);
+    const InputFile file(path);
+    if (!file.mapped()) ::_exit(3);
+    if (::truncate(path.c_str(), 0) != 0) ::_exit(4);
+    // A read past the new end: SIGBUS, which the handler turns into exit code 2.
+    volatile char last = file.bytes()[file.bytes().size() - 1];
+    (void)last;
+    ::_exit(5);
+  }
+  ::close(err[1]);
+  std::string message;
+  char buffer[256];
+  for (ssize_t n; (n = ::read(err[0], buffer, sizeof buffer)) > 0;) {
+    message.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(err[0]);
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 2);
+  CHECK(message ==
+        "vmxkit: error: " + path + ": truncated by another program while vmxkit read it\n");
 }
 
 TEST_CASE("vmx_lock_present finds a VM's lock directory", "[core][io]") {

@@ -119,6 +119,45 @@ TEST_CASE("the error for a malformed line names its line and column", "[vmx][fmt
   }
 }
 
+namespace {
+std::string joined(const CanonicalPieces& pieces) {
+  std::string out;
+  pieces.for_each([&](std::string_view piece) { out.append(piece); });
+  return out;
+}
+}  // namespace
+
+TEST_CASE("canonical pieces keep the BOM rule and refer to the input's canonical runs",
+          "[vmx][fmt]") {
+  // A key that starts with the bytes of a BOM after the BOM: one BOM is kept in front.
+  const std::string tricky = "\xEF\xBB\xBF\xEF\xBB\xBFk = \"1\"\n";
+  CHECK(joined(CanonicalPieces(tricky, "t.vmx")) == canonical_form(tricky, "t.vmx"));
+  CHECK(canonical_form(tricky, "t.vmx") == tricky);
+  // A canonical document is one piece: the input itself, not a copy.
+  const std::string canonical = "a = \"1\"\nb = \"2\"\n";
+  const CanonicalPieces same(canonical, "t.vmx");
+  std::vector<std::string_view> parts;
+  same.for_each([&](std::string_view piece) { parts.push_back(piece); });
+  REQUIRE(parts.size() == 1);
+  CHECK(parts[0].data() == canonical.data());
+  CHECK(same.equals(canonical));
+  CHECK_FALSE(same.equals("a = \"1\"\n"));
+  // A rebuilt line between two runs: three pieces, the runs still in the input.
+  const std::string mixed = "a = \"1\"\nb=2\nc = \"3\"\n";
+  const CanonicalPieces three(mixed, "t.vmx");
+  parts.clear();
+  three.for_each([&](std::string_view piece) { parts.push_back(piece); });
+  REQUIRE(parts.size() == 3);
+  CHECK(parts[0].data() == mixed.data());
+  CHECK(parts[1] == "b = \"2\"\n");
+  CHECK(parts[2].data() == mixed.data() + mixed.find("c ="));
+  CHECK_FALSE(three.equals(mixed));
+  // for_each stops when the callback returns false.
+  int calls = 0;
+  three.for_each([&](std::string_view) { return ++calls < 2; });
+  CHECK(calls == 2);
+}
+
 TEST_CASE("canonical form copies canonical lines in runs exactly as rebuilding each line would",
           "[vmx][fmt]") {
   // Lines on each side of every test skip_canonical() makes, in every line ending, with and
@@ -173,6 +212,18 @@ TEST_CASE("canonical form copies canonical lines in runs exactly as rebuilding e
             }
             CHECK(fast == each);
             CHECK(fast_error == each_error);
+            // The pieces fmt writes to stdout are the same text, and refuse the same lines.
+            std::string pieces_error;
+            try {
+              const CanonicalPieces pieces(input, "t.vmx");
+              CHECK(joined(pieces) == fast);
+              CHECK(pieces.size() == fast.size());
+              CHECK(pieces.equals(fast));
+              CHECK(pieces.equals(input) == (fast == input));
+            } catch (const Error& e) {
+              pieces_error = e.what();
+            }
+            CHECK(pieces_error == fast_error);
             ++compared;
           }
         }
