@@ -80,6 +80,13 @@ int run_convert(const ConvertOptions& o, Context& ctx) {
                           "; pick one with --system (" + names + ")");
   }
 
+  // What the OVF reader did not read is not in the output either: say so (as a warning).
+  for (Diagnostic d : rules::unread_diagnostics(vm->unread)) {
+    d.severity = Severity::warning;
+    d.message += " (not converted)";
+    print_diagnostic(ctx.err, name, loaded.source.bytes(), loaded.source.lines(), d, ctx.color_err);
+  }
+
   // Values that do not convert are named at their place in the input, before anything is written.
   const bool from_vmx = loaded.format == vsphere::Format::vmx;
   const bool to_vmx = *format == vsphere::OutputFormat::vmx;

@@ -394,13 +394,17 @@ Input load(std::string path, std::string bytes) {
   in.path = loaded.source.path();
   in.bytes = std::string(loaded.source.bytes());
   in.format = from_internal(loaded.format);
-  for (vsphere::LoadedVm& vm : loaded.vms) {
-    in.vms.push_back(InputVm{std::move(vm.name), std::move(vm.moref), std::move(vm.config)});
-  }
   // The loader does not repeat a .vmx's malformed lines; the document reports them.
   in.diagnostics = loaded.format == vsphere::Format::vmx
                        ? rules::line_diagnostics(vmx::Document::parse(in.bytes, in.path).problems())
                        : rules::schema_diagnostics(loaded.schema_problems);
+  for (vsphere::LoadedVm& vm : loaded.vms) {
+    for (Diagnostic& d : rules::unread_diagnostics(vm.unread)) {
+      if (loaded.vms.size() > 1) d.message = vm.name + ": " + d.message;
+      in.diagnostics.push_back(std::move(d));
+    }
+    in.vms.push_back(InputVm{std::move(vm.name), std::move(vm.moref), std::move(vm.config)});
+  }
   in.vm = std::move(loaded.vm);
   in.lines = LineIndex(in.bytes);
   return in;

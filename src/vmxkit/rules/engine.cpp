@@ -196,7 +196,9 @@ void lint_spec(LintResult& result, std::string bytes, const LintOptions& options
                       options.host);
     Sink sink;
     run_rules(ctx, options, sink);
-    for (Diagnostic& d : sink.diagnostics()) {
+    std::vector<Diagnostic> found = std::move(sink.diagnostics());
+    for (Diagnostic& d : unread_diagnostics(vm.unread)) found.push_back(std::move(d));
+    for (Diagnostic& d : found) {
       if (loaded.vms.size() > 1) d.message = fmt::format("{}: {}", vm.name, d.message);
       result.diagnostics.push_back(std::move(d));
     }

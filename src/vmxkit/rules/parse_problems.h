@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The parsers' low-level problems as diagnostics of the rules that own them: the parsers report
 // what is wrong and where, the rule table gives the id and severity. Defined with those rules
-// (vmx001_malformed_line.cpp, xml001_configspec_schema_violation.cpp).
+// (vmx001_malformed_line.cpp, xml001_configspec_schema_violation.cpp,
+// ovf001_ovf_setting_not_read.cpp).
 #pragma once
 
 #include <span>
@@ -11,6 +12,7 @@
 #include "vmxkit/rules/context.h"
 #include "vmxkit/rules/rule.h"
 #include "vmxkit/vmx/document.h"
+#include "vmxkit/vsphere/ovf.h"
 #include "vmxkit/vsphere/schema.h"
 
 namespace vmxkit::rules {
@@ -27,5 +29,8 @@ std::vector<Diagnostic> line_diagnostics(std::span<const vmx::LineProblem> probl
 
 /// Schema problems as XML001 diagnostics, in the order given.
 std::vector<Diagnostic> schema_diagnostics(std::span<const vsphere::SchemaProblem> problems);
+
+/// An OVF VirtualSystem's settings that vmxkit did not read, as OVF001 diagnostics.
+std::vector<Diagnostic> unread_diagnostics(std::span<const vsphere::OvfUnread> unread);
 
 }  // namespace vmxkit::rules

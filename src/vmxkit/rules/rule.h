@@ -22,7 +22,7 @@ enum class RuleStatus : unsigned char { stable, removed };
 
 /// One rule of the catalogue: metadata, its user documentation and its check.
 struct Rule {
-  std::string_view id;    ///< PREFIX + 3 digits, never reused: VMX, PT, P2P, MMIO, TOPO
+  std::string_view id;    ///< PREFIX + 3 digits, never reused: VMX, PT, P2P, MMIO, TOPO, XML, OVF
   std::string_view name;  ///< kebab-case, reads well after "allow": "duplicate-key"
   Severity severity = Severity::warning;
   FixAvailability fix = FixAvailability::none;

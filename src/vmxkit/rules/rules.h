@@ -13,6 +13,7 @@ extern const Rule kMMIO002;
 extern const Rule kMMIO003;
 extern const Rule kMMIO004;
 extern const Rule kMMIO005;
+extern const Rule kOVF001;
 extern const Rule kP2P001;
 extern const Rule kP2P002;
 extern const Rule kP2P003;

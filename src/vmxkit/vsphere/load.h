@@ -8,6 +8,7 @@
 #include "vmxkit/core/source_file.h"
 #include "vmxkit/model/vm_config.h"
 #include "vmxkit/vmx/document.h"
+#include "vmxkit/vsphere/ovf.h"
 #include "vmxkit/vsphere/schema.h"
 
 /// One entry point for every input format: detects the format from the content and returns the
@@ -44,6 +45,8 @@ struct LoadedVm {
   std::string name;
   std::string moref;  ///< `vm-42`, where the document names the VM's managed object
   VmConfig config;
+  /// OVF: the VirtualSystem's settings vmxkit saw and did not read (OVF001).
+  std::vector<OvfUnread> unread;
 };
 
 struct Loaded {

@@ -15,7 +15,7 @@ using namespace vmxkit::rules;
 
 TEST_CASE("rule ids are unique, sorted and of the form PREFIX plus three digits",
           "[rules][registry]") {
-  const std::regex id_form("^(VMX|PT|P2P|MMIO|TOPO|XML)[0-9]{3}$");
+  const std::regex id_form("^(VMX|PT|P2P|MMIO|TOPO|XML|OVF)[0-9]{3}$");
   const std::regex name_form("^[a-z0-9]+(-[a-z0-9]+)*$");
   std::set<std::string_view> ids, names;
   std::string_view previous;
@@ -52,7 +52,7 @@ TEST_CASE("every rule is defined in <id>_<name>.cpp and every rule file defines 
     CHECK(text.find(".id = \"" + std::string(r->id) + "\"") != std::string::npos);
     CHECK(text.find(".name = \"" + std::string(r->name) + "\"") != std::string::npos);
   }
-  const std::regex rule_file("^(vmx|pt|p2p|mmio|topo|xml)[0-9]{3}_.*\\.cpp$");
+  const std::regex rule_file("^(vmx|pt|p2p|mmio|topo|xml|ovf)[0-9]{3}_.*\\.cpp$");
   std::size_t rule_files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     const std::string file = entry.path().filename().string();
