@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // vmxkit fmt FILE [--check | -i] : rewrite in VMware's canonical writer form.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -48,9 +52,17 @@ int run_fmt(const FmtOptions& o, Context& ctx) {
     ctx.err << name << ": not in canonical form (run `vmxkit fmt -i " << o.file << "`)\n";
     return kExitFindings;
   }
-  canonical.for_each([&](std::string_view piece) {
-    ctx.out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
-  });
+  if (&ctx.out == &std::cout) {
+    // The process's stdout: the pieces in a few writev(2) calls, not one write per piece.
+    std::vector<std::string_view> pieces;
+    canonical.for_each([&](std::string_view piece) { pieces.push_back(piece); });
+    std::cout.flush();
+    write_pieces(STDOUT_FILENO, pieces, "<stdout>");
+  } else {
+    canonical.for_each([&](std::string_view piece) {
+      ctx.out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+    });
+  }
   return kExitClean;
 }
 

@@ -6,6 +6,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,11 +14,13 @@
 #include <cerrno>
 #include <chrono>
 #include <climits>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <random>
 #include <thread>
+#include <vector>
 
 #include "vmxkit/core/error.h"
 
@@ -368,6 +371,33 @@ InputFile::~InputFile() {
   g_map_end.store(nullptr);
   ::munmap(map_, mapped_.size());
   ::sigaction(SIGBUS, &g_previous_bus, nullptr);
+}
+
+void write_pieces(int fd, std::span<const std::string_view> pieces, const std::string& name) {
+  std::vector<struct iovec> iov;
+  iov.reserve(std::min<std::size_t>(pieces.size(), IOV_MAX));
+  std::size_t next = 0;
+  while (next < pieces.size() || !iov.empty()) {
+    while (next < pieces.size() && iov.size() < IOV_MAX) {
+      const std::string_view p = pieces[next++];
+      if (!p.empty()) iov.push_back({const_cast<char*>(p.data()), p.size()});
+    }
+    if (iov.empty()) break;
+    const ssize_t n = ::writev(fd, iov.data(), static_cast<int>(iov.size()));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw Error(name, "cannot write: " + errno_text());
+    }
+    // Drop what was written: whole pieces, then the written part of the next one.
+    auto left = static_cast<std::size_t>(n);
+    std::size_t done = 0;
+    while (done < iov.size() && left >= iov[done].iov_len) left -= iov[done++].iov_len;
+    iov.erase(iov.begin(), iov.begin() + static_cast<std::ptrdiff_t>(done));
+    if (!iov.empty() && left > 0) {
+      iov.front().iov_base = static_cast<char*>(iov.front().iov_base) + left;
+      iov.front().iov_len -= left;
+    }
+  }
 }
 
 std::string read_stream(std::istream& in, const std::string& name, std::size_t max_bytes) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <istream>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -46,6 +47,12 @@ class InputFile {
   void* map_ = nullptr;
   std::string_view mapped_;
 };
+
+/// Writes `pieces` in order to the file descriptor `fd` (stdout) with writev(2), up to IOV_MAX
+/// pieces a call, resuming after partial writes and EINTR: one system call for a thousand
+/// pieces where a stream writes each large one on its own. Throws vmxkit::Error naming `name`
+/// when a write fails (a closed pipe, a full disk).
+void write_pieces(int fd, std::span<const std::string_view> pieces, const std::string& name);
 
 /// Reserves `capacity` bytes in `s` and, for a large buffer on Linux, asks for transparent huge
 /// pages: fmt's 64 MiB output then costs tens of page faults instead of 16,384. Only a hint:

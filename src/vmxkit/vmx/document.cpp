@@ -214,6 +214,12 @@ LineScanner::LineScanner(std::string_view bytes, std::string_view path) : bytes_
   }
 }
 
+LineScanner LineScanner::part(std::string_view bytes) {
+  LineScanner scanner;
+  scanner.bytes_ = bytes;
+  return scanner;
+}
+
 bool LineScanner::next(Line& line) {
   if (pos_ >= bytes_.size()) return false;
   const char* base = bytes_.data();

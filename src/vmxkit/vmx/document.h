@@ -97,6 +97,10 @@ class LineScanner {
  public:
   /// Throws vmxkit::Error (naming `path`) when the input is larger than 4 GiB - 1.
   explicit LineScanner(std::string_view bytes, std::string_view path = {});
+  /// A scanner of a part of a text that a LineScanner of the whole text has checked, starting
+  /// just after a line break of it: no BOM is looked for, and number() counts from the part's
+  /// first line (1).
+  static LineScanner part(std::string_view bytes);
 
   bool has_bom() const { return bom_; }
   /// The next line (its 1-based number is `number()`), or false at the end of the input.
@@ -111,6 +115,7 @@ class LineScanner {
   std::size_t skip_canonical(LineEnding ending);
 
  private:
+  LineScanner() = default;
   std::string_view bytes_;
   std::size_t pos_ = 0;
   std::uint32_t number_ = 0;

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vmxkit/vmx/format.h"
 
+#include <cstdint>
 #include <cstring>
+#include <exception>
+#include <thread>
+#include <vector>
 
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
+#include "vmxkit/core/source_file.h"
 #include "vmxkit/vmx/escape.h"
 
 namespace vmxkit::vmx {
@@ -21,15 +26,21 @@ constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
 namespace {
 
-/// The canonical form into `out`, which takes `copy(span of bytes)` for runs of lines already
-/// canonical and `append(text)` for rebuilt ones (Out decides whether a run is copied or only
-/// referred to). Returns nothing: the caller applies the BOM rule to what `out` holds.
+/// The line ending every line of the canonical form gets: the text's dominant one. Text without
+/// a CR has only LF breaks (or none, and LF is then the default): no count needed.
+LineEnding ending_of(std::string_view bytes) {
+  return bytes.find('\r') == std::string_view::npos ? LineEnding::lf
+                                                    : count_lines(bytes).dominant();
+}
+
+/// The canonical form of the lines `scanner` yields from `bytes` into `out`, which takes
+/// `copy(span of bytes)` for runs of lines already canonical and `text()`/`appended()` around
+/// each rebuilt one (Out decides whether a run is copied or only referred to). `before`: the
+/// text before `bytes` when they are a part of it (their line numbers follow its lines). The
+/// caller applies the BOM rule to what `out` holds.
 template <class Out>
-void build(std::string_view bytes, std::string_view path, bool copy_runs, Out& out) {
-  LineScanner scanner(bytes, path);
-  // Text without a CR has only LF breaks (or none, and LF is then the default): no count needed.
-  const LineEnding ending =
-      bytes.find('\r') == std::string_view::npos ? LineEnding::lf : count_lines(bytes).dominant();
+void build_lines(LineScanner& scanner, std::string_view bytes, std::string_view path,
+                 LineEnding ending, bool copy_runs, Out& out, std::string_view before = {}) {
   const std::string_view eol = text(ending);
   Line line;
   for (;;) {
@@ -62,9 +73,12 @@ void build(std::string_view bytes, std::string_view path, bool copy_runs, Out& o
         break;
       }
       case LineKind::malformed: {
-        // The column as Document::location() gives it: from the start of the line.
-        throw Error(path.empty() ? std::string("<stdin>") : std::string(path), scanner.number(),
-                    line.problem_at() - line.begin + 1,
+        // The column as Document::location() gives it: from the start of the line. The lines
+        // before a part are counted only here, for the message.
+        const auto lines_before =
+            before.empty() ? 0 : static_cast<std::uint32_t>(count_line_breaks(before).total());
+        throw Error(path.empty() ? std::string("<stdin>") : std::string(path),
+                    lines_before + scanner.number(), line.problem_at() - line.begin + 1,
                     describe(line.problem, slice(line.key_begin, line.key_end)));
       }
     }
@@ -82,9 +96,10 @@ struct StringOut {
 };
 
 std::string canonical_form(std::string_view bytes, std::string_view path, bool copy_runs) {
+  LineScanner scanner(bytes, path);
   StringOut sink;
   reserve_large(sink.out, bytes.size() + bytes.size() / 8);
-  build(bytes, path, copy_runs, sink);
+  build_lines(scanner, bytes, path, ending_of(bytes), copy_runs, sink);
   std::string out = std::move(sink.out);
   // A dropped BOM must not turn bytes of the first key into a new one: if the text now starts
   // with EF BB BF (a key that began with those bytes after the BOM, or after leading blanks),
@@ -95,35 +110,119 @@ std::string canonical_form(std::string_view bytes, std::string_view path, bool c
 
 }  // namespace
 
-/// Refers to runs of the input and keeps only the rebuilt lines: pieces are (from the input?,
-/// offset, size), resolved once the text is complete (the rebuilt text may move as it grows).
+/// Refers to runs of the input and keeps only the rebuilt lines, in rebuilt_[source - 1]: pieces
+/// are (source, offset, size), resolved once the text is complete (the rebuilt text may move
+/// as it grows).
 struct CanonicalPieces::Builder {
-  CanonicalPieces& p;
-  std::size_t text_mark = 0;  // p.rebuilt_.size() when the current line began
-  void add(bool input, std::size_t offset, std::size_t size) {
+  std::vector<Piece>& pieces;
+  std::string& rebuilt;
+  std::uint32_t source;
+  const char* input;
+  std::size_t text_mark = 0;  // rebuilt.size() when the current line began
+  void add(std::uint32_t from, std::size_t offset, std::size_t size) {
     if (size == 0) return;
-    if (!p.pieces_.empty()) {
-      Piece& last = p.pieces_.back();
-      if (last.input == input && last.offset + last.size == offset) {
+    if (!pieces.empty()) {
+      Piece& last = pieces.back();
+      if (last.source == from && last.offset + last.size == offset) {
         last.size += size;
         return;
       }
     }
-    p.pieces_.push_back(Piece{input, offset, size});
+    pieces.push_back(Piece{from, offset, size});
   }
   void copy(std::string_view run) {
-    add(true, static_cast<std::size_t>(run.data() - p.input_.data()), run.size());
+    add(0, static_cast<std::size_t>(run.data() - input), run.size());
   }
   std::string& text() {
-    text_mark = p.rebuilt_.size();
-    return p.rebuilt_;
+    text_mark = rebuilt.size();
+    return rebuilt;
   }
-  void appended() { add(false, text_mark, p.rebuilt_.size() - text_mark); }
+  void appended() { add(source, text_mark, rebuilt.size() - text_mark); }
 };
 
+namespace {
+
+/// Inputs this large are made canonical in two halves at once, on two cores.
+constexpr std::size_t kParallelMinBytes = std::size_t{1} << 20;
+
+/// Where a text of kParallelMinBytes or more is cut in two for two threads: just after the
+/// first line break past its middle (after an LF, so never inside a CRLF; after a CR only where
+/// no LF follows), so that each half holds whole lines. 0: not cut (too small, one core, or no
+/// line break past the middle).
+std::size_t split_point(std::string_view bytes) {
+  if (bytes.size() < kParallelMinBytes || std::thread::hardware_concurrency() < 2) return 0;
+  const std::size_t middle = bytes.size() / 2;
+  std::size_t at = bytes.find('\n', middle);
+  if (at == std::string_view::npos) at = bytes.find('\r', middle);
+  return at == std::string_view::npos || at + 1 >= bytes.size() ? 0 : at + 1;
+}
+
+/// Runs `second` on another thread and `first` on this one; rethrows the first one's exception,
+/// else the second one's.
+template <class F, class G>
+void both(F&& first, G&& second) {
+  std::exception_ptr error_second;
+  std::thread thread([&] {
+    try {
+      second();
+    } catch (...) {
+      error_second = std::current_exception();
+    }
+  });
+  std::exception_ptr error_first;
+  try {
+    first();
+  } catch (...) {
+    error_first = std::current_exception();
+  }
+  thread.join();
+  if (error_first) std::rethrow_exception(error_first);
+  if (error_second) std::rethrow_exception(error_second);
+}
+
+}  // namespace
+
 CanonicalPieces::CanonicalPieces(std::string_view bytes, std::string_view path) : input_(bytes) {
-  Builder builder{*this};
-  build(bytes, path, true, builder);
+  LineScanner scanner(bytes, path);  // checks the whole text (UTF-16, size) before any work
+  const std::size_t split = split_point(bytes);
+  if (split == 0) {
+    rebuilt_.resize(1);
+    Builder builder{pieces_, rebuilt_[0], 1, bytes.data()};
+    build_lines(scanner, bytes, path, ending_of(bytes), true, builder);
+  } else {
+    // Each half's lines on its own core: the ending from both halves' counts, then the pieces
+    // of the first half followed by those of the second.
+    const std::string_view first = bytes.substr(0, split), second = bytes.substr(split);
+    LineBreaks breaks_first, breaks_second;
+    bool cr_first = false, cr_second = false;
+    both([&] { cr_first = first.find('\r') != std::string_view::npos; },
+         [&] { cr_second = second.find('\r') != std::string_view::npos; });
+    LineEnding ending = LineEnding::lf;
+    if (cr_first || cr_second) {
+      both([&] { breaks_first = count_line_breaks(first); },
+           [&] { breaks_second = count_line_breaks(second); });
+      LineCounts counts;
+      counts.lf = breaks_first.lf + breaks_second.lf;
+      counts.crlf = breaks_first.crlf + breaks_second.crlf;
+      counts.cr = breaks_first.cr + breaks_second.cr;
+      ending = counts.dominant();
+    }
+    rebuilt_.resize(2);
+    std::vector<Piece> second_pieces;
+    both(
+        [&] {
+          LineScanner lines(first, path);
+          Builder builder{pieces_, rebuilt_[0], 1, bytes.data()};
+          build_lines(lines, first, path, ending, true, builder);
+        },
+        [&] {
+          LineScanner lines = LineScanner::part(second);
+          Builder builder{second_pieces, rebuilt_[1], 2, bytes.data()};
+          build_lines(lines, second, path, ending, true, builder, first);
+        });
+    Builder join{pieces_, rebuilt_[1], 2, bytes.data()};
+    for (const Piece& piece : second_pieces) join.add(piece.source, piece.offset, piece.size);
+  }
   // The BOM rule of canonical_form(): the first three bytes of the text, across pieces.
   std::string head;
   for_each([&](std::string_view piece) {
@@ -152,7 +251,9 @@ bool CanonicalPieces::equals(std::string_view text) const {
 }
 
 std::string_view CanonicalPieces::view(const Piece& piece) const {
-  return (piece.input ? input_ : std::string_view(rebuilt_)).substr(piece.offset, piece.size);
+  const std::string_view from =
+      piece.source == 0 ? input_ : std::string_view(rebuilt_[piece.source - 1]);
+  return from.substr(piece.offset, piece.size);
 }
 
 std::string_view CanonicalPieces::bom() { return kBom; }

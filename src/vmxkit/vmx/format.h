@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -28,8 +29,9 @@ std::string canonical_form(std::string_view bytes, std::string_view path);
 
 /// canonical_form(bytes, path) as pieces, for writing a large document out without building
 /// its copy: runs of lines already canonical are spans of `bytes` (which must outlive this),
-/// only rebuilt lines are held. Their concatenation is canonical_form(bytes, path). Throws as
-/// canonical_form() does, before anything can be written.
+/// only rebuilt lines are held. Their concatenation is canonical_form(bytes, path). A large
+/// input is done in two halves on two threads. Throws as canonical_form() does (the first
+/// malformed line, with its number in the whole text), before anything can be written.
 class CanonicalPieces {
  public:
   CanonicalPieces(std::string_view bytes, std::string_view path);
@@ -48,7 +50,7 @@ class CanonicalPieces {
 
  private:
   struct Piece {
-    bool input;  ///< a span of the input, else of rebuilt_
+    std::uint32_t source;  ///< 0: a span of the input, else of rebuilt_[source - 1]
     std::size_t offset, size;
   };
   struct Builder;
@@ -65,7 +67,7 @@ class CanonicalPieces {
   static std::string_view bom();
 
   std::string_view input_;
-  std::string rebuilt_;
+  std::vector<std::string> rebuilt_;  ///< the rebuilt lines: one buffer per thread that built
   std::vector<Piece> pieces_;
   bool bom_ = false;
 };

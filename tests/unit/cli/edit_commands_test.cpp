@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "support/support.h"
+#include "vmxkit/vmx/format.h"
 
 using vmxkit::test::read_bytes;
 using vmxkit::test::run_cli;
@@ -136,6 +137,33 @@ TEST_CASE("fmt on a malformed file exits 2 with file:line:col and writes nothing
   CHECK(r.code == 2);
   CHECK(r.err.find(path.string() + ":2:4: expected '=' after key 'key'") != std::string::npos);
   CHECK(read_bytes(path) == text);
+}
+
+TEST_CASE("the vmxkit binary's fmt of a large file writes the canonical form through a pipe",
+          "[cli][fmt]") {
+  // The process's own stdout path: a mapped input, pieces written with writev(2) into a pipe
+  // (partial writes), two halves made at once; compared with rebuilding every line.
+  vmxkit::test::TempDir dir;
+  const auto path = dir / "big.vmx";
+  std::string text;
+  for (std::size_t i = 0; text.size() < (std::size_t{3} << 20); ++i) {
+    text += i % 5 == 0
+                ? "k" + std::to_string(i) + "=" + std::to_string(i) + "\r\n"
+                : "key" + std::to_string(i) + " = \"v|7C" + std::string(i % 40, 'x') + "\"\r\n";
+  }
+  write_bytes(path, text);
+  const std::string expected = vmxkit::vmx::detail::canonical_form_each_line(text, "big.vmx");
+  REQUIRE(expected != text);
+  const auto r = vmxkit::test::run_shell(std::string("'") + VMXKIT_BINARY + "' fmt '" +
+                                         path.string() + "' | cat");
+  CHECK(r.code == 0);
+  CHECK(r.out.size() == expected.size());
+  CHECK(r.out == expected);
+  // A malformed line in the second half: exit 2, nothing on stdout.
+  write_bytes(path, text + "bad line\r\n");
+  const auto bad = vmxkit::test::run_shell(std::string("'") + VMXKIT_BINARY + "' fmt '" +
+                                           path.string() + "' 2>/dev/null; echo \"exit $?\"");
+  CHECK(bad.out == "exit 2\n");
 }
 
 TEST_CASE("usage errors exit 2 and --help exits 0", "[cli]") {

@@ -158,6 +158,63 @@ TEST_CASE("canonical pieces keep the BOM rule and refer to the input's canonical
   CHECK(calls == 2);
 }
 
+TEST_CASE("a large input is made canonical in two halves: the same text, the same errors",
+          "[vmx][fmt]") {
+  // Past CanonicalPieces' threshold (1 MiB) the halves are built at once on two threads. Every
+  // line starts with the bytes of a BOM (a key may), so the second half does too: it must not
+  // be read as one. Some lines need rebuilding, most are runs.
+  const std::string b = "\xEF\xBB\xBF";
+  const std::vector<std::string> lines = {
+      b + "k = \"1\"",     b + "key.with.a.long.name = \"value\"",
+      "# comment",         b + "a=\"rebuilt\"",
+      b + "b = \"x|22y\"", b + "c = \"" + std::string(90, 'v') + "\""};
+  std::size_t compared = 0;
+  for (const std::string eol : {"\n", "\r\n", "\r"}) {
+    for (const bool bom : {false, true}) {
+      std::string text = bom ? "\xEF\xBB\xBF" : "";
+      for (std::size_t i = 0; text.size() < (std::size_t{5} << 19); ++i) {
+        text += lines[i % lines.size()] + (i % 7 == 3 ? "\n" : eol);
+      }
+      const std::size_t line_start = text.rfind(eol, text.size() / 10) + eol.size();
+      const std::size_t late_start = text.rfind(eol, text.size() * 9 / 10) + eol.size();
+      const std::string bad = "bad line" + eol;
+      const std::string early = text.substr(0, line_start) + bad + text.substr(line_start);
+      const std::string late = text.substr(0, late_start) + bad + text.substr(late_start);
+      const std::string twice =
+          early.substr(0, late_start + bad.size()) + bad + early.substr(late_start + bad.size());
+      for (const std::string& input : {text, early, late, twice}) {
+        std::string each, each_error, pieces_text, pieces_error;
+        try {
+          each = detail::canonical_form_each_line(input, "big.vmx");
+        } catch (const Error& e) {
+          each_error = e.what();
+        }
+        try {
+          pieces_text = joined(CanonicalPieces(input, "big.vmx"));
+        } catch (const Error& e) {
+          pieces_error = e.what();
+        }
+        CHECK(pieces_text == each);
+        CHECK(pieces_error == each_error);  // the first bad line, numbered in the whole text
+        ++compared;
+      }
+      CHECK_FALSE(joined(CanonicalPieces(text, "big.vmx")).empty());
+    }
+  }
+  CHECK(compared == 3 * 2 * 4);
+  // A large canonical text is one piece, the input itself, whatever its line lengths: the runs
+  // of both halves join.
+  std::string canonical;
+  for (std::size_t i = 0; canonical.size() < (std::size_t{3} << 20); ++i) {
+    canonical += "key" + std::to_string(i) + " = \"" + std::string(i % 150, 'v') + "\"\n";
+  }
+  std::vector<std::string_view> parts;
+  CanonicalPieces(canonical, "c.vmx").for_each([&](std::string_view p) { parts.push_back(p); });
+  REQUIRE(parts.size() == 1);
+  CHECK(parts[0].data() == canonical.data());
+  CHECK(parts[0].size() == canonical.size());
+}
+
 TEST_CASE("canonical form copies canonical lines in runs exactly as rebuilding each line would",
           "[vmx][fmt]") {
   // Lines on each side of every test skip_canonical() makes, in every line ending, with and
