@@ -215,6 +215,16 @@ void read_capability_heading(Host& host, Device& d, std::string_view body, Secti
     if (starts_with(t, "(v")) t = trim(t.substr(t.find(')') + 1));
     d.port_type = parse_port_type(t);
     d.port_type_inferred = false;
+  } else if (const auto s = body.find("] Subsystem: "); s != std::string_view::npos) {
+    // A bridge's subsystem ids are in its Subsystem ID capability (type 1 headers have no
+    // subsystem registers); Linux reads them from there into sysfs, where NCCL finds them to
+    // tell a Broadcom PEX switch's two levels apart (ncclTopoFlattenBcmSwitches).
+    if (!d.subsys_vendor_id) {
+      const NameIds ids = split_device_name(trim(body.substr(s + 13)));
+      d.subsystem = std::string(ids.name);
+      d.subsys_vendor_id = ids.vendor_id;
+      d.subsys_device_id = ids.device_id;
+    }
   } else if (body.find("Address Translation Service (ATS)") != std::string_view::npos) {
     d.ats_present = true;
   } else if (body.find("Access Control Services") != std::string_view::npos) {

@@ -167,6 +167,33 @@ TEST_CASE("lspci -vvv loader reads -n output and every BAR form", "[pci][lspci]"
   CHECK(host.warnings()[0].to_string().rfind("n.txt:1: cannot place 0000:c1:00.0", 0) == 0);
 }
 
+TEST_CASE("lspci -vvv loader reads a bridge's subsystem ids from its Subsystem capability",
+          "[pci][lspci]") {
+  // A Broadcom PEX890xx switch port, as lspci -vvv -nn prints it: the ids NCCL compares to
+  // flatten the switch's two levels (ncclTopoFlattenBcmSwitches) come from this capability.
+  const std::string text =
+      "0000:16:00.0 PCI bridge [0604]: Broadcom / LSI PEX890xx PCIe Gen 5 Switch [1000:c030] "
+      "(rev b0) (prog-if 00 [Normal decode])\n"
+      "\tBus: primary=16, secondary=17, subordinate=19, sec-latency=0\n"
+      "\tCapabilities: [40] Express (v2) Upstream Port, MSI 00\n"
+      "\tCapabilities: [a4] Subsystem: Broadcom / LSI Device [1000:1000]\n"
+      "0000:17:00.0 PCI bridge [0604]: Broadcom / LSI PEX890xx PCIe Gen 5 Switch [1000:c030] "
+      "(rev b0)\n"
+      "\tBus: primary=17, secondary=18, subordinate=18, sec-latency=0\n"
+      "\tCapabilities: [a4] Subsystem: Broadcom / LSI Device [1000:a064]\n"
+      "\tCapabilities: [b0] Subsystem: Other [1234:5678]\n";
+  const auto host = host_from({{"bcm.txt", text}});
+  const auto* up = host.find(Bdf{0, 0x16, 0, 0});
+  const auto* down = host.find(Bdf{0, 0x17, 0, 0});
+  REQUIRE(up != nullptr);
+  REQUIRE(down != nullptr);
+  CHECK(up->subsys_vendor_id == 0x1000);
+  CHECK(up->subsys_device_id == 0x1000);
+  CHECK(up->port_type == PortType::upstream_port);
+  CHECK(down->subsys_vendor_id == 0x1000);
+  CHECK(down->subsys_device_id == 0xa064);  // the first one given is kept
+}
+
 TEST_CASE("lspci -vvv loader skips tool messages of a 2>&1 capture with a warning",
           "[pci][lspci]") {
   const std::string text =
