@@ -120,6 +120,7 @@ void load_vsphere_api(Host& host, const ApiHost& api, const std::string& origin)
     host.numa().node_count = api.numa_node_count;
   }
   for (const ApiNumaNode& node : api.numa_nodes) {
+    if (node.type_id < 0) continue;  // not a node number (typeId is 0 and up)
     if (!node.cpus.empty()) host.numa().cpus[node.type_id] = cpu_ranges(node.cpus);
     for (const std::string& id : node.pci_ids) {
       const auto bdf = parse_bdf(id);

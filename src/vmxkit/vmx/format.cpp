@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -157,25 +158,34 @@ std::size_t split_point(std::string_view bytes) {
   return at == std::string_view::npos || at + 1 >= bytes.size() ? 0 : at + 1;
 }
 
-/// Runs `second` on another thread and `first` on this one; rethrows the first one's exception,
-/// else the second one's.
+/// Runs `second` on another thread and `first` on this one (both here, one after the other,
+/// when no thread can be started); rethrows the first one's exception, else the second one's.
 template <class F, class G>
 void both(F&& first, G&& second) {
   std::exception_ptr error_second;
-  std::thread thread([&] {
+  const auto run_second = [&] {
     try {
       second();
     } catch (...) {
       error_second = std::current_exception();
     }
-  });
+  };
+  std::thread thread;
+  try {
+    thread = std::thread(run_second);
+  } catch (const std::system_error&) {  // out of threads: the same work on this one
+  }
   std::exception_ptr error_first;
   try {
     first();
   } catch (...) {
     error_first = std::current_exception();
   }
-  thread.join();
+  if (thread.joinable()) {
+    thread.join();
+  } else {
+    run_second();
+  }
   if (error_first) std::rethrow_exception(error_first);
   if (error_second) std::rethrow_exception(error_second);
 }
