@@ -218,15 +218,59 @@ PathClass path_class(const Host& host, std::size_t a, std::size_t b) {
 
 namespace {
 
+// NCCL's generation of a Broadcom PEX switch from its upstream port's ids (src/graph/topo.cc,
+// getBcmGen, on vendor << 48 | device << 32 | subsystem vendor << 16 | subsystem device under
+// the mask 0xfffffffffffff000): 4 for a PEX880xx Gen 4 (1000:c010, subsystem 1000:axxx, either
+// level), 5 for a PEX890xx Gen 5 (1000:c030) with subsystem 1000:0xxx at `level` 0 (the top of
+// the switch) or 1000:1xxx at level 1 (its second level); else 0.
+int bcm_gen(const Device& d, int level) {
+  if (d.vendor_id != 0x1000 || d.subsys_vendor_id != 0x1000 || !d.device_id ||
+      !d.subsys_device_id) {
+    return 0;
+  }
+  const unsigned high = *d.subsys_device_id & 0xf000u;
+  if (*d.device_id == 0xc010 && high == 0xa000) return 4;
+  if (*d.device_id == 0xc030 && high == static_cast<unsigned>(level) * 0x1000u) return 5;
+  return 0;
+}
+
+// Whether NCCL sees this PXB path as PIX: ncclTopoFlattenBcmSwitches merges the second-level
+// switches of a Broadcom PEX switch into its top ("BCM Gen4 Switches present themselves as a
+// two-level hierarchical switch even though they're supposed to sustain full BW across all
+// ports"), so a path whose every other switch is such a second level of the switch where it
+// turns crosses one switch for NCCL.
+bool bcm_flattened(const Host& host, const Path& path) {
+  if (path.cls != PathClass::pxb || !path.common) return false;
+  std::size_t top = *path.common;  // the switch where the path turns: its upstream port
+  if (host.at(top).port_type == PortType::downstream_port && host.at(top).parent) {
+    top = *host.at(top).parent;
+  }
+  if (host.at(top).port_type != PortType::upstream_port) return false;
+  const int gen = bcm_gen(host.at(top), 0);
+  if (gen == 0) return false;
+  for (const std::size_t br : path.bridges) {
+    const Device& b = host.at(br);
+    if (br == top || b.port_type != PortType::upstream_port) continue;
+    // A second level: its upstream port hangs off a downstream port of `top`.
+    const std::optional<std::size_t> down = b.parent;
+    if (bcm_gen(b, 1) != gen || !down || host.at(*down).parent != top) return false;
+  }
+  return true;
+}
+
 // The path's reason by its class, for GPUDirect RDMA or GPU P2P at NCCL's default level (PXB).
-void judge_path(PairVerdict& v, std::string_view what) {
+void judge_path(const Host& host, PairVerdict& v, std::string_view what) {
   switch (v.path.cls) {
     case PathClass::self:
     case PathClass::pix:
     case PathClass::pxb:
       add(v, ReasonKind::path, Verdict::ok,
-          fmt::format("{}: {}; {} stays below the host bridge", to_string(v.path.cls),
-                      v.path.detail, what));
+          fmt::format("{}: {}; {} stays below the host bridge{}", to_string(v.path.cls),
+                      v.path.detail, what,
+                      bcm_flattened(host, v.path)
+                          ? "; NCCL counts the two levels of this Broadcom PEX switch as one "
+                            "(ncclTopoFlattenBcmSwitches) and sees PIX"
+                          : ""));
       break;
     case PathClass::phb:
     case PathClass::node:
@@ -285,7 +329,7 @@ PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b,
   if (nccl_p2p_to_sys) {
     judge_amd_p2p(v);
   } else {
-    judge_path(v, what);
+    judge_path(host, v, what);
   }
   if (!v.path.acs_redirect.empty()) {
     std::string bits;

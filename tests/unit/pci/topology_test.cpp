@@ -107,6 +107,66 @@ TEST_CASE("one switch is PIX and ok, host bridges of one node are NODE, sockets 
   CHECK(topo.nics[*topo.best_nic[0]] == *host.index_of(Bdf{0, 0x14, 0, 0}));
 }
 
+namespace {
+
+// A Broadcom PEX switch of two levels, as lspci -vvv -nn shows one: the top (upstream port
+// 11:00.0, subsystem `top_sub`) with two downstream ports, each leading to a second-level switch
+// (upstream ports 13:00.0 and 16:00.0, subsystem `second_sub`); a GPU under one, a NIC under
+// the other.
+std::string two_level_switch(const char* device, const char* top_sub, const char* second_sub) {
+  std::string out;
+  auto bridge = [&](const char* bdf, unsigned primary, unsigned sec, unsigned sub, const char* type,
+                    const char* subsys) {
+    out += fmt::format(
+        "0000:{} PCI bridge [0604]: Broadcom / LSI PEX Switch [1000:{}]\n"
+        "\tBus: primary={:02x}, secondary={:02x}, subordinate={:02x}, sec-latency=0\n"
+        "\tNUMA node: 0\n\tCapabilities: [68] Express (v2) {}, IntMsgNum 0\n"
+        "\tCapabilities: [a4] Subsystem: Broadcom / LSI Device [{}]\n\n",
+        bdf, device, primary, sec, sub, type, subsys);
+  };
+  bridge("10:01.0", 0x10, 0x11, 0x18, "Root Port (Slot+)", "1000:0000");
+  bridge("11:00.0", 0x11, 0x12, 0x18, "Upstream Port", top_sub);
+  bridge("12:00.0", 0x12, 0x13, 0x15, "Downstream Port (Slot-)", top_sub);
+  bridge("12:01.0", 0x12, 0x16, 0x18, "Downstream Port (Slot-)", top_sub);
+  bridge("13:00.0", 0x13, 0x14, 0x15, "Upstream Port", second_sub);
+  bridge("14:00.0", 0x14, 0x15, 0x15, "Downstream Port (Slot+)", second_sub);
+  bridge("16:00.0", 0x16, 0x17, 0x18, "Upstream Port", second_sub);
+  bridge("17:00.0", 0x17, 0x18, 0x18, "Downstream Port (Slot+)", second_sub);
+  out +=
+      "0000:15:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 PCIe] [10de:2331]\n"
+      "\tNUMA node: 0\n\n"
+      "0000:18:00.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family "
+      "[ConnectX-7] [15b3:1021]\n\tNUMA node: 0\n\n";
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a Broadcom PEX switch's two levels are PXB, and NCCL's PIX is said as NCCL merges them",
+          "[pci][topology]") {
+  const Bdf gpu{0, 0x15, 0, 0}, nic{0, 0x18, 0, 0};
+  const auto says_pix = [&](const std::string& text) {
+    const auto host = host_from({{"bcm.txt", text}});
+    const auto v = judge(host, gpu, nic);
+    CHECK(v.path.cls == PathClass::pxb);  // nvidia-smi's class: the tree as it is
+    CHECK(v.verdict == Verdict::ok);
+    REQUIRE_FALSE(v.reasons.empty());
+    return v.reasons.front().text.find(
+               "NCCL counts the two levels of this Broadcom PEX switch "
+               "as one (ncclTopoFlattenBcmSwitches) and sees PIX") != std::string::npos;
+  };
+  // Gen 5: the top's subsystem 1000:0xxx, the second level's 1000:1xxx (topo.cc, getBcmGen).
+  CHECK(says_pix(two_level_switch("c030", "1000:0000", "1000:1000")));
+  // Gen 4: subsystem 1000:axxx on both levels.
+  CHECK(says_pix(two_level_switch("c010", "1000:a064", "1000:a064")));
+  // Two Gen 5 switches that are both tops, a level-1 switch above a level-0 one, other
+  // vendors' subsystems: two switches for NCCL too.
+  CHECK_FALSE(says_pix(two_level_switch("c030", "1000:0000", "1000:0000")));
+  CHECK_FALSE(says_pix(two_level_switch("c030", "1000:1000", "1000:1000")));
+  CHECK_FALSE(says_pix(two_level_switch("c030", "1000:0000", "15d9:1000")));
+  CHECK_FALSE(says_pix(two_level_switch("c010", "1000:b064", "1000:b064")));
+}
+
 TEST_CASE("an lspci -vvv read from sysfs without NUMA lines puts every device on one node",
           "[pci][topology][numa]") {
   // The example host without its `NUMA node:` lines: what lspci prints on a one-node kernel.
