@@ -96,8 +96,7 @@ def plan_spec(args, vm):
 
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--server", required=True,
-                        help="vCenter URL, https://user:password@host[:port]/sdk")
+    vcenter.add_server_arguments(parser, "seconds per step")
     parser.add_argument("--vm", required=True, help="the VM's name")
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("--plan", help="the plan: a .vmx, ConfigSpec or VI/JSON file")
@@ -108,18 +107,11 @@ def main(argv):
     parser.add_argument("--sriov", action="store_true", help="with --generate: SR-IOV VFs")
     parser.add_argument("--keep-devices", action="store_true",
                         help="keep the VM's passthrough devices (add the plan's to them)")
-    parser.add_argument("--insecure", action="store_true", help="do not verify the certificate")
     parser.add_argument("--power-off", action="store_true",
                         help="power the VM off first (passthrough devices cannot be hot-added)")
-    parser.add_argument("--timeout", type=float, default=60, help="seconds per step")
     args = parser.parse_args(argv)
 
-    try:
-        si = vcenter.connect(args.server, args.insecure, args.timeout)
-    except Exception as e:  # pyVmomi raises many kinds; never print the URL (its password)
-        print("cannot connect: %s" % e, file=sys.stderr)
-        return 2
-    try:
+    with vcenter.session(args) as si:
         vm = vcenter.find_vms(si, [args.vm])[0]
         try:
             spec, host, explanation = plan_spec(args, vm)
@@ -143,8 +135,6 @@ def main(argv):
         summary["problems"] = problems
         print(json.dumps(summary, indent=2, sort_keys=True))
         return 1 if problems else 0
-    finally:
-        vcenter.disconnect(si)
 
 
 if __name__ == "__main__":

@@ -60,25 +60,15 @@ def lint_all(si, names, fail_on, threads):
 
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--server", required=True,
-                        help="vCenter or ESXi URL, https://user:password@host[:port]/sdk")
-    parser.add_argument("--insecure", action="store_true", help="do not verify the certificate")
+    vcenter.add_server_arguments(parser, "seconds per request")
     parser.add_argument("--vm", action="append", default=[], help="lint only this VM (repeat)")
     parser.add_argument("--fail-on", default="warning",
                         choices=["error", "warning", "info", "style"])
     parser.add_argument("--json", action="store_true", help="one JSON object per VM")
     parser.add_argument("--threads", type=int, default=4)
-    parser.add_argument("--timeout", type=float, default=60, help="seconds per request")
     args = parser.parse_args(argv)
-    try:
-        si = vcenter.connect(args.server, args.insecure, args.timeout)
-    except Exception as e:  # pyVmomi raises many kinds; never print the URL (its password)
-        print("cannot connect: %s" % e, file=sys.stderr)
-        return 2
-    try:
+    with vcenter.session(args) as si:
         results = lint_all(si, args.vm, args.fail_on, args.threads)
-    finally:
-        vcenter.disconnect(si)
     failed = False
     for name, esx, result in results:
         if isinstance(result, str):

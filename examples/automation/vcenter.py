@@ -2,7 +2,9 @@
 """What both example scripts share: connecting to vCenter (or ESXi) with pyVmomi, finding VMs,
 waiting for tasks. Plain pyVmomi; nothing here is vmxkit's."""
 
+import contextlib
 import ssl
+import sys
 import time
 from typing import Iterator, List, Optional
 from urllib.parse import unquote, urlparse
@@ -24,8 +26,28 @@ def connect(server: str, insecure: bool, timeout: float):
                         sslContext=context, connectionPoolTimeout=int(timeout))
 
 
-def disconnect(si) -> None:
-    Disconnect(si)
+def add_server_arguments(parser, timeout_help: str) -> None:
+    """--server, --insecure and --timeout, as both scripts take them."""
+    parser.add_argument("--server", required=True,
+                        help="vCenter or ESXi URL, https://user:password@host[:port]/sdk")
+    parser.add_argument("--insecure", action="store_true", help="do not verify the certificate")
+    parser.add_argument("--timeout", type=float, default=60, help=timeout_help)
+
+
+@contextlib.contextmanager
+def session(args) -> Iterator["vim.ServiceInstance"]:
+    """A logged-in ServiceInstance for the scripts' --server, --insecure and --timeout, logged
+    out at the end. A connection that fails exits 2 with the reason, never the URL (it holds
+    the password)."""
+    try:
+        si = connect(args.server, args.insecure, args.timeout)
+    except Exception as e:  # pyVmomi raises many kinds
+        print("cannot connect: %s" % e, file=sys.stderr)
+        raise SystemExit(2)
+    try:
+        yield si
+    finally:
+        Disconnect(si)
 
 
 def all_vms(si) -> Iterator["vim.VirtualMachine"]:

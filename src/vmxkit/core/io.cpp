@@ -34,6 +34,7 @@ class Fd {
   explicit Fd(int fd) : fd_(fd) {}
   Fd(const Fd&) = delete;
   Fd& operator=(const Fd&) = delete;
+  Fd(Fd&& other) noexcept : fd_(other.release()) {}
   ~Fd() {
     if (fd_ >= 0) ::close(fd_);
   }
@@ -290,12 +291,23 @@ std::int64_t nanoseconds(const struct timespec& t) {
 
 }  // namespace
 
-std::string read_file(const std::string& path, std::size_t max_bytes) {
+namespace {
+
+// Opens an input for reading and fills `st`; a directory is refused here, what else is not a
+// file (a device) by read_fd().
+Fd open_input(const std::string& path, struct stat& st) {
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) throw Error(path, "cannot open: " + errno_text());
-  struct stat st {};
   if (::fstat(fd.get(), &st) != 0) throw Error(path, "cannot stat: " + errno_text());
   if (S_ISDIR(st.st_mode)) throw Error(path, "is a directory, expected a file");
+  return fd;
+}
+
+}  // namespace
+
+std::string read_file(const std::string& path, std::size_t max_bytes) {
+  struct stat st {};
+  const Fd fd = open_input(path, st);
   return read_fd(fd.get(), st, path, max_bytes);
 }
 
@@ -334,11 +346,8 @@ void on_sigbus(int sig, siginfo_t* info, void* context) {
 }  // namespace
 
 InputFile::InputFile(const std::string& path, std::size_t max_bytes) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) throw Error(path, "cannot open: " + errno_text());
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) throw Error(path, "cannot stat: " + errno_text());
-  if (S_ISDIR(st.st_mode)) throw Error(path, "is a directory, expected a file");
+  const Fd fd = open_input(path, st);
   const auto size = static_cast<std::size_t>(st.st_size);
   if (!S_ISREG(st.st_mode) || size < kMapMinBytes || size > max_bytes ||
       g_map_begin.load() != nullptr) {

@@ -97,41 +97,13 @@ TEST_CASE("convert warns about schema problems and still converts", "[cli][conve
 
 TEST_CASE("convert says which OVF device groups it leaves out", "[cli][convert]") {
   // The form of govmomi's ovf/fixtures/external/vdg-vm.ovf: a group and two member items.
-  const std::string ovf = R"(<?xml version="1.0" encoding="UTF-8"?>
-<Envelope xmlns="http://schemas.dmtf.org/ovf/envelope/1" xmlns:ovf="http://schemas.dmtf.org/ovf/envelope/1" xmlns:vmw="http://www.vmware.com/schema/ovf" xmlns:rasd="http://schemas.dmtf.org/wbem/wscim/1/cim-schema/2/CIM_ResourceAllocationSettingData">
-  <vmw:VirtualDeviceGroupSection>
-    <Info>Virtual device groups</Info>
-    <DeviceGroup ovf:deviceGroupName="gpu-nic" ovf:groupInstanceKey="0" ovf:label="Device Group 0" ovf:summary="Vendor Device Group"/>
-  </vmw:VirtualDeviceGroupSection>
-  <VirtualSystem ovf:id="rdma-vm">
-    <Info>A virtual machine</Info>
-    <VirtualHardwareSection>
-      <Info>Virtual hardware requirements</Info>
-      <Item>
-        <rasd:InstanceID>7</rasd:InstanceID>
-        <rasd:ResourceSubType>vmware.pci.passthrough-vmiop</rasd:ResourceSubType>
-        <rasd:ResourceType>1</rasd:ResourceType>
-        <vmw:Config ovf:required="false" vmw:key="backing.vgpu" vmw:value="grid_h100-80c"/>
-        <vmw:Config ovf:required="false" vmw:key="deviceGroupInfo.groupInstanceKey" vmw:value="0"/>
-        <vmw:Config ovf:required="false" vmw:key="deviceGroupInfo.sequenceId" vmw:value="0"/>
-      </Item>
-      <Item>
-        <rasd:Connection>VM Network</rasd:Connection>
-        <rasd:InstanceID>9</rasd:InstanceID>
-        <rasd:ResourceSubType>SriovEthernetCard</rasd:ResourceSubType>
-        <rasd:ResourceType>10</rasd:ResourceType>
-        <vmw:Config ovf:required="false" vmw:key="deviceGroupInfo.groupInstanceKey" vmw:value="0"/>
-        <vmw:Config ovf:required="false" vmw:key="deviceGroupInfo.sequenceId" vmw:value="1"/>
-      </Item>
-    </VirtualHardwareSection>
-  </VirtualSystem>
-</Envelope>
-)";
+  const std::string ovf =
+      read_bytes(vmxkit::test::source_path("tests/data/vsphere/ovf/sriov-device-groups.ovf"));
   for (const char* to : {"vmx", "configspec-xml", "vi-json"}) {
     const auto r = run_cli({"convert", "-", "--to", to}, ovf);
     CHECK(r.code == 0);
     CHECK(r.out.find("grid_h100-80c") != std::string::npos);
-    CHECK(r.err.find("vmxkit: warning: <stdin>:5:5: device group 'gpu-nic' (groupInstanceKey 0, "
+    CHECK(r.err.find("vmxkit: warning: <stdin>:9:5: device group 'gpu-nic' (groupInstanceKey 0, "
                      "2 members) is not converted") != std::string::npos);
   }
 }

@@ -105,62 +105,18 @@ namespace {
 // vdg-vm.ovf (govmomi b54705c9): an SR-IOV card is ResourceType 10 with ResourceSubType
 // SriovEthernetCard (here DVX-backed, one with a PF), device groups are a
 // vmw:VirtualDeviceGroupSection and deviceGroupInfo.* keys on the items.
-constexpr const char* kSriovGroupsOvf = R"(<?xml version="1.0" encoding="UTF-8"?>
-<Envelope xmlns="http://schemas.dmtf.org/ovf/envelope/1"
-    xmlns:ovf="http://schemas.dmtf.org/ovf/envelope/1"
-    xmlns:vmw="http://www.vmware.com/schema/ovf"
-    xmlns:rasd="http://schemas.dmtf.org/wbem/wscim/1/cim-schema/2/CIM_ResourceAllocationSettingData">
-  <References/>
-  <vmw:VirtualDeviceGroupSection>
-    <Info>Virtual device groups</Info>
-    <DeviceGroup ovf:deviceGroupName="gpu-nic" ovf:groupInstanceKey="0" ovf:label="Device Group 0" ovf:summary="Vendor Device Group"/>
-  </vmw:VirtualDeviceGroupSection>
-  <VirtualSystem ovf:id="rdma-vm">
-    <Info>A virtual machine</Info>
-    <VirtualHardwareSection>
-      <Info>Virtual hardware requirements</Info>
-      <Item>
-        <rasd:InstanceID>7</rasd:InstanceID>
-        <rasd:ResourceSubType>vmware.pci.passthrough-vmiop</rasd:ResourceSubType>
-        <rasd:ResourceType>1</rasd:ResourceType>
-        <vmw:Config ovf:required="false" vmw:key="backing.vgpu" vmw:value="grid_h100-80c"/>
-        <vmw:Config ovf:required="false" vmw:key="deviceGroupInfo.groupInstanceKey" vmw:value="0"/>
-        <vmw:Config ovf:required="false" vmw:key="deviceGroupInfo.sequenceId" vmw:value="0"/>
-      </Item>
-      <Item>
-        <rasd:Connection>VM Network</rasd:Connection>
-        <rasd:InstanceID>9</rasd:InstanceID>
-        <rasd:ResourceSubType>SriovEthernetCard</rasd:ResourceSubType>
-        <rasd:ResourceType>10</rasd:ResourceType>
-        <vmw:Config ovf:required="false" vmw:key="dvx.deviceClass" vmw:value="com.vmware.dvxpassthru"/>
-        <vmw:Config ovf:required="false" vmw:key="virtualDev" vmw:value="dvx"/>
-        <vmw:Config ovf:required="false" vmw:key="wakeOnLanEnabled" vmw:value="false"/>
-        <vmw:Config ovf:required="false" vmw:key="deviceGroupInfo.groupInstanceKey" vmw:value="0"/>
-        <vmw:Config ovf:required="false" vmw:key="deviceGroupInfo.sequenceId" vmw:value="1"/>
-      </Item>
-      <Item>
-        <rasd:Connection>RDMA</rasd:Connection>
-        <rasd:InstanceID>10</rasd:InstanceID>
-        <rasd:ResourceSubType>SriovEthernetCard</rasd:ResourceSubType>
-        <rasd:ResourceType>10</rasd:ResourceType>
-        <vmw:Config ovf:required="false" vmw:key="sriovBacking.physicalFunctionBacking.id" vmw:value="0000:1a:00.1"/>
-        <vmw:Config ovf:required="false" vmw:key="backing.mystery" vmw:value="1"/>
-      </Item>
-      <Item>
-        <rasd:InstanceID>11</rasd:InstanceID>
-        <rasd:ResourceSubType>VmxNet3</rasd:ResourceSubType>
-        <rasd:ResourceType>10</rasd:ResourceType>
-      </Item>
-    </VirtualHardwareSection>
-  </VirtualSystem>
-</Envelope>
-)";
+// The descriptor: tests/data/vsphere/ovf/sriov-device-groups.ovf (convert's tests read it too).
+const std::string& sriov_groups_ovf() {
+  static const std::string text = vmxkit::test::read_bytes(
+      vmxkit::test::source_path("tests/data/vsphere/ovf/sriov-device-groups.ovf"));
+  return text;
+}
 
 }  // namespace
 
 TEST_CASE("SR-IOV network adapters and device groups are read, unknown keys reported",
           "[spec][ovf][sriov]") {
-  const auto systems = read_ovf(SourceFile("groups.ovf", kSriovGroupsOvf));
+  const auto systems = read_ovf(SourceFile("groups.ovf", sriov_groups_ovf()));
   REQUIRE(systems.size() == 1);
   const OvfVirtualSystem& vs = systems[0];
   const VmConfig& cfg = vs.config;
@@ -190,5 +146,5 @@ TEST_CASE("SR-IOV network adapters and device groups are read, unknown keys repo
   REQUIRE(vs.unread.size() == 1);
   CHECK(vs.unread[0].message ==
         "vmw:Config backing.mystery of an SR-IOV network adapter is not read by vmxkit");
-  CHECK(std::string_view(kSriovGroupsOvf).substr(vs.unread[0].span.begin, 12) == "<vmw:Config ");
+  CHECK(std::string_view(sriov_groups_ovf()).substr(vs.unread[0].span.begin, 12) == "<vmw:Config ");
 }
