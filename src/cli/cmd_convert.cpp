@@ -87,18 +87,16 @@ int run_convert(const ConvertOptions& o, Context& ctx) {
     print_diagnostic(ctx.err, name, loaded.source.bytes(), loaded.source.lines(), d, ctx.color_err);
   }
 
-  // Device groups (vSphere 8) are read but no output writes them yet: say which are left out.
-  for (const vsphere::OvfDeviceGroup& g : vm->groups) {
-    std::size_t members = 0;
-    for (const vsphere::OvfDeviceGroupMember& m : vm->device_groups) {
-      members += m.field == "groupInstanceKey" && m.value == std::to_string(g.group_instance_key);
+  // Device groups (vSphere 8) have no `.vmx` form that vmxkit knows: say which are left out.
+  if (*format == vsphere::OutputFormat::vmx) {
+    for (const DeviceGroup& g : vm->config.device_groups) {
+      const Location at = loaded.source.location(g.whole.begin);
+      ctx.err << "vmxkit: warning: " << name << ":" << at.line << ":" << at.column
+              << ": device group '" << g.name.value_or(g.label) << "' (groupInstanceKey " << g.key
+              << ", " << g.members.size() << " member" << (g.members.size() == 1 ? "" : "s")
+              << ") is not converted: a .vmx holds no device groups that vmxkit knows of; "
+                 "convert to configspec-xml, soap, vi-json or powercli to keep it\n";
     }
-    const Location at = loaded.source.location(g.whole.begin);
-    ctx.err << "vmxkit: warning: " << name << ":" << at.line << ":" << at.column
-            << ": device group '" << g.name << "' (groupInstanceKey " << g.group_instance_key
-            << ", " << members << " member" << (members == 1 ? "" : "s")
-            << ") is not converted: vmxkit does not write device groups yet; add the group "
-               "to the VM in vCenter after applying the result\n";
   }
 
   // Values that do not convert are named at their place in the input, before anything is written.

@@ -507,7 +507,8 @@ Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog
   if (request.vgpu && host != nullptr) {
     plan.explanation.emplace_back(
         "vGPU placement: ESXi picks the physical GPU of each vGPU at power-on, by its placement "
-        "policy; the paths below hold only if it picks the GPUs named here");
+        "policy; the paths below hold only if it picks the GPUs named here, which a vendor device "
+        "group of the GPU and NIC (vSphere 8.0 U1, added in vCenter) makes sure of (rule P2P005)");
   }
   const std::vector<std::string> refused = judge_pairs(plan, request, host);
   if (host != nullptr) explain_esxi_owners(plan, request, *host);

@@ -28,6 +28,8 @@ std::string_view to_string(PassthroughKind kind) {
       return "vgpu";
     case PassthroughKind::sriov_vf:
       return "sriov-vf";
+    case PassthroughKind::dvx:
+      return "dvx";
     case PassthroughKind::unknown:
       break;
   }
@@ -39,6 +41,8 @@ PassthroughKind PassthroughDevice::kind() const {
   if (pf_id || (system_id && iequals(*system_id, "BYPASS"))) return PassthroughKind::sriov_vf;
   if (allowed_devices) return PassthroughKind::dynamic;
   if (id) return PassthroughKind::directpath;
+  if (dvx_device_class || (virtual_dev && iequals(*virtual_dev, "dvx")))
+    return PassthroughKind::dvx;
   return PassthroughKind::unknown;
 }
 
@@ -130,6 +134,15 @@ bool VmConfig::memory_fully_reserved() const {
   return mem && min && *min >= *mem;
 }
 
+const DeviceGroup* VmConfig::group_of(unsigned device) const {
+  for (const DeviceGroup& g : device_groups) {
+    for (const DeviceGroupMember& m : g.members) {
+      if (m.device == device) return &g;
+    }
+  }
+  return nullptr;
+}
+
 std::vector<PassthroughDevice> VmConfig::passthrough_devices() const {
   std::map<unsigned, PassthroughDevice> by_index;
   for (std::size_t i = 0; i < settings.size(); ++i) {
@@ -162,6 +175,10 @@ std::vector<PassthroughDevice> VmConfig::passthrough_devices() const {
       assign(d.virtual_dev);
     } else if (iequals(field, "allowedDevices")) {
       assign(d.allowed_devices);
+    } else if (iequals(field, "networkName")) {
+      assign(d.network_name);
+    } else if (iequals(field, "dvx.deviceClass")) {
+      assign(d.dvx_device_class);
     }
   }
   std::vector<PassthroughDevice> out;

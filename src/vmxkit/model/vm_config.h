@@ -30,7 +30,10 @@ enum class PassthroughKind {
   dynamic,     ///< Dynamic DirectPath: `allowedDevices` vendor:device list
   vgpu,        ///< an NVIDIA vGPU profile (`vgpu`)
   sriov_vf,    ///< an SR-IOV virtual function (`systemId = "BYPASS"` or `pfId`)
-  unknown,     ///< none of the above can be told
+  /// A Device Virtualization Extensions device (`virtualDev = "dvx"`, `dvx.deviceClass`): its
+  /// vendor's plugin picks the hardware; with `networkName`, an SR-IOV network adapter.
+  dvx,
+  unknown,  ///< none of the above can be told
 };
 
 std::string_view to_string(PassthroughKind kind);
@@ -48,6 +51,8 @@ struct PassthroughDevice {
   std::optional<std::string> vgpu;
   std::optional<std::string> virtual_dev;
   std::optional<std::string> allowed_devices;
+  std::optional<std::string> network_name;      ///< an SR-IOV network adapter's port group
+  std::optional<std::string> dvx_device_class;  ///< `dvx.deviceClass`
 
   PassthroughKind kind() const;
 };
@@ -66,9 +71,32 @@ std::optional<bool> parse_bool(std::string_view value);
 /// Parses a decimal integer, or hexadecimal with `0x`.
 std::optional<std::int64_t> parse_int(std::string_view value);
 
+/// A device's place in a device group: the `pciPassthruN` entry and its `sequenceId`.
+struct DeviceGroupMember {
+  unsigned device = 0;           ///< N of `pciPassthruN`
+  std::int32_t sequence_id = 0;  ///< its position in the group's template
+  SourceSpan whole;              ///< where the membership is written
+};
+
+/// A vSphere device group (vSphere API 8.0.0.1, `VirtualMachineVirtualDeviceGroups`): devices
+/// that vSphere gives the VM as one unit. A vendor device group (`deviceGroupName`, one of the
+/// host's VirtualMachineVendorDeviceGroupInfo) holds devices the vendor found physically linked,
+/// such as a GPU and the NIC under its PCIe switch, so that vSphere places them together.
+/// Only the vSphere formats carry groups: no `.vmx` key for them is known.
+struct DeviceGroup {
+  std::int32_t key = 0;                    ///< `groupInstanceKey` as read
+  std::optional<std::string> name;         ///< `deviceGroupName`: set for a vendor device group
+  std::string label;                       ///< `deviceInfo.label`
+  std::string summary;                     ///< `deviceInfo.summary`
+  std::vector<DeviceGroupMember> members;  ///< in device order
+  SourceSpan whole;
+};
+
 class VmConfig {
  public:
   std::vector<Setting> settings;
+  /// The VM's device groups, from a vSphere document (empty for a `.vmx`).
+  std::vector<DeviceGroup> device_groups;
 
   /// Appends a setting that came from an element spanning `whole` (key and element share it),
   /// its value at `value_span`: how the ConfigSpec, VI/JSON and OVF readers build the model.
@@ -94,6 +122,8 @@ class VmConfig {
   bool memory_pinned() const { return get_bool("sched.mem.pin").value_or(false); }
   /// All guest memory is reserved (pinned, or a reservation of at least memsize).
   bool memory_fully_reserved() const;
+  /// The device group that `pciPassthruN` (N = `device`) belongs to, or nullptr.
+  const DeviceGroup* group_of(unsigned device) const;
 };
 
 }  // namespace vmxkit

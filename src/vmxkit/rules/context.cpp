@@ -27,6 +27,8 @@ DeviceClass classify(const PassthroughDevice& d, const pci::CatalogEntry* model,
                      std::optional<std::uint16_t> vendor) {
   if (d.kind() == PassthroughKind::vgpu) return DeviceClass::gpu;
   if (d.kind() == PassthroughKind::sriov_vf) return DeviceClass::nic;
+  // A DVX-backed SR-IOV network adapter (govmomi's ovf/fixtures/external/vdg-vm.ovf).
+  if (d.kind() == PassthroughKind::dvx && d.network_name) return DeviceClass::nic;
   if (model != nullptr) {
     switch (model->role) {
       case pci::Role::gpu:

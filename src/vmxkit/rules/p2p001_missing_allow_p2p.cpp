@@ -16,7 +16,10 @@ supports no vGPU P2P over PCIe (see P2P004).
 ## Why is this bad?
 Without it the hypervisor does not let passthrough devices DMA to each other, so GPUDirect RDMA
 between the GPU and the NIC (and GPU-to-GPU P2P) falls back to bouncing through host memory:
-slower, and silent.
+slower, and silent. For a vGPU with a NIC no VMware or NVIDIA page found says whether the key
+is needed (NVIDIA's vGPU pages list GPUDirect RDMA as supported on some vGPUs, without VM
+settings); the rule applies the passthrough guidance to it, and says so here rather than guess
+that it is not needed.
 
 ## Example
 ```

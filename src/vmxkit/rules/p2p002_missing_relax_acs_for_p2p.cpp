@@ -16,7 +16,9 @@ Flags a VM that passes a GPU together with a NIC or another GPU without
 With ACS (Access Control Services) redirect in force, peer-to-peer requests between the devices
 are sent up to the root complex instead of across the PCIe switch they share. NVIDIA lists the key
 next to `allowP2P` as required for GPUDirect RDMA on vSphere; VMware's Private AI design says to
-"relax Access Control Services (ACS) in the virtual machine configuration settings".
+"relax Access Control Services (ACS) in the virtual machine configuration settings". That design
+is about vGPU ("GPUDirect on vSphere works by using the NVIDIA vGPU technology and RDMA-capable
+network adapters"), so a vGPU with a NIC needs the key as a passthrough GPU does.
 
 ## Example
 Add:

@@ -21,11 +21,11 @@ const std::vector<const Rule*>& all_rules() {
   // Sorted by id (a test checks the order). A retired rule stays here with status `removed`.
   static const std::vector<const Rule*> kRules = {
       &kMMIO001, &kMMIO002, &kMMIO003, &kMMIO004, &kMMIO005, &kOVF001,  &kP2P001,  &kP2P002,
-      &kP2P003,  &kP2P004,  &kPT001,   &kPT002,   &kPT003,   &kPT004,   &kPT005,   &kPT006,
-      &kPT007,   &kPT008,   &kPT009,   &kPT010,   &kPT011,   &kPT012,   &kTOPO001, &kTOPO002,
-      &kTOPO003, &kTOPO004, &kTOPO005, &kTOPO006, &kTOPO007, &kTOPO008, &kTOPO009, &kTOPO010,
-      &kTOPO011, &kVMX001,  &kVMX002,  &kVMX003,  &kVMX004,  &kVMX005,  &kVMX006,  &kVMX007,
-      &kVMX008,  &kVMX009,  &kVMX010,  &kVMX011,  &kVMX012,  &kXML001,
+      &kP2P003,  &kP2P004,  &kP2P005,  &kPT001,   &kPT002,   &kPT003,   &kPT004,   &kPT005,
+      &kPT006,   &kPT007,   &kPT008,   &kPT009,   &kPT010,   &kPT011,   &kPT012,   &kTOPO001,
+      &kTOPO002, &kTOPO003, &kTOPO004, &kTOPO005, &kTOPO006, &kTOPO007, &kTOPO008, &kTOPO009,
+      &kTOPO010, &kTOPO011, &kVMX001,  &kVMX002,  &kVMX003,  &kVMX004,  &kVMX005,  &kVMX006,
+      &kVMX007,  &kVMX008,  &kVMX009,  &kVMX010,  &kVMX011,  &kVMX012,  &kXML001,
   };
   return kRules;
 }

@@ -18,6 +18,7 @@ extern const Rule kP2P001;
 extern const Rule kP2P002;
 extern const Rule kP2P003;
 extern const Rule kP2P004;
+extern const Rule kP2P005;
 extern const Rule kPT001;
 extern const Rule kPT002;
 extern const Rule kPT003;

@@ -117,8 +117,30 @@ std::string format_allowed(const std::vector<AllowedDevice>& devices) {
 
 }  // namespace
 
-VmConfig to_vm_config(const ConfigSpec& spec) {
+VmConfig to_vm_config(const ConfigSpec& spec, const SourceFile* source) {
+  const auto fail_at = [&](SourceSpan at, const std::string& message) {
+    if (source != nullptr && at.begin <= source->bytes().size()) {
+      const Location l = source->location(at.begin);
+      throw Error(source->path(), l.line, l.column, message);
+    }
+    throw Error(message);
+  };
   VmConfig cfg;
+  for (const DeviceGroupSpec& g : spec.device_groups) {
+    for (const DeviceGroup& seen : cfg.device_groups) {
+      if (seen.key == g.group_instance_key) {
+        fail_at(g.whole, "deviceGroups declares groupInstanceKey " +
+                             std::to_string(g.group_instance_key) + " twice");
+      }
+    }
+    DeviceGroup group;
+    group.key = g.group_instance_key;
+    group.name = g.device_group_name;
+    group.label = g.label.value_or("");
+    group.summary = g.summary.value_or("");
+    group.whole = g.whole;
+    cfg.device_groups.push_back(std::move(group));
+  }
   if (spec.name) cfg.add("displayName", *spec.name, spec.name_span, spec.name_span);
   if (spec.guest_id) cfg.add("guestOS", *spec.guest_id, spec.guest_id_span, spec.guest_id_span);
   if (spec.num_cpus) {
@@ -134,9 +156,23 @@ VmConfig to_vm_config(const ConfigSpec& spec) {
   unsigned n = 0;
   for (const DeviceChange& dc : spec.device_change) {
     if (dc.operation == "remove") continue;
+    if (dc.group) {
+      // vSphere adds a group with all its devices in one request and allows no change of
+      // membership: a device can only name a group of the same spec.
+      DeviceGroup* group = nullptr;
+      for (DeviceGroup& g : cfg.device_groups) {
+        if (g.key == dc.group->group_instance_key) group = &g;
+      }
+      if (group == nullptr) {
+        fail_at(dc.group->whole, "deviceGroupInfo names groupInstanceKey " +
+                                     std::to_string(dc.group->group_instance_key) +
+                                     ", which deviceGroups does not declare");
+      }
+      group->members.push_back({n, dc.group->sequence_id, dc.group->whole});
+    }
     const std::string p = std::string(kPassthru) + std::to_string(n++) + ".";
     cfg.add(p + "present", "TRUE", dc.device_span, dc.device_span);
-    if (dc.type == DeviceType::sriov_ethernet) {
+    if (dc.type == DeviceType::sriov_ethernet && (dc.physical_function || !dc.dvx)) {
       const std::string pf = dc.physical_function ? vmx_id_or_raw(dc.physical_function->id) : "";
       const SourceSpan pf_span =
           dc.physical_function ? dc.physical_function->id_span : dc.device_span;
@@ -173,8 +209,17 @@ VmConfig to_vm_config(const ConfigSpec& spec) {
         cfg.add(p + "dvs.switchId", dc.switch_uuid, dc.backing_span, dc.backing_span);
         cfg.add(p + "dvs.portgroupId", dc.portgroup_key, dc.backing_span, dc.backing_span);
         break;
+      case BackingType::dvx:
       case BackingType::none:
         break;
+    }
+    if (dc.dvx) {
+      const SourceSpan at = dc.dvx->whole;
+      cfg.add(p + "virtualDev", "dvx", at, at);
+      cfg.add(p + "dvx.deviceClass", dc.dvx->device_class, at, at);
+      for (const auto& [key, value] : dc.dvx->config_params) {
+        cfg.add(p + "dvx.config." + key, value, at, at);
+      }
     }
   }
   if (spec.memory_reservation_mb) {
@@ -249,6 +294,7 @@ namespace {
 ConfigSpec build_spec(const VmConfig& config, const Origin& path) {
   ConfigSpec spec;
   std::set<std::size_t> consumed;
+  std::map<unsigned, std::size_t> built;  // pciPassthruN -> its deviceChange
   for (const PassthroughDevice& d : config.passthrough_devices()) {
     if (!d.present) {
       // A device that is not present is not a device: drop its settings.
@@ -301,6 +347,37 @@ ConfigSpec build_spec(const VmConfig& config, const Origin& path) {
                                      "networkName", "dvs.switchId", "dvs.portgroupId"});
         break;
       }
+      case PassthroughKind::dvx: {
+        DvxBacking dvx;
+        dvx.device_class = value_of(field(config, d, "dvx.deviceClass"));
+        for (const std::size_t i : d.settings) {
+          const auto f = split_passthrough_key(config.settings[i].key);
+          constexpr std::string_view kConfig = "dvx.config.";
+          if (f && f->field.size() > kConfig.size() &&
+              iequals(f->field.substr(0, kConfig.size()), kConfig)) {
+            dvx.config_params.emplace_back(std::string(f->field.substr(kConfig.size())),
+                                           config.settings[i].value);
+            consumed.insert(i);
+          }
+        }
+        dc.dvx = std::move(dvx);
+        if (const Setting* net = field(config, d, "networkName")) {
+          // A DVX-backed SR-IOV network adapter (govmomi ovf/fixtures/external/vdg-vm.ovf).
+          dc.type = DeviceType::sriov_ethernet;
+          dc.backing_type = BackingType::network;
+          dc.network_name = net->value;
+        } else if (const Setting* pg = field(config, d, "dvs.portgroupId")) {
+          dc.type = DeviceType::sriov_ethernet;
+          dc.backing_type = BackingType::dvport;
+          dc.portgroup_key = pg->value;
+          dc.switch_uuid = value_of(field(config, d, "dvs.switchId"));
+        } else {
+          dc.backing_type = BackingType::dvx;
+        }
+        fields.insert(fields.end(), {"virtualDev", "dvx.deviceClass", "networkName", "dvs.switchId",
+                                     "dvs.portgroupId"});
+        break;
+      }
       case PassthroughKind::unknown:
         break;
     }
@@ -310,7 +387,29 @@ ConfigSpec build_spec(const VmConfig& config, const Origin& path) {
         if (f && iequals(f->field, name)) consumed.insert(i);
       }
     }
+    built[d.index] = spec.device_change.size();
     spec.device_change.push_back(std::move(dc));
+  }
+  // Device groups, with temporary keys as for a group being added: -1, -2, ...
+  for (std::size_t g = 0; g < config.device_groups.size(); ++g) {
+    const DeviceGroup& group = config.device_groups[g];
+    DeviceGroupSpec out;
+    out.group_instance_key = -1 - static_cast<std::int32_t>(g);
+    out.device_group_name = group.name;
+    if (!group.label.empty()) out.label = group.label;
+    if (!group.summary.empty()) out.summary = group.summary;
+    for (const DeviceGroupMember& m : group.members) {
+      const auto it = built.find(m.device);
+      if (it == built.end()) {
+        throw Error(path.path, "device group " +
+                                   quote_for_message(group.name.value_or(group.label)) +
+                                   ": its member pciPassthru" + std::to_string(m.device) +
+                                   " is not a device vmxkit can write");
+      }
+      spec.device_change[it->second].group =
+          DeviceGroupInfo{out.group_instance_key, m.sequence_id, {}};
+    }
+    spec.device_groups.push_back(std::move(out));
   }
   for (std::size_t i = 0; i < config.settings.size(); ++i) {
     if (consumed.count(i) != 0) continue;

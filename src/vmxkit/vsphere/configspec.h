@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vmxkit/model/vm_config.h"
@@ -44,6 +45,15 @@ struct AllowedDevice {
   SourceSpan whole;
 };
 
+/// `VirtualPCIPassthroughDvxBackingInfo`: a Device Virtualization Extensions device, a DVX
+/// passthrough device's backing or an SR-IOV card's `dvxBackingInfo`.
+struct DvxBacking {
+  std::string device_class;  ///< `deviceClass`: `com.vmware.dvxpassthru`, ...
+  /// `configParams` (OptionValue key and value), in order.
+  std::vector<std::pair<std::string, std::string>> config_params;
+  SourceSpan whole;
+};
+
 enum class DeviceType {
   pci_passthrough,  ///< `VirtualPCIPassthrough`
   sriov_ethernet,   ///< `VirtualSriovEthernetCard`
@@ -56,6 +66,24 @@ enum class BackingType {
   dynamic,  ///< `VirtualPCIPassthroughDynamicBackingInfo` (Dynamic DirectPath)
   network,  ///< `VirtualEthernetCardNetworkBackingInfo` (SR-IOV card's port group)
   dvport,   ///< `VirtualEthernetCardDistributedVirtualPortBackingInfo`
+  dvx,      ///< `VirtualPCIPassthroughDvxBackingInfo` (in `dvx`)
+};
+
+/// `VirtualDeviceDeviceGroupInfo`: the device's membership of a device group.
+struct DeviceGroupInfo {
+  std::int32_t group_instance_key = 0;
+  std::int32_t sequence_id = 0;
+  SourceSpan whole;
+};
+
+/// `VirtualMachineVirtualDeviceGroupsDeviceGroup`, or its subtype
+/// `VirtualMachineVirtualDeviceGroupsVendorDeviceGroup` when it has a `deviceGroupName`.
+struct DeviceGroupSpec {
+  std::int32_t group_instance_key = 0;  ///< negative (temporary) in a spec that adds the group
+  std::optional<std::string> device_group_name;
+  std::optional<std::string> label;    ///< `deviceInfo.label`
+  std::optional<std::string> summary;  ///< `deviceInfo.summary`
+  SourceSpan whole;
 };
 
 /// `VirtualDeviceConfigSpec` with a passthrough device.
@@ -72,6 +100,9 @@ struct DeviceChange {
   std::string switch_uuid;                     ///< backing_type == dvport
   std::string portgroup_key;                   ///< backing_type == dvport
   std::optional<DeviceBacking> physical_function;  ///< sriov_ethernet: sriovBacking
+  /// backing_type == dvx: the backing; sriov_ethernet: its `dvxBackingInfo`.
+  std::optional<DvxBacking> dvx;
+  std::optional<DeviceGroupInfo> group;  ///< `deviceGroupInfo`
   SourceSpan whole, operation_span, device_span, backing_span, vgpu_span, allowed_span;
 };
 
@@ -90,6 +121,8 @@ struct ConfigSpec {
   /// memoryAllocation.limit, in MB (-1: no limit): `sched.mem.max`.
   std::optional<std::int64_t> memory_limit_mb;
   std::optional<bool> nested_hv_enabled;  ///< `vhv.enable`
+  /// `deviceGroups.deviceGroup` (vSphere API 8.0.0.1).
+  std::vector<DeviceGroupSpec> device_groups;
   SourceSpan whole, name_span, guest_id_span, cpus_span, cores_span, memory_span, reservation_span,
       firmware_span, locked_span, limit_span, nested_span;
   /// from_vm_config: keys left out because vSphere owns them (see owned_by_vsphere()).
@@ -111,8 +144,11 @@ bool owned_by_vsphere(std::string_view key);
 /// `sched.mem.pin` (memoryReservationLockedToMax). An extraConfig key with an empty value, which
 /// asks vSphere to remove the key, is kept with its empty value so that no key goes missing.
 /// Spans point at the elements the settings came from. Devices being removed are not settings
-/// of the VM and are left out.
-VmConfig to_vm_config(const ConfigSpec& spec);
+/// of the VM and are left out. `deviceGroups` become VmConfig::device_groups, with the devices
+/// whose `deviceGroupInfo` names them as members. Throws vmxkit::Error (file:line:col when
+/// `source` is given) for a device that names a group the spec does not declare, two groups
+/// with one key, and a group declared twice.
+VmConfig to_vm_config(const ConfigSpec& spec, const SourceFile* source = nullptr);
 
 /// The reverse mapping, for the writers: `displayName` -> name, `guestOS` -> guestId,
 /// `numvcpus` -> numCPUs, `cpuid.coresPerSocket` -> numCoresPerSocket, `memsize` -> memoryMB,
@@ -120,6 +156,8 @@ VmConfig to_vm_config(const ConfigSpec& spec);
 /// `sched.mem.pin` -> memoryReservationLockedToMax, each present `pciPassthruN` group -> a
 /// device being added (key -(100 + N)) and every other key -> extraConfig, in the order of the
 /// settings, except the other keys vSphere owns (owned_by_vsphere(), listed in `not_sent`).
+/// VmConfig::device_groups -> `deviceGroups`, each with a temporary key -(1 + its index), and
+/// each member device's `deviceGroupInfo` with that key and its sequenceId.
 /// `.encoding` is a property of the file and is dropped. A `pciPassthruN` group that names no
 /// device vmxkit can build (no id, vgpu, allowedDevices or pfId) goes to extraConfig as it is.
 /// Throws vmxkit::Error naming the setting (its value quoted, control bytes escaped) when a

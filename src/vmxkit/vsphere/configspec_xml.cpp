@@ -305,6 +305,30 @@ class Reader {
     } else if (name == "nestedHVEnabled") {
       s.nested_hv_enabled = boolean(c);
       s.nested_span = pos_.element(c);
+    } else if (name == "deviceGroups") {
+      read_device_groups(c, s);
+    }
+  }
+
+  // `deviceGroups` (VirtualMachineVirtualDeviceGroups): its `deviceGroup` entries, a vendor
+  // device group (VirtualMachineVirtualDeviceGroupsVendorDeviceGroup) with `deviceGroupName`.
+  void read_device_groups(pugi::xml_node node, ConfigSpec& s) {
+    for (pugi::xml_node g = node.first_child(); g; g = g.next_sibling()) {
+      if (g.type() != pugi::node_element || local_name(g.name()) != "deviceGroup") continue;
+      DeviceGroupSpec d;
+      d.whole = pos_.element(g);
+      d.group_instance_key = int32(required(g, "groupInstanceKey"), "groupInstanceKey");
+      const std::string_view type = xsi_type(g);
+      if (const pugi::xml_node name = child(g, "deviceGroupName")) {
+        d.device_group_name = name.text().get();
+      } else if (type == "VirtualMachineVirtualDeviceGroupsVendorDeviceGroup") {
+        pos_.fail(g, "a VendorDeviceGroup without <deviceGroupName>");
+      }
+      if (const pugi::xml_node info = child(g, "deviceInfo")) {
+        if (const pugi::xml_node l = child(info, "label")) d.label = l.text().get();
+        if (const pugi::xml_node m = child(info, "summary")) d.summary = m.text().get();
+      }
+      s.device_groups.push_back(std::move(d));
     }
   }
 
@@ -370,12 +394,33 @@ class Reader {
     if (k < INT32_MIN || k > INT32_MAX) pos_.fail(key, "key is out of the range of xsd:int");
     dc.key = static_cast<std::int32_t>(k);
     if (const pugi::xml_node backing = child(device, "backing")) read_backing(backing, dc);
+    if (const pugi::xml_node group = child(device, "deviceGroupInfo")) {
+      DeviceGroupInfo info;
+      info.whole = pos_.element(group);
+      info.group_instance_key = int32(required(group, "groupInstanceKey"), "groupInstanceKey");
+      info.sequence_id = int32(required(group, "sequenceId"), "sequenceId");
+      dc.group = info;
+    }
     if (const pugi::xml_node sriov = child(device, "sriovBacking")) {
       if (const pugi::xml_node pf = child(sriov, "physicalFunctionBacking")) {
         dc.physical_function = read_device_backing(pf);
       }
     }
+    if (const pugi::xml_node dvx = child(device, "dvxBackingInfo")) dc.dvx = read_dvx(dvx);
     return true;
+  }
+
+  // VirtualPCIPassthroughDvxBackingInfo: `deviceClass` and the `configParams` OptionValues.
+  DvxBacking read_dvx(pugi::xml_node node) {
+    DvxBacking d;
+    d.whole = pos_.element(node);
+    d.device_class = child(node, "deviceClass").text().get();
+    for (pugi::xml_node c = node.first_child(); c; c = c.next_sibling()) {
+      if (c.type() != pugi::node_element || local_name(c.name()) != "configParams") continue;
+      const OptionValue o = read_option(c);
+      d.config_params.emplace_back(o.key, o.value);
+    }
+    return d;
   }
 
   void read_backing(pugi::xml_node node, DeviceChange& dc) {
@@ -415,6 +460,9 @@ class Reader {
           dc.custom_label = c.text().get();
         }
       }
+    } else if (type == "VirtualPCIPassthroughDvxBackingInfo") {
+      dc.backing_type = BackingType::dvx;
+      dc.dvx = read_dvx(node);
     } else if (type == "VirtualEthernetCardNetworkBackingInfo") {
       dc.backing_type = BackingType::network;
       dc.network_name = child(node, "deviceName").text().get();
@@ -534,6 +582,24 @@ class Writer {
     }
     if (s.nested_hv_enabled)
       leaf(indent, "nestedHVEnabled", *s.nested_hv_enabled ? "true" : "false");
+    if (!s.device_groups.empty()) {
+      open(indent, "deviceGroups", "VirtualMachineVirtualDeviceGroups");
+      for (const DeviceGroupSpec& g : s.device_groups) {
+        open(indent + 1, "deviceGroup",
+             g.device_group_name ? "VirtualMachineVirtualDeviceGroupsVendorDeviceGroup"
+                                 : "VirtualMachineVirtualDeviceGroupsDeviceGroup");
+        leaf(indent + 2, "groupInstanceKey", std::to_string(g.group_instance_key));
+        if (g.label || g.summary) {
+          open(indent + 2, "deviceInfo", "Description");
+          leaf(indent + 3, "label", g.label.value_or(""));
+          leaf(indent + 3, "summary", g.summary.value_or(""));
+          close(indent + 2, "deviceInfo");
+        }
+        if (g.device_group_name) leaf(indent + 2, "deviceGroupName", *g.device_group_name);
+        close(indent + 1, "deviceGroup");
+      }
+      close(indent, "deviceGroups");
+    }
   }
 
  private:
@@ -546,12 +612,23 @@ class Writer {
                                                : "VirtualPCIPassthrough");
     leaf(d + 1, "key", std::to_string(dc.key));
     backing(dc, d + 1);
+    if (dc.group) {
+      open(d + 1, "deviceGroupInfo", "VirtualDeviceDeviceGroupInfo");
+      leaf(d + 2, "groupInstanceKey", std::to_string(dc.group->group_instance_key));
+      leaf(d + 2, "sequenceId", std::to_string(dc.group->sequence_id));
+      close(d + 1, "deviceGroupInfo");
+    }
     if (dc.type == DeviceType::sriov_ethernet && dc.physical_function) {
       open(d + 1, "sriovBacking", "VirtualSriovEthernetCardSriovBackingInfo");
       open(d + 2, "physicalFunctionBacking", "VirtualPCIPassthroughDeviceBackingInfo");
       device_backing_fields(*dc.physical_function, d + 3);
       close(d + 2, "physicalFunctionBacking");
       close(d + 1, "sriovBacking");
+    }
+    if (dc.type == DeviceType::sriov_ethernet && dc.dvx) {
+      open(d + 1, "dvxBackingInfo", "VirtualPCIPassthroughDvxBackingInfo");
+      dvx_fields(*dc.dvx, d + 2);
+      close(d + 1, "dvxBackingInfo");
     }
     close(d, "device");
     close(indent, "deviceChange");
@@ -594,8 +671,25 @@ class Writer {
         leaf(indent + 2, "portgroupKey", dc.portgroup_key);
         close(indent + 1, "port");
         break;
+      case BackingType::dvx:
+        open(indent, "backing", "VirtualPCIPassthroughDvxBackingInfo");
+        if (dc.dvx) dvx_fields(*dc.dvx, indent + 1);
+        break;
     }
     close(indent, "backing");
+  }
+
+  void dvx_fields(const DvxBacking& dvx, int indent) {
+    leaf(indent, "deviceClass", dvx.device_class);
+    for (const auto& [key, value] : dvx.config_params) {
+      open(indent, "configParams", "OptionValue");
+      leaf(indent + 1, "key", key);
+      line(indent + 1);
+      out_ += "<value xsi:type=\"xsd:string\">";
+      xml::escape_append(value, out_);
+      out_ += "</value>\n";
+      close(indent, "configParams");
+    }
   }
 
   void device_backing_fields(const DeviceBacking& b, int indent) {

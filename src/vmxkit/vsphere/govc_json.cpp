@@ -235,7 +235,44 @@ class Reader : json::TypedReader {
       s.nested_hv_enabled = boolean(*nested, "NestedHVEnabled");
       s.nested_span = nested->span;
     }
+    if (const Value* groups = field(c, "DeviceGroups")) {
+      object(*groups, "DeviceGroups");
+      if (const Value* list = field(*groups, "DeviceGroup")) {
+        for (const Value& g : array(*list, "DeviceGroup")) {
+          object(g, "a DeviceGroup entry");
+          DeviceGroupSpec d;
+          d.whole = g.span;
+          const Value* key = field(g, "GroupInstanceKey");
+          if (key == nullptr) fail(g, "a DeviceGroup entry without GroupInstanceKey");
+          d.group_instance_key = int32(*key, "GroupInstanceKey");
+          if (const Value* name = field(g, "DeviceGroupName")) {
+            d.device_group_name = text(*name, "DeviceGroupName");
+          }
+          if (const Value* info = field(g, "DeviceInfo")) {
+            object(*info, "DeviceInfo");
+            if (const Value* l = field(*info, "Label")) d.label = text(*l, "Label");
+            if (const Value* m = field(*info, "Summary")) d.summary = text(*m, "Summary");
+          }
+          s.device_groups.push_back(std::move(d));
+        }
+      }
+    }
     return s;
+  }
+
+  // VirtualPCIPassthroughDvxBackingInfo: DeviceClass and the ConfigParams OptionValues.
+  DvxBacking read_dvx(const Value& b) const {
+    object(b, "DvxBackingInfo");
+    DvxBacking d;
+    d.whole = b.span;
+    if (const Value* c = field(b, "DeviceClass")) d.device_class = text(*c, "DeviceClass");
+    if (const Value* params = field(b, "ConfigParams")) {
+      for (const Value& o : array(*params, "ConfigParams")) {
+        const OptionValue v = option(o);
+        d.config_params.emplace_back(v.key, v.value);
+      }
+    }
+    return d;
   }
 
   // OptionValue's Value is an interface: Go writes the string, number or boolean it holds.
@@ -277,7 +314,7 @@ class Reader : json::TypedReader {
     object(d, "a Device entry");
     const Value* backing = field(d, "Backing");
     if (backing != nullptr) object(*backing, "Backing");
-    if (has_field(d, "SriovBacking")) {
+    if (has_field(d, "SriovBacking") || field(d, "DvxBackingInfo") != nullptr) {
       dc.type = DeviceType::sriov_ethernet;
       if (const Value* sriov = field(d, "SriovBacking")) {
         object(*sriov, "SriovBacking");
@@ -285,6 +322,7 @@ class Reader : json::TypedReader {
           dc.physical_function = device_backing(*pf);
         }
       }
+      if (const Value* dvx = field(d, "DvxBackingInfo")) dc.dvx = read_dvx(*dvx);
       if (backing != nullptr) {
         dc.backing_span = backing->span;
         if (const Value* port = field(*backing, "Port")) {
@@ -310,6 +348,10 @@ class Reader : json::TypedReader {
       dc.type = DeviceType::pci_passthrough;
       dc.backing_type = BackingType::dynamic;
       read_allowed(*backing, dc);
+    } else if (field(*backing, "DeviceClass") != nullptr) {
+      dc.type = DeviceType::pci_passthrough;
+      dc.backing_type = BackingType::dvx;
+      dc.dvx = read_dvx(*backing);
     } else {
       dc.type = DeviceType::pci_passthrough;
       dc.backing_type = BackingType::device;
@@ -319,6 +361,19 @@ class Reader : json::TypedReader {
     dc.device_span = d.span;
     if (backing != nullptr) dc.backing_span = backing->span;
     if (const Value* key = field(d, "Key")) dc.key = int32(*key, "Key");
+    if (const Value* group = field(d, "DeviceGroupInfo")) {
+      object(*group, "DeviceGroupInfo");
+      DeviceGroupInfo info;
+      info.whole = group->span;
+      const Value* k = field(*group, "GroupInstanceKey");
+      const Value* q = field(*group, "SequenceId");
+      if (k == nullptr || q == nullptr) {
+        fail(*group, "a DeviceGroupInfo without GroupInstanceKey and SequenceId");
+      }
+      info.group_instance_key = int32(*k, "GroupInstanceKey");
+      info.sequence_id = int32(*q, "SequenceId");
+      dc.group = info;
+    }
     return true;
   }
 
@@ -326,6 +381,7 @@ class Reader : json::TypedReader {
   // DynamicBackingInfo's AllowedDevice, DeviceBackingInfo's Id, DeviceId, SystemId and VendorId.
   static bool is_passthrough_backing(const Value& b) {
     return field(b, "Vgpu") != nullptr || has_field(b, "AllowedDevice") ||
+           field(b, "DeviceClass") != nullptr ||
            (has_field(b, "Id") && has_field(b, "DeviceId") && has_field(b, "SystemId") &&
             has_field(b, "VendorId"));
   }

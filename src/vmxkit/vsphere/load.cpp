@@ -175,7 +175,7 @@ Loaded load(std::string path, std::string bytes) {
   switch (out.format) {
     case Format::vmx: {
       const vmx::Document doc = vmx::Document::parse(std::string(src.bytes()), src.path());
-      out.vms.push_back({{}, {}, vmx::to_vm_config(doc), {}, {}, {}});
+      out.vms.push_back({{}, {}, vmx::to_vm_config(doc), {}});
       out.malformed = doc.problems();
       break;
     }
@@ -185,7 +185,7 @@ Loaded load(std::string path, std::string bytes) {
       if (x.kind == XmlDocumentKind::reconfigure) out.vm = x.vms.front().moref;
       for (XmlVm& vm : x.vms) {
         out.vms.push_back(
-            {std::move(vm.name), std::move(vm.moref), to_vm_config(vm.spec), {}, {}, {}});
+            {std::move(vm.name), std::move(vm.moref), to_vm_config(vm.spec, &src), {}});
       }
       // The schema is vmxkit's ConfigSpec subset: what vSphere sends back is not checked
       // against it (a ConfigInfo has far more than vmxkit models).
@@ -198,23 +198,18 @@ Loaded load(std::string path, std::string bytes) {
       JsonConfigSpec j = read_vi_json(src);
       std::string name =
           j.type_name == "VirtualMachineConfigInfo" && j.spec.name ? *j.spec.name : std::string();
-      out.vms.push_back({std::move(name), {}, to_vm_config(j.spec), {}, {}, {}});
+      out.vms.push_back({std::move(name), {}, to_vm_config(j.spec, &src), {}});
       break;
     }
     case Format::ovf:
       for (OvfVirtualSystem& vs : read_ovf(src)) {
-        out.vms.push_back({std::move(vs.id),
-                           {},
-                           std::move(vs.config),
-                           std::move(vs.unread),
-                           std::move(vs.groups),
-                           std::move(vs.device_groups)});
+        out.vms.push_back({std::move(vs.id), {}, std::move(vs.config), std::move(vs.unread)});
       }
       break;
     case Format::govc_json:
       for (GovcVm& vm : read_govc_json(src).vms) {
         out.vms.push_back(
-            {std::move(vm.name), std::move(vm.moref), to_vm_config(vm.spec), {}, {}, {}});
+            {std::move(vm.name), std::move(vm.moref), to_vm_config(vm.spec, &src), {}});
       }
       break;
   }

@@ -47,9 +47,6 @@ struct LoadedVm {
   VmConfig config;
   /// OVF: the VirtualSystem's settings vmxkit saw and did not read (OVF001).
   std::vector<OvfUnread> unread;
-  /// OVF: its vSphere device groups and their members, which no output format writes yet.
-  std::vector<OvfDeviceGroup> groups;
-  std::vector<OvfDeviceGroupMember> device_groups;
 };
 
 struct Loaded {

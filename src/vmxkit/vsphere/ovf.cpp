@@ -2,6 +2,7 @@
 #include "vmxkit/vsphere/ovf.h"
 
 #include <cstdint>
+#include <optional>
 #include <pugixml.hpp>
 #include <set>
 
@@ -92,11 +93,11 @@ class Reader {
   // `vmw:VirtualDeviceGroupSection`: one `DeviceGroup` per vSphere 8 device group, with
   // `ovf:deviceGroupName`, `ovf:groupInstanceKey`, `ovf:label` and `ovf:summary` (govmomi
   // ovf/fixtures/external/vdg-vm.ovf; the ConfigSpec's VirtualMachineVirtualDeviceGroups).
-  void device_group_section(pugi::xml_node section, std::vector<OvfDeviceGroup>& out) {
+  void device_group_section(pugi::xml_node section, std::vector<DeviceGroup>& out) {
     for (pugi::xml_node g = section.first_child(); g; g = g.next_sibling()) {
       if (g.type() != pugi::node_element || local_name(g.name()) != "DeviceGroup") continue;
-      OvfDeviceGroup d;
-      d.name = attribute(g, "deviceGroupName").value();
+      DeviceGroup d;
+      if (const pugi::xml_attribute name = attribute(g, "deviceGroupName")) d.name = name.value();
       d.label = attribute(g, "label").value();
       d.summary = attribute(g, "summary").value();
       d.whole = pos_.element(g);
@@ -105,20 +106,62 @@ class Reader {
       if (!k || *k < INT32_MIN || *k > INT32_MAX) {
         pos_.fail(g, "DeviceGroup without an integer ovf:groupInstanceKey");
       }
-      d.group_instance_key = static_cast<std::int32_t>(*k);
+      d.key = static_cast<std::int32_t>(*k);
+      for (const DeviceGroup& seen : out) {
+        if (seen.key == d.key) {
+          pos_.fail(g, "a second DeviceGroup with ovf:groupInstanceKey " + std::to_string(d.key));
+        }
+      }
       out.push_back(std::move(d));
+    }
+  }
+
+  // An Item's `vmw:Config` `deviceGroupInfo.groupInstanceKey` and `.sequenceId`.
+  struct Membership {
+    unsigned device = 0;
+    std::optional<std::int32_t> key, sequence;
+    SourceSpan key_span, sequence_span;
+  };
+
+  std::int32_t int32_value(const KeyValue& kv) {
+    const auto v = parse_long(kv.value);
+    if (!v || *v < INT32_MIN || *v > INT32_MAX) {
+      pos_.fail_at(kv.value_span.begin, kv.key + " must be an integer, not " + kv.value);
+    }
+    return static_cast<std::int32_t>(*v);
+  }
+
+  // Each member joins the group it names; a name no section declares is an error, as vSphere
+  // adds a group with its devices in one request.
+  void join_groups(const std::vector<Membership>& members, VmConfig& cfg) {
+    for (const Membership& m : members) {
+      if (!m.key) {
+        pos_.fail_at(m.sequence_span.begin,
+                     "deviceGroupInfo.sequenceId without deviceGroupInfo.groupInstanceKey");
+      }
+      DeviceGroup* group = nullptr;
+      for (DeviceGroup& g : cfg.device_groups) {
+        if (g.key == *m.key) group = &g;
+      }
+      if (group == nullptr) {
+        pos_.fail_at(m.key_span.begin, "deviceGroupInfo.groupInstanceKey " +
+                                           std::to_string(*m.key) +
+                                           " names no DeviceGroup of a VirtualDeviceGroupSection");
+      }
+      group->members.push_back({m.device, m.sequence.value_or(0), m.key_span});
     }
   }
 
   OvfVirtualSystem system(pugi::xml_node vs) {
     OvfVirtualSystem out;
     out.id = attribute(vs, "id").value();
-    out.groups = envelope_groups_;
     VmConfig& cfg = out.config;
+    cfg.device_groups = envelope_groups_;
+    std::vector<Membership> members;
     unsigned n = 0;
     for (pugi::xml_node hw = vs.first_child(); hw; hw = hw.next_sibling()) {
       if (hw.type() == pugi::node_element && local_name(hw.name()) == "VirtualDeviceGroupSection") {
-        device_group_section(hw, out.groups);
+        device_group_section(hw, cfg.device_groups);
         continue;
       }
       if (hw.type() != pugi::node_element || local_name(hw.name()) != "VirtualHardwareSection") {
@@ -128,7 +171,7 @@ class Reader {
         if (c.type() != pugi::node_element) continue;
         const std::string_view name = local_name(c.name());
         if (name == "Item") {
-          item(c, cfg, n, out);
+          item(c, cfg, n, out, members);
         } else if (name == "ExtraConfig") {
           const KeyValue kv = key_value(c);
           cfg.settings.push_back({kv.key, kv.value, kv.whole, kv.key_span, kv.value_span});
@@ -143,10 +186,12 @@ class Reader {
         }
       }
     }
+    join_groups(members, cfg);
     return out;
   }
 
-  void item(pugi::xml_node node, VmConfig& cfg, unsigned& n, OvfVirtualSystem& out) {
+  void item(pugi::xml_node node, VmConfig& cfg, unsigned& n, OvfVirtualSystem& out,
+            std::vector<Membership>& members) {
     const std::string type = child(node, "ResourceType").text().get();
     const std::string sub = child(node, "ResourceSubType").text().get();
     if (type == "4") {
@@ -180,14 +225,29 @@ class Reader {
         cfg.add(p + "systemId", "BYPASS", kv.whole, kv.value_span);
       } else if (sriov && kv.key == "virtualDev") {
         cfg.add(p + "virtualDev", kv.value, kv.whole, kv.value_span);
-      } else if (kv.key.rfind("deviceGroupInfo.", 0) == 0) {
+      } else if (kv.key == "deviceGroupInfo.groupInstanceKey" ||
+                 kv.key == "deviceGroupInfo.sequenceId") {
         // vSphere 8 device groups: VirtualDevice.deviceGroupInfo {groupInstanceKey, sequenceId}.
-        out.device_groups.push_back({n - 1, kv.key.substr(16), kv.value, kv.value_span});
-      } else if (kv.key.rfind("dvx.", 0) == 0 || kv.key == "wakeOnLanEnabled" ||
-                 kv.key.rfind("connectable.", 0) == 0 || kv.key.rfind("slotInfo.", 0) == 0 ||
-                 (!sriov && kv.key == "virtualDev")) {
-        // Device Virtualization Extensions' vendor settings and the card's own properties:
-        // nothing the rules judge.
+        if (members.empty() || members.back().device != n - 1) {
+          members.emplace_back();
+          members.back().device = n - 1;
+        }
+        Membership& m = members.back();
+        if (kv.key == "deviceGroupInfo.groupInstanceKey") {
+          m.key = int32_value(kv);
+          m.key_span = kv.whole;
+        } else {
+          m.sequence = int32_value(kv);
+          m.sequence_span = kv.whole;
+        }
+      } else if (kv.key == "dvx.deviceClass" || kv.key.rfind("dvx.config.", 0) == 0) {
+        // Device Virtualization Extensions: the device class and its configParams
+        // (VirtualPCIPassthroughDvxBackingInfo), as the .vmx keys `pciPassthruN.dvx.deviceClass`
+        // and `pciPassthruN.dvx.config.KEY`.
+        cfg.add(p + kv.key, kv.value, kv.whole, kv.value_span);
+      } else if (kv.key == "wakeOnLanEnabled" || kv.key.rfind("connectable.", 0) == 0 ||
+                 kv.key.rfind("slotInfo.", 0) == 0 || (!sriov && kv.key == "virtualDev")) {
+        // The card's own properties: nothing the rules judge.
       } else if (kv.key == "backing.id") {
         cfg.add(p + "id", vmx_id_from_api(kv.value).value_or(kv.value), kv.whole, kv.value_span);
       } else if (kv.key == "backing.deviceId") {
@@ -238,7 +298,7 @@ class Reader {
 
   xml::Positions pos_;
   std::set<std::string, std::less<>> files_;
-  std::vector<OvfDeviceGroup> envelope_groups_;
+  std::vector<DeviceGroup> envelope_groups_;
 };
 
 }  // namespace

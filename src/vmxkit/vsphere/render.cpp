@@ -9,6 +9,7 @@
 #include "vmxkit/vsphere/configspec.h"
 #include "vmxkit/vsphere/configspec_xml.h"
 #include "vmxkit/vsphere/ids.h"
+#include "vmxkit/vsphere/text_checks.h"
 #include "vmxkit/vsphere/vi_json.h"
 
 namespace vmxkit::vsphere {
@@ -53,6 +54,20 @@ void ps_device_backing(const DeviceBacking& b, const std::string& var, std::stri
 }
 
 // An XML comment before the `<firmware>` element: a ConfigSpec is sent to an existing VM.
+void ps_dvx_backing(const DvxBacking& dvx, const std::string& target, std::string& out) {
+  out += target + " = New-Object VMware.Vim.VirtualPCIPassthroughDvxBackingInfo\n";
+  out += target + ".DeviceClass = " + ps_quote(dvx.device_class) + "\n";
+  if (dvx.config_params.empty()) return;
+  out += target + ".ConfigParams = @(\n";
+  for (std::size_t i = 0; i < dvx.config_params.size(); ++i) {
+    out += "  (New-Object VMware.Vim.OptionValue -Property @{Key = " +
+           ps_quote(dvx.config_params[i].first) +
+           "; Value = " + ps_quote(dvx.config_params[i].second) + "})";
+    out += i + 1 < dvx.config_params.size() ? ",\n" : "\n";
+  }
+  out += ")\n";
+}
+
 std::string with_firmware_comment(std::string xml) {
   const std::size_t at = xml.find("<firmware>");
   if (at == std::string::npos) return xml;
@@ -166,11 +181,21 @@ std::string render_govc(const VmConfig& config, const RenderOptions& options) {
       cannot.push_back(label +
                        ": a Dynamic DirectPath device: no govc command adds a "
                        "VirtualPCIPassthroughDynamicBackingInfo");
+    } else if (dc.backing_type == BackingType::dvx) {
+      cannot.push_back(label +
+                       ": a DVX device: no govc command adds a "
+                       "VirtualPCIPassthroughDvxBackingInfo");
     } else if (dc.backing_type == BackingType::vmiop) {
       vgpu = true;
     } else if (dc.backing_type == BackingType::device) {
       directpath = true;
     }
+  }
+  for (const DeviceGroupSpec& g : spec.device_groups) {
+    cannot.push_back("device group " +
+                     quote_for_message(g.device_group_name.value_or(
+                         g.label.value_or(std::to_string(g.group_instance_key)))) +
+                     ": no govc command adds a device group (VirtualMachineVirtualDeviceGroups)");
   }
   const std::string instead =
       "Apply it with PowerCLI (vmxkit generate ... --format powercli) or send the ConfigSpec "
@@ -388,6 +413,9 @@ std::string render_powercli(const VmConfig& config, const RenderOptions& options
         out += "$device.Backing = New-Object VMware.Vim.VirtualEthernetCardNetworkBackingInfo\n";
         out += "$device.Backing.DeviceName = " + ps_quote(dc.network_name) + "\n";
         break;
+      case BackingType::dvx:
+        if (dc.dvx) ps_dvx_backing(*dc.dvx, "$device.Backing", out);
+        break;
       case BackingType::dvport:
         out +=
             "$device.Backing = New-Object "
@@ -404,8 +432,40 @@ std::string render_powercli(const VmConfig& config, const RenderOptions& options
       ps_device_backing(*dc.physical_function, "$pf", out);
       out += "$device.SriovBacking.PhysicalFunctionBacking = $pf\n";
     }
+    if (dc.type == DeviceType::sriov_ethernet && dc.dvx) {
+      ps_dvx_backing(*dc.dvx, "$device.DvxBackingInfo", out);
+    }
+    if (dc.group) {
+      out +=
+          "$device.DeviceGroupInfo = New-Object VMware.Vim.VirtualDeviceDeviceGroupInfo "
+          "-Property @{GroupInstanceKey = " +
+          std::to_string(dc.group->group_instance_key) +
+          "; SequenceId = " + std::to_string(dc.group->sequence_id) + "}\n";
+    }
     out += "$change.Device = $device\n";
     out += "$spec.DeviceChange += $change\n";
+  }
+  if (!spec.device_groups.empty()) {
+    // vSphere API 8.0.0.1: the group is added with its devices, in the same request.
+    out += "\n# Device groups (vSphere 8.0 U1 and later)\n";
+    out += "$spec.DeviceGroups = New-Object VMware.Vim.VirtualMachineVirtualDeviceGroups\n";
+    out += "$spec.DeviceGroups.DeviceGroup = @(\n";
+    for (std::size_t i = 0; i < spec.device_groups.size(); ++i) {
+      const DeviceGroupSpec& g = spec.device_groups[i];
+      std::string props = "GroupInstanceKey = " + std::to_string(g.group_instance_key);
+      if (g.label || g.summary) {
+        props += "; DeviceInfo = (New-Object VMware.Vim.Description -Property @{Label = " +
+                 ps_quote(g.label.value_or("")) +
+                 "; Summary = " + ps_quote(g.summary.value_or("")) + "})";
+      }
+      if (g.device_group_name) props += "; DeviceGroupName = " + ps_quote(*g.device_group_name);
+      out += std::string("  (New-Object VMware.Vim.") +
+             (g.device_group_name ? "VirtualMachineVirtualDeviceGroupsVendorDeviceGroup"
+                                  : "VirtualMachineVirtualDeviceGroupsDeviceGroup") +
+             " -Property @{" + props + "})";
+      out += i + 1 < spec.device_groups.size() ? ",\n" : "\n";
+    }
+    out += ")\n";
   }
   out += "\n(Get-View -Id $vm.Id).ReconfigVM($spec)\n";
   return out;

@@ -128,6 +128,7 @@ class Reader : json::TypedReader {
       s.nested_hv_enabled = nested->boolean;
       s.nested_span = nested->span;
     }
+    if (const Value* groups = member(*spec, "deviceGroups")) read_device_groups(*groups, s);
     return out;
   }
 
@@ -303,6 +304,16 @@ class Reader : json::TypedReader {
     dc.device_span = device.span;
     if (const Value* key = member(device, "key")) dc.key = int32(*key, "key");
     if (const Value* backing = member(device, "backing")) read_backing(*backing, dc);
+    if (const Value* group = member(device, "deviceGroupInfo")) {
+      object(*group, "deviceGroupInfo");
+      expect_type(*group, "VirtualDeviceDeviceGroupInfo");
+      check_members(*group, "VirtualDeviceDeviceGroupInfo");
+      DeviceGroupInfo info;
+      info.whole = group->span;
+      info.group_instance_key = int32(required(*group, "groupInstanceKey"), "groupInstanceKey");
+      info.sequence_id = int32(required(*group, "sequenceId"), "sequenceId");
+      dc.group = info;
+    }
     if (const Value* sriov = member(device, "sriovBacking")) {
       object(*sriov, "sriovBacking");
       expect_type(*sriov, "VirtualSriovEthernetCardSriovBackingInfo");
@@ -311,7 +322,45 @@ class Reader : json::TypedReader {
         dc.physical_function = device_backing(*pf);
       }
     }
+    if (const Value* dvx = member(device, "dvxBackingInfo")) dc.dvx = read_dvx(*dvx);
     return true;
+  }
+
+  // `deviceGroups` (VirtualMachineVirtualDeviceGroups) and its `deviceGroup` entries.
+  void read_device_groups(const Value& v, ConfigSpec& s) {
+    object(v, "deviceGroups");
+    expect_type(v, "VirtualMachineVirtualDeviceGroups");
+    check_members(v, "VirtualMachineVirtualDeviceGroups");
+    const Value* list = member(v, "deviceGroup");
+    if (list == nullptr) return;
+    for (const Value& g : array(*list, "deviceGroup")) {
+      object(g, "a deviceGroup entry");
+      std::string type = "VirtualMachineVirtualDeviceGroupsDeviceGroup";
+      if (const Value* t = g.find("_typeName")) {
+        type = text(*t, "_typeName");
+        if (type != "VirtualMachineVirtualDeviceGroupsDeviceGroup" &&
+            type != "VirtualMachineVirtualDeviceGroupsVendorDeviceGroup") {
+          fail(*t, "expected _typeName VirtualMachineVirtualDeviceGroupsVendorDeviceGroup, found " +
+                       shown(type));
+        }
+      }
+      check_members(g, type);
+      DeviceGroupSpec d;
+      d.whole = g.span;
+      d.group_instance_key = int32(required(g, "groupInstanceKey"), "groupInstanceKey");
+      if (const Value* name = member(g, "deviceGroupName")) {
+        d.device_group_name = text(*name, "deviceGroupName");
+      } else if (type == "VirtualMachineVirtualDeviceGroupsVendorDeviceGroup") {
+        fail(g, "a VendorDeviceGroup without deviceGroupName");
+      }
+      if (const Value* info = member(g, "deviceInfo")) {
+        object(*info, "deviceInfo");
+        check_members(*info, "Description");
+        if (const Value* l = member(*info, "label")) d.label = text(*l, "label");
+        if (const Value* m = member(*info, "summary")) d.summary = text(*m, "summary");
+      }
+      s.device_groups.push_back(std::move(d));
+    }
   }
 
   void read_backing(const Value& b, DeviceChange& dc) {
@@ -375,9 +424,29 @@ class Reader : json::TypedReader {
           dc.portgroup_key = text(*k, "portgroupKey");
         }
       }
+    } else if (type == "VirtualPCIPassthroughDvxBackingInfo") {
+      dc.backing_type = BackingType::dvx;
+      dc.dvx = read_dvx(b);
     } else {
       fail(*t, "unsupported backing type " + shown(type) + " for a passthrough device");
     }
+  }
+
+  // VirtualPCIPassthroughDvxBackingInfo: `deviceClass` and the `configParams` OptionValues.
+  DvxBacking read_dvx(const Value& b) {
+    object(b, "dvxBackingInfo");
+    expect_type(b, "VirtualPCIPassthroughDvxBackingInfo");
+    check_members(b, "VirtualPCIPassthroughDvxBackingInfo");
+    DvxBacking d;
+    d.whole = b.span;
+    if (const Value* c = member(b, "deviceClass")) d.device_class = text(*c, "deviceClass");
+    if (const Value* params = member(b, "configParams")) {
+      for (const Value& o : array(*params, "configParams")) {
+        const OptionValue v = option(o);
+        d.config_params.emplace_back(v.key, v.value);
+      }
+    }
+    return d;
   }
 
   DeviceBacking device_backing(const Value& b) const {
@@ -442,6 +511,23 @@ Value device_backing(const DeviceBacking& b) {
   return v;
 }
 
+Value dvx_backing(const DvxBacking& dvx) {
+  Value b = typed("VirtualPCIPassthroughDvxBackingInfo");
+  b.add("deviceClass", Value::string(dvx.device_class));
+  if (!dvx.config_params.empty()) {
+    Value& list = b.add("configParams", Value::array());
+    for (const auto& [key, value] : dvx.config_params) {
+      Value item = typed("OptionValue");
+      item.add("key", Value::string(key));
+      Value box = typed("string");
+      box.add("_value", Value::string(value));
+      item.add("value", std::move(box));
+      list.items.push_back(std::move(item));
+    }
+  }
+  return b;
+}
+
 Value device_change(const DeviceChange& dc) {
   Value v = typed("VirtualDeviceConfigSpec");
   if (!dc.operation.empty()) v.add("operation", Value::string(dc.operation));
@@ -483,6 +569,9 @@ Value device_change(const DeviceChange& dc) {
       b.add("deviceName", Value::string(dc.network_name));
       break;
     }
+    case BackingType::dvx:
+      if (dc.dvx) device.add("backing", dvx_backing(*dc.dvx));
+      break;
     case BackingType::dvport: {
       Value& b =
           device.add("backing", typed("VirtualEthernetCardDistributedVirtualPortBackingInfo"));
@@ -492,9 +581,17 @@ Value device_change(const DeviceChange& dc) {
       break;
     }
   }
+  if (dc.group) {
+    Value& g = device.add("deviceGroupInfo", typed("VirtualDeviceDeviceGroupInfo"));
+    g.add("groupInstanceKey", Value::number(std::to_string(dc.group->group_instance_key)));
+    g.add("sequenceId", Value::number(std::to_string(dc.group->sequence_id)));
+  }
   if (dc.type == DeviceType::sriov_ethernet && dc.physical_function) {
     Value& sriov = device.add("sriovBacking", typed("VirtualSriovEthernetCardSriovBackingInfo"));
     sriov.add("physicalFunctionBacking", device_backing(*dc.physical_function));
+  }
+  if (dc.type == DeviceType::sriov_ethernet && dc.dvx) {
+    device.add("dvxBackingInfo", dvx_backing(*dc.dvx));
   }
   return v;
 }
@@ -552,6 +649,22 @@ std::string write_vi_json(const ConfigSpec& spec) {
   }
   if (spec.nested_hv_enabled) {
     v.add("nestedHVEnabled", Value::boolean_value(*spec.nested_hv_enabled));
+  }
+  if (!spec.device_groups.empty()) {
+    Value& groups = v.add("deviceGroups", typed("VirtualMachineVirtualDeviceGroups"));
+    Value& list = groups.add("deviceGroup", Value::array());
+    for (const DeviceGroupSpec& g : spec.device_groups) {
+      Value item = typed(g.device_group_name ? "VirtualMachineVirtualDeviceGroupsVendorDeviceGroup"
+                                             : "VirtualMachineVirtualDeviceGroupsDeviceGroup");
+      item.add("groupInstanceKey", Value::number(std::to_string(g.group_instance_key)));
+      if (g.label || g.summary) {
+        Value& info = item.add("deviceInfo", typed("Description"));
+        info.add("label", Value::string(g.label.value_or("")));
+        info.add("summary", Value::string(g.summary.value_or("")));
+      }
+      if (g.device_group_name) item.add("deviceGroupName", Value::string(*g.device_group_name));
+      list.items.push_back(std::move(item));
+    }
   }
   return json::write(v);
 }

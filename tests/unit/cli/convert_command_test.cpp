@@ -95,17 +95,45 @@ TEST_CASE("convert warns about schema problems and still converts", "[cli][conve
         std::string::npos);
 }
 
-TEST_CASE("convert says which OVF device groups it leaves out", "[cli][convert]") {
+TEST_CASE("convert keeps OVF device groups in the ConfigSpec outputs, and says a .vmx drops them",
+          "[cli][convert]") {
   // The form of govmomi's ovf/fixtures/external/vdg-vm.ovf: a group and two member items.
   const std::string ovf =
       read_bytes(vmxkit::test::source_path("tests/data/vsphere/ovf/sriov-device-groups.ovf"));
-  for (const char* to : {"vmx", "configspec-xml", "vi-json"}) {
-    const auto r = run_cli({"convert", "-", "--to", to}, ovf);
-    CHECK(r.code == 0);
-    CHECK(r.out.find("grid_h100-80c") != std::string::npos);
-    CHECK(r.err.find("vmxkit: warning: <stdin>:9:5: device group 'gpu-nic' (groupInstanceKey 0, "
-                     "2 members) is not converted") != std::string::npos);
+  const std::string dropped =
+      "vmxkit: warning: <stdin>:9:5: device group 'gpu-nic' (groupInstanceKey 0, 2 members) is "
+      "not converted";
+  const auto vmx = run_cli({"convert", "-", "--to", "vmx"}, ovf);
+  CHECK(vmx.code == 0);
+  CHECK(vmx.out.find("grid_h100-80c") != std::string::npos);
+  CHECK(vmx.err.find(dropped) != std::string::npos);
+
+  const auto xml = run_cli({"convert", "-", "--to", "configspec-xml"}, ovf);
+  CHECK(xml.code == 0);
+  CHECK(xml.err.find("device group") == std::string::npos);
+  CHECK(xml.err.find("XML001") == std::string::npos);
+  // The group, with a temporary key, and both members pointing at it in their order.
+  CHECK(xml.out.find(
+            "    <deviceGroup xsi:type=\"VirtualMachineVirtualDeviceGroupsVendorDeviceGroup\">\n"
+            "      <groupInstanceKey>-1</groupInstanceKey>\n"
+            "      <deviceInfo xsi:type=\"Description\">\n"
+            "        <label>Device Group 0</label>\n"
+            "        <summary>Vendor Device Group</summary>\n"
+            "      </deviceInfo>\n"
+            "      <deviceGroupName>gpu-nic</deviceGroupName>\n") != std::string::npos);
+  for (const char* seq : {"0", "1"}) {
+    CHECK(xml.out.find(std::string("<deviceGroupInfo xsi:type=\"VirtualDeviceDeviceGroupInfo\">\n"
+                                   "        <groupInstanceKey>-1</groupInstanceKey>\n"
+                                   "        <sequenceId>") +
+                       seq + "</sequenceId>") != std::string::npos);
   }
+  // What was written reads back with the same group, and lints without schema problems.
+  const auto back = run_cli({"convert", "-", "--to", "vi-json"}, xml.out);
+  CHECK(back.code == 0);
+  CHECK(back.err.empty());
+  CHECK(back.out.find("\"deviceGroupName\": \"gpu-nic\"") != std::string::npos);
+  const auto again = run_cli({"convert", "-", "--to", "configspec-xml"}, back.out);
+  CHECK(again.out == xml.out);
 }
 
 TEST_CASE("convert picks one VirtualSystem of a multi-VM OVF", "[cli][convert][corpus]") {

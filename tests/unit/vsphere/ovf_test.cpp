@@ -131,20 +131,49 @@ TEST_CASE("SR-IOV network adapters and device groups are read, unknown keys repo
   CHECK(cfg.get("pciPassthru2.systemId") == "BYPASS");
   CHECK(cfg.get("pciPassthru2.networkName") == "RDMA");
   CHECK_FALSE(cfg.get("pciPassthru3.present"));  // a vmxnet3 card is no passthrough device
-  // Device groups.
-  REQUIRE(vs.groups.size() == 1);
-  CHECK(vs.groups[0].name == "gpu-nic");
-  CHECK(vs.groups[0].group_instance_key == 0);
-  CHECK(vs.groups[0].label == "Device Group 0");
-  REQUIRE(vs.device_groups.size() == 4);
-  CHECK(vs.device_groups[0].device == 0);
-  CHECK(vs.device_groups[0].field == "groupInstanceKey");
-  CHECK(vs.device_groups[3].device == 1);
-  CHECK(vs.device_groups[3].field == "sequenceId");
-  CHECK(vs.device_groups[3].value == "1");
+  // Device groups: the group, with the two items that name it as members.
+  REQUIRE(cfg.device_groups.size() == 1);
+  const DeviceGroup& g = cfg.device_groups[0];
+  CHECK(g.name == "gpu-nic");
+  CHECK(g.key == 0);
+  CHECK(g.label == "Device Group 0");
+  CHECK(g.summary == "Vendor Device Group");
+  REQUIRE(g.members.size() == 2);
+  CHECK(g.members[0].device == 0);
+  CHECK(g.members[0].sequence_id == 0);
+  CHECK(g.members[1].device == 1);
+  CHECK(g.members[1].sequence_id == 1);
+  CHECK(cfg.group_of(1) == &g);
+  CHECK(cfg.group_of(2) == nullptr);
   // What vmxkit does not map is reported with where it is.
   REQUIRE(vs.unread.size() == 1);
   CHECK(vs.unread[0].message ==
         "vmw:Config backing.mystery of an SR-IOV network adapter is not read by vmxkit");
   CHECK(std::string_view(sriov_groups_ovf()).substr(vs.unread[0].span.begin, 12) == "<vmw:Config ");
+}
+
+TEST_CASE("an item of an undeclared device group is refused at its line", "[spec][ovf]") {
+  std::string text = sriov_groups_ovf();
+  const std::string declared = "ovf:groupInstanceKey=\"0\"";
+  text.replace(text.find(declared), declared.size(), "ovf:groupInstanceKey=\"7\"");
+  try {
+    (void)read_ovf(SourceFile("groups.ovf", text));
+    FAIL("no error");
+  } catch (const vmxkit::Error& e) {
+    CHECK(std::string(e.what()) ==
+          "groups.ovf:20:9: deviceGroupInfo.groupInstanceKey 0 names no DeviceGroup of a "
+          "VirtualDeviceGroupSection");
+  }
+  std::string twice = sriov_groups_ovf();
+  const std::string group = "<DeviceGroup ";
+  const std::size_t at = twice.find(group);
+  const std::size_t end = twice.find('\n', at);
+  twice.insert(end + 1, twice.substr(at - 4, end - at + 5));
+  try {
+    (void)read_ovf(SourceFile("groups.ovf", twice));
+    FAIL("no error");
+  } catch (const vmxkit::Error& e) {
+    CHECK(std::string(e.what()) ==
+          "groups.ovf:10:5: a second DeviceGroup with ovf:groupInstanceKey 0");
+  }
 }
