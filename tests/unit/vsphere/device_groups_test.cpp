@@ -137,10 +137,11 @@ TEST_CASE("PowerCLI sends the device group, and govc says it cannot", "[spec][gr
                 "-Property @{GroupInstanceKey = -1; SequenceId = 1}") != std::string::npos);
   CHECK(ps.find("$spec.DeviceGroups = New-Object VMware.Vim.VirtualMachineVirtualDeviceGroups") !=
         std::string::npos);
-  CHECK(ps.find("(New-Object VMware.Vim.VirtualMachineVirtualDeviceGroupsVendorDeviceGroup "
-                "-Property @{GroupInstanceKey = -1; DeviceInfo = (New-Object VMware.Vim.Description "
-                "-Property @{Label = 'Device Group 0'; Summary = 'Vendor Device Group'}); "
-                "DeviceGroupName = 'nvidia-h100-cx7'})") != std::string::npos);
+  CHECK(
+      ps.find("(New-Object VMware.Vim.VirtualMachineVirtualDeviceGroupsVendorDeviceGroup "
+              "-Property @{GroupInstanceKey = -1; DeviceInfo = (New-Object VMware.Vim.Description "
+              "-Property @{Label = 'Device Group 0'; Summary = 'Vendor Device Group'}); "
+              "DeviceGroupName = 'nvidia-h100-cx7'})") != std::string::npos);
   CHECK(ps.find("$device.DvxBackingInfo.DeviceClass = 'com.vmware.dvxpassthru'") !=
         std::string::npos);
   const std::string sh = render(cfg, OutputFormat::govc);
@@ -192,10 +193,11 @@ TEST_CASE("a device that names an undeclared group, or a nameless vendor group, 
         "info.xml:24:5: a VendorDeviceGroup without <deviceGroupName>");
   std::string json = run_cli({"convert", "-", "--to", "vi-json"}, kGovcInfo).out;
   json.replace(json.find("\"deviceGroupName\""), 17, "\"deviceGroupNam\"");
-  CHECK(error_of("spec.json", json).find("\"deviceGroupNam\" is not a member of "
-                                         "VirtualMachineVirtualDeviceGroupsVendorDeviceGroup "
-                                         "(did you mean") == std::string::npos);
-  CHECK(error_of("spec.json", json).find("is not a member of "
-                                         "VirtualMachineVirtualDeviceGroupsVendorDeviceGroup") !=
-        std::string::npos);
+  CHECK(error_of("spec.json", json)
+            .find("\"deviceGroupNam\" is not a member of "
+                  "VirtualMachineVirtualDeviceGroupsVendorDeviceGroup "
+                  "(did you mean") == std::string::npos);
+  CHECK(error_of("spec.json", json)
+            .find("is not a member of "
+                  "VirtualMachineVirtualDeviceGroupsVendorDeviceGroup") != std::string::npos);
 }
