@@ -291,6 +291,25 @@ bool owned_by_vsphere(std::string_view key) {
 
 namespace {
 
+// A DVX device's class and its `dvx.config.KEY` parameters, in order; marks those settings
+// consumed (the caller consumes `dvx.deviceClass` and `virtualDev` with its other fields).
+DvxBacking dvx_backing(const VmConfig& config, const PassthroughDevice& d,
+                       std::set<std::size_t>& consumed) {
+  DvxBacking dvx;
+  dvx.device_class = value_of(field(config, d, "dvx.deviceClass"));
+  constexpr std::string_view kConfig = "dvx.config.";
+  for (const std::size_t i : d.settings) {
+    const auto f = split_passthrough_key(config.settings[i].key);
+    if (f && f->field.size() > kConfig.size() &&
+        iequals(f->field.substr(0, kConfig.size()), kConfig)) {
+      dvx.config_params.emplace_back(std::string(f->field.substr(kConfig.size())),
+                                     config.settings[i].value);
+      consumed.insert(i);
+    }
+  }
+  return dvx;
+}
+
 ConfigSpec build_spec(const VmConfig& config, const Origin& path) {
   ConfigSpec spec;
   std::set<std::size_t> consumed;
@@ -343,24 +362,17 @@ ConfigSpec build_spec(const VmConfig& config, const Origin& path) {
           dc.portgroup_key = pg->value;
           dc.switch_uuid = value_of(field(config, d, "dvs.switchId"));
         }
+        // A card with a PF and a DVX backing (both are members of VirtualSriovEthernetCard).
+        if (d.dvx_device_class) {
+          dc.dvx = dvx_backing(config, d, consumed);
+          fields.insert(fields.end(), {"virtualDev", "dvx.deviceClass"});
+        }
         fields.insert(fields.end(), {"id", "pfId", "deviceId", "vendorId", "systemId",
                                      "networkName", "dvs.switchId", "dvs.portgroupId"});
         break;
       }
       case PassthroughKind::dvx: {
-        DvxBacking dvx;
-        dvx.device_class = value_of(field(config, d, "dvx.deviceClass"));
-        for (const std::size_t i : d.settings) {
-          const auto f = split_passthrough_key(config.settings[i].key);
-          constexpr std::string_view kConfig = "dvx.config.";
-          if (f && f->field.size() > kConfig.size() &&
-              iequals(f->field.substr(0, kConfig.size()), kConfig)) {
-            dvx.config_params.emplace_back(std::string(f->field.substr(kConfig.size())),
-                                           config.settings[i].value);
-            consumed.insert(i);
-          }
-        }
-        dc.dvx = std::move(dvx);
+        dc.dvx = dvx_backing(config, d, consumed);
         if (const Setting* net = field(config, d, "networkName")) {
           // A DVX-backed SR-IOV network adapter (govmomi ovf/fixtures/external/vdg-vm.ovf).
           dc.type = DeviceType::sriov_ethernet;

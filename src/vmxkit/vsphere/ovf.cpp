@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vmxkit/vsphere/ovf.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <pugixml.hpp>
@@ -150,6 +151,12 @@ class Reader {
       }
       group->members.push_back({m.device, m.sequence.value_or(0), m.key_span});
     }
+    // A group of the Envelope's section that none of this system's items joins is another
+    // system's.
+    std::erase_if(cfg.device_groups, [&](const DeviceGroup& g) {
+      return g.members.empty() && std::any_of(envelope_groups_.begin(), envelope_groups_.end(),
+                                              [&](const DeviceGroup& e) { return e.key == g.key; });
+    });
   }
 
   OvfVirtualSystem system(pugi::xml_node vs) {
