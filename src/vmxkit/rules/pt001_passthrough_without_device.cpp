@@ -38,7 +38,8 @@ No automatic fix: the host address comes from the host (`vmxkit generate --host`
 void check(const Context& ctx, Sink& sink) {
   for (const VmDevice& v : ctx.devices()) {
     const PassthroughKind kind = v.entry->kind();
-    if (kind == PassthroughKind::dvx && !v.entry->dvx_device_class) {
+    if (kind == PassthroughKind::dvx &&
+        (!v.entry->dvx_device_class || v.entry->dvx_device_class->empty())) {
       sink.report(kPT001, ctx.device_span(*v.entry),
                   fmt::format("pciPassthru{} is a DVX device (virtualDev = \"dvx\") without "
                               "dvx.deviceClass",

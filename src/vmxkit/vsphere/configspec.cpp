@@ -216,7 +216,10 @@ VmConfig to_vm_config(const ConfigSpec& spec, const SourceFile* source) {
     if (dc.dvx) {
       const SourceSpan at = dc.dvx->whole;
       cfg.add(p + "virtualDev", "dvx", at, at);
-      cfg.add(p + "dvx.deviceClass", dc.dvx->device_class, at, at);
+      // An empty class is none (the API requires one when adding: PT001 says so).
+      if (!dc.dvx->device_class.empty()) {
+        cfg.add(p + "dvx.deviceClass", dc.dvx->device_class, at, at);
+      }
       for (const auto& [key, value] : dc.dvx->config_params) {
         cfg.add(p + "dvx.config." + key, value, at, at);
       }
