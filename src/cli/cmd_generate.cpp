@@ -17,6 +17,7 @@
 #include "vmxkit/api_internal.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/vmxkit.h"
+#include "vmxkit/vsphere/config_target.h"
 
 namespace vmxkit::cli {
 namespace {
@@ -32,6 +33,7 @@ struct GenerateOptions {
   std::string format = "vmx";
   std::string vm;
   std::string output;
+  std::string config_target;  ///< --config-target: the host's QueryConfigTarget answer
   bool force = false;
   bool list_templates = false;
   bool list_models = false;
@@ -76,6 +78,41 @@ void note_for_existing_vm(const Plan& plan, OutputFormat format, Context& ctx) {
     ctx.err << "vmxkit: note: the script adds vGPUs with govc gpu.vm.add (govc 0.49.0 and "
                "later) and exits 1 without changing anything on an older govc\n";
   }
+}
+
+// --config-target: the vendor device groups the host offers that pair a vGPU with a NIC, which
+// vCenter places as a unit (rule P2P005). vmxkit does not write them into the plan: the group's
+// devices come from its templates, which vCenter adds when the group is chosen.
+void note_device_groups(const Plan& plan, const std::string& path, Context& ctx) {
+  const std::string name = display_name(path);
+  const std::string bytes = path == "-" ? read_stream(ctx.in, name) : read_file(path);
+  const auto groups = vsphere::read_vendor_device_groups(SourceFile(name, bytes));
+  if (!plan.vgpu() || plan.nics().empty()) {
+    ctx.err << "vmxkit: note: " << name
+            << ": device groups matter for a vGPU with a NIC, which this plan is not\n";
+    return;
+  }
+  std::vector<std::string> offered;
+  for (const vsphere::VendorDeviceGroup& g : groups) {
+    if (!g.pairs_vgpu_with_nic()) continue;
+    std::vector<std::string> parts;
+    for (const vsphere::DeviceGroupComponent& c : g.components) {
+      parts.push_back(fmt::format("{} {} {}", c.type, c.vendor_name, c.device_name));
+    }
+    offered.push_back(fmt::format("'{}'{} ({})", g.device_group_name,
+                                  g.description.empty() ? "" : ": " + g.description,
+                                  fmt::join(parts, ", ")));
+  }
+  if (offered.empty()) {
+    ctx.err << "vmxkit: note: " << name << ": the host offers no vendor device group of a vGPU "
+            << "and a NIC (" << groups.size() << " group" << (groups.size() == 1 ? "" : "s")
+            << " in all): ESXi places the vGPU at power-on by its placement policy (P2P005)\n";
+    return;
+  }
+  ctx.err << "vmxkit: note: " << name << ": vendor device groups of a vGPU and a NIC on this "
+          << "host, which vCenter places as a unit: " << fmt::format("{}", fmt::join(offered, "; "))
+          << ". This plan holds no group: add one in vCenter (Add New Device, PCI Device) in "
+             "place of the plan's vGPU and NIC (P2P005)\n";
 }
 
 // The chain is the public API's (vmxkit/vmxkit.h): load_host, plan, render.
@@ -124,6 +161,7 @@ int run_generate(GenerateOptions& o, Context& ctx) {
     for (const std::string& line : plan.explanation()) ctx.err << "vmxkit: " << line << '\n';
   }
   note_for_existing_vm(plan, *format, ctx);
+  if (!o.config_target.empty()) note_device_groups(plan, o.config_target, ctx);
   write_output(o.output, output, ctx, o.force);
   return kExitClean;
 }
@@ -177,6 +215,9 @@ void setup_generate(CLI::App& app, Context& ctx) {
   sub->add_option("--format", o->format, "vmx, configspec-xml, soap, vi-json, govc or powercli")
       ->capture_default_str();
   sub->add_option("--vm", o->vm, "VM moref for --format soap (vm-123)");
+  sub->add_option("--config-target", o->config_target,
+                  "The host's QueryConfigTarget answer (govc vm.target.info -host H -json, or "
+                  "SOAP): name the vendor device groups of a vGPU and a NIC it offers");
   sub->add_option("-o,--output", o->output, "Write here (atomically) instead of stdout");
   sub->add_flag("--force", o->force, "Write -o even when the VM holds its lock");
   sub->add_flag("--list-templates", o->list_templates, "List the built-in templates");

@@ -37,11 +37,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_ASSERT(read->type_name == "VirtualMachineConfigSpec" ||
               read->type_name == "VirtualMachineConfigInfo");
 
-  // Every span the model keeps lies in the input.
-  const VmConfig config = to_vm_config(spec);
-  for (const Setting& s : config.settings) {
-    FUZZ_ASSERT(s.whole.begin <= s.whole.end && s.whole.end <= size);
-    FUZZ_ASSERT(s.value_span.begin <= s.value_span.end && s.value_span.end <= size);
+  // Every span the model keeps lies in the input. The model refuses a device that names a
+  // device group the document does not declare, at its line and column.
+  try {
+    const VmConfig config = to_vm_config(spec, &source);
+    for (const Setting& s : config.settings) {
+      FUZZ_ASSERT(s.whole.begin <= s.whole.end && s.whole.end <= size);
+      FUZZ_ASSERT(s.value_span.begin <= s.value_span.end && s.value_span.end <= size);
+    }
+    for (const DeviceGroup& g : config.device_groups) {
+      FUZZ_ASSERT(g.whole.begin <= g.whole.end && g.whole.end <= size);
+    }
+  } catch (const Error& e) {
+    FUZZ_ASSERT(e.line() > 0 && e.column() > 0);
+  } catch (...) {
+    std::abort();
   }
 
   // What was read can be written (its strings are UTF-8), and that reads back as itself.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Input-format fuzzer for vsphere::load (ConfigSpec XML, SOAP, VI/JSON, OVF, .vmx): any bytes
 // either load or throw vmxkit::Error; no crash, leak, sanitizer report or other exception. What
-// loads from a ConfigSpec-family format and renders as ConfigSpec XML loads back.
+// loads from a ConfigSpec-family format and renders as ConfigSpec XML loads back. The same bytes
+// as a ConfigTarget (generate --config-target) either read or throw vmxkit::Error.
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
@@ -9,6 +10,8 @@
 #include <utility>
 
 #include "vmxkit/core/error.h"
+#include "vmxkit/core/source_file.h"
+#include "vmxkit/vsphere/config_target.h"
 #include "vmxkit/vsphere/load.h"
 #include "vmxkit/vsphere/render.h"
 
@@ -21,6 +24,12 @@ using namespace vmxkit::vsphere;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string input(reinterpret_cast<const char*>(data), size);
+  try {
+    (void)read_vendor_device_groups(vmxkit::SourceFile("fuzz.target", input));
+  } catch (const vmxkit::Error&) {
+  } catch (...) {
+    std::abort();  // only vmxkit::Error may leave a reader
+  }
   const Format detected = detect_format(input);
   std::optional<Loaded> result;
   try {

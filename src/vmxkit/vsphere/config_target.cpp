@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vmxkit/vsphere/config_target.h"
+
+#include <algorithm>
+#include <pugixml.hpp>
+#include <string_view>
+
+#include "vmxkit/core/error.h"
+#include "vmxkit/core/text.h"
+#include "vmxkit/vsphere/ids.h"
+#include "vmxkit/vsphere/json.h"
+#include "vmxkit/vsphere/xml_support.h"
+
+namespace vmxkit::vsphere {
+namespace {
+
+using json::Value;
+
+bool icontains(std::string_view text, std::string_view word) {
+  for (std::size_t i = 0; i + word.size() <= text.size(); ++i) {
+    if (iequals(text.substr(i, word.size()), word)) return true;
+  }
+  return false;
+}
+using Type = json::Value::Type;
+
+// govc's JSON: camelCase (govc 0.32 and later, vim25 json tags) or Go's PascalCase field names.
+const Value* field(const Value& obj, std::string_view camel) {
+  const Value* v = obj.find(camel);
+  if (v == nullptr && !camel.empty()) {
+    std::string pascal(camel);
+    pascal[0] = static_cast<char>(pascal[0] - 'a' + 'A');
+    v = obj.find(pascal);
+  }
+  return v == nullptr || v->is(Type::null) ? nullptr : v;
+}
+
+class JsonReader : public json::TypedReader {
+ public:
+  using TypedReader::TypedReader;
+
+  std::vector<VendorDeviceGroup> read(const Value& root) const {
+    object(root, "a ConfigTarget");
+    const Value* groups = field(root, "vendorDeviceGroupInfo");
+    if (groups == nullptr) {
+      // A ConfigTarget has numCpus and numCpuCores, whatever else it leaves out.
+      const Value* t = root.find("_typeName");
+      const bool target = (t != nullptr && t->is(Type::string) && t->text == "ConfigTarget") ||
+                          field(root, "numCpus") != nullptr;
+      if (!target) {
+        fail(root,
+             "not a ConfigTarget (expected what govc vm.target.info -json prints, with "
+             "numCpus and, when the host offers device groups, vendorDeviceGroupInfo)");
+      }
+      return {};
+    }
+    std::vector<VendorDeviceGroup> out;
+    for (const Value& g : array(*groups, "vendorDeviceGroupInfo")) {
+      object(g, "a vendorDeviceGroupInfo entry");
+      VendorDeviceGroup d;
+      d.whole = g.span;
+      const Value* name = field(g, "deviceGroupName");
+      if (name == nullptr) fail(g, "a vendorDeviceGroupInfo entry without deviceGroupName");
+      d.device_group_name = text(*name, "deviceGroupName");
+      if (const Value* desc = field(g, "deviceGroupDescription")) {
+        d.description = text(*desc, "deviceGroupDescription");
+      }
+      if (const Value* list = field(g, "componentDeviceInfo")) {
+        for (const Value& c : array(*list, "componentDeviceInfo"))
+          d.components.push_back(component(c));
+      }
+      out.push_back(std::move(d));
+    }
+    return out;
+  }
+
+ private:
+  DeviceGroupComponent component(const Value& c) const {
+    object(c, "a componentDeviceInfo entry");
+    DeviceGroupComponent d;
+    if (const Value* t = field(c, "type")) d.type = text(*t, "type");
+    if (const Value* v = field(c, "vendorName")) d.vendor_name = text(*v, "vendorName");
+    if (const Value* n = field(c, "deviceName")) d.device_name = text(*n, "deviceName");
+    if (const Value* b = field(c, "isConfigurable")) {
+      if (!b->is(Type::boolean)) fail(*b, "isConfigurable must be true or false");
+      d.configurable = b->boolean;
+    }
+    if (const Value* device = field(c, "device")) {
+      object(*device, "device");
+      if (const Value* info = field(*device, "deviceGroupInfo")) {
+        object(*info, "deviceGroupInfo");
+        if (const Value* s = field(*info, "sequenceId")) {
+          const std::int64_t n = integer(*s, "sequenceId");
+          if (n < INT32_MIN || n > INT32_MAX) fail(*s, "sequenceId is not an int");
+          d.sequence_id = static_cast<std::int32_t>(n);
+        }
+      }
+    }
+    return d;
+  }
+};
+
+class XmlReader {
+ public:
+  explicit XmlReader(const SourceFile& source) : pos_(source) {}
+
+  std::vector<VendorDeviceGroup> read(pugi::xml_node root) {
+    const pugi::xml_node target = find_target(root);
+    std::vector<VendorDeviceGroup> out;
+    for (pugi::xml_node g = target.first_child(); g; g = g.next_sibling()) {
+      if (g.type() != pugi::node_element || xml::local_name(g.name()) != "vendorDeviceGroupInfo") {
+        continue;
+      }
+      VendorDeviceGroup d;
+      d.whole = pos_.element(g);
+      const pugi::xml_node name = xml::child(g, "deviceGroupName");
+      if (!name) pos_.fail(g, "a vendorDeviceGroupInfo without <deviceGroupName>");
+      d.device_group_name = name.text().get();
+      d.description = xml::child(g, "deviceGroupDescription").text().get();
+      for (pugi::xml_node c = g.first_child(); c; c = c.next_sibling()) {
+        if (c.type() == pugi::node_element && xml::local_name(c.name()) == "componentDeviceInfo") {
+          d.components.push_back(component(c));
+        }
+      }
+      out.push_back(std::move(d));
+    }
+    return out;
+  }
+
+ private:
+  // The ConfigTarget: pyVmomi's `<object xsi:type="ConfigTarget">`, a `<ConfigTarget>` root, or
+  // the `returnval` of a SOAP QueryConfigTargetResponse.
+  pugi::xml_node find_target(pugi::xml_node root) {
+    const std::string_view name = xml::local_name(root.name());
+    if (xml::xsi_type(root) == "ConfigTarget" || name == "ConfigTarget") return root;
+    if (name == "Envelope") {
+      const pugi::xml_node body = xml::child(root, "Body");
+      if (const pugi::xml_node fault = xml::child(body, "Fault")) {
+        pos_.fail(fault, "a SOAP Fault, not a ConfigTarget: " +
+                             std::string(xml::child(fault, "faultstring").text().get()));
+      }
+      const pugi::xml_node response = xml::child(body, "QueryConfigTargetResponse");
+      if (!response) {
+        pos_.fail(body, "a SOAP answer without QueryConfigTargetResponse: not a ConfigTarget");
+      }
+      const pugi::xml_node value = xml::child(response, "returnval");
+      if (!value) pos_.fail(response, "QueryConfigTargetResponse without <returnval>");
+      return value;
+    }
+    pos_.fail(root, "<" + std::string(name) +
+                        "> is not a ConfigTarget (expected the answer of QueryConfigTarget)");
+  }
+
+  DeviceGroupComponent component(pugi::xml_node c) {
+    DeviceGroupComponent d;
+    d.type = xml::child(c, "type").text().get();
+    d.vendor_name = xml::child(c, "vendorName").text().get();
+    d.device_name = xml::child(c, "deviceName").text().get();
+    if (const pugi::xml_node b = xml::child(c, "isConfigurable")) {
+      const std::string_view t = b.text().get();
+      if (t != "true" && t != "false" && t != "1" && t != "0") {
+        pos_.fail(b, "isConfigurable must be true or false");
+      }
+      d.configurable = t == "true" || t == "1";
+    }
+    const pugi::xml_node seq =
+        xml::child(xml::child(xml::child(c, "device"), "deviceGroupInfo"), "sequenceId");
+    if (seq) {
+      const auto v = parse_long(seq.text().get());
+      if (!v || *v < INT32_MIN || *v > INT32_MAX) pos_.fail(seq, "sequenceId must be an xsd:int");
+      d.sequence_id = static_cast<std::int32_t>(*v);
+    }
+    return d;
+  }
+
+  xml::Positions pos_;
+};
+
+}  // namespace
+
+bool VendorDeviceGroup::pairs_vgpu_with_nic() const {
+  const auto has = [&](auto pred) {
+    return std::any_of(components.begin(), components.end(), pred);
+  };
+  const bool vgpu = has([](const DeviceGroupComponent& c) { return c.type == "nvidiaVgpu"; });
+  const bool nic = has([](const DeviceGroupComponent& c) {
+    return c.type == "sriovNic" || c.type == "dvx" ||
+           (c.type == "pciPassthru" &&
+            (icontains(c.vendor_name, "mellanox") || icontains(c.vendor_name, "broadcom") ||
+             icontains(c.device_name, "connectx")));
+  });
+  return vgpu && nic;
+}
+
+std::vector<VendorDeviceGroup> read_vendor_device_groups(const SourceFile& source) {
+  std::string_view bytes = source.bytes();
+  std::size_t at = bytes.starts_with("\xEF\xBB\xBF") ? 3 : 0;
+  while (at < bytes.size() &&
+         (bytes[at] == ' ' || bytes[at] == '\t' || bytes[at] == '\r' || bytes[at] == '\n')) {
+    ++at;
+  }
+  if (at < bytes.size() && bytes[at] == '{') {
+    const Value root = json::parse(source);
+    return JsonReader(source).read(root);
+  }
+  if (at >= bytes.size() || bytes[at] != '<') {
+    const Location l = source.location(at);
+    throw Error(source.path(), l.line, l.column,
+                "not a ConfigTarget: expected the JSON of govc vm.target.info -json or the XML of "
+                "a QueryConfigTarget answer");
+  }
+  pugi::xml_document doc;
+  xml::load(source, doc);
+  return XmlReader(source).read(doc.document_element());
+}
+
+}  // namespace vmxkit::vsphere
