@@ -83,13 +83,16 @@ void note_for_existing_vm(const Plan& plan, OutputFormat format, Context& ctx) {
 // --config-target: the vendor device groups the host offers that pair a vGPU with a NIC, which
 // vCenter places as a unit (rule P2P005). vmxkit does not write them into the plan: the group's
 // devices come from its templates, which vCenter adds when the group is chosen.
-void note_device_groups(const Plan& plan, const std::string& path, Context& ctx) {
-  const std::string name = display_name(path);
-  const std::string bytes = path == "-" ? read_stream(ctx.in, name) : read_file(path);
+// `name` names the answer in messages; `asked`: --config-target was given (else the answer came
+// with the host from the server, and a plan without a vGPU needs no word about it).
+void note_device_groups(const Plan& plan, const std::string& name, const std::string& bytes,
+                        bool asked, Context& ctx) {
   const auto groups = vsphere::read_vendor_device_groups(SourceFile(name, bytes));
   if (!plan.vgpu() || plan.nics().empty()) {
-    ctx.err << "vmxkit: note: " << name
-            << ": device groups matter for a vGPU with a NIC, which this plan is not\n";
+    if (asked) {
+      ctx.err << "vmxkit: note: " << name
+              << ": device groups matter for a vGPU with a NIC, which this plan is not\n";
+    }
     return;
   }
   std::vector<std::string> offered;
@@ -120,12 +123,14 @@ int run_generate(GenerateOptions& o, Context& ctx) {
   const Catalog catalog = load_catalog(o.host.catalogs);
   std::optional<Host> host;
   std::string server_label;
+  std::string server_target;  // the host's QueryConfigTarget answer, from the server
   if (server_host_wanted(o.server)) {
     // The host from the vSphere API (merged with any --host capture), its UUID the systemId.
     std::string uuid;
     HostInputs inputs;
     inputs.flagged = o.host;
-    pci::Host h = load_server_host(o.server, inputs, ctx, &uuid);
+    pci::Host h = load_server_host(o.server, inputs, ctx, &uuid,
+                                   o.config_target.empty() ? &server_target : nullptr);
     host = detail::wrap_host(std::move(h), catalog);
     if (o.request.system_id.empty()) o.request.system_id = uuid;
     server_label = o.server.esx_host + " (vSphere API)";
@@ -161,7 +166,14 @@ int run_generate(GenerateOptions& o, Context& ctx) {
     for (const std::string& line : plan.explanation()) ctx.err << "vmxkit: " << line << '\n';
   }
   note_for_existing_vm(plan, *format, ctx);
-  if (!o.config_target.empty()) note_device_groups(plan, o.config_target, ctx);
+  if (!o.config_target.empty()) {
+    const std::string name = display_name(o.config_target);
+    const std::string bytes =
+        o.config_target == "-" ? read_stream(ctx.in, name) : read_file(o.config_target);
+    note_device_groups(plan, name, bytes, true, ctx);
+  } else if (!server_target.empty()) {
+    note_device_groups(plan, server_label + " QueryConfigTarget", server_target, false, ctx);
+  }
   write_output(o.output, output, ctx, o.force);
   return kExitClean;
 }

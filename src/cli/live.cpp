@@ -148,7 +148,7 @@ void report_requests(const vsphere::Client& client, const ServerOptions& o, doub
 }
 
 pci::Host load_server_host(const ServerOptions& o, const HostInputs& inputs, Context& ctx,
-                           std::string* system_uuid) {
+                           std::string* system_uuid, std::string* config_target) {
   const auto start = std::chrono::steady_clock::now();
   pci::Host host(pci::catalog_with(inputs.flagged.catalogs));
   {
@@ -156,6 +156,15 @@ pci::Host load_server_host(const ServerOptions& o, const HostInputs& inputs, Con
     const pci::ApiHost api = vsphere::fetch_host(*client, o.esx_host);
     pci::load_vsphere_api(host, api, fmt::format("{} host {}", client->endpoint(), api.name));
     if (system_uuid != nullptr) *system_uuid = api.system_uuid;
+    if (config_target != nullptr) {
+      try {
+        *config_target = vsphere::fetch_config_target(*client, api.moref);
+      } catch (const Error& e) {
+        // The host's device groups are a note, not the plan: say why there is none.
+        ctx.err << fmt::format("vmxkit: warning: {}: no QueryConfigTarget answer for host {}: {}\n",
+                               client->endpoint(), api.name, e.what());
+      }
+    }
     client->logout();
     report_requests(*client, o, seconds_since(start), ctx);
   }

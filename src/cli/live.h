@@ -35,9 +35,11 @@ void report_requests(const vsphere::Client& client, const ServerOptions& options
                      Context& ctx);
 
 /// The host of --esx-host from the server, merged with any HOST inputs (an `lspci -vvv` of the
-/// same host adds its BARs), finalized; its system UUID in `system_uuid`.
+/// same host adds its BARs), finalized; its system UUID in `system_uuid`; with `config_target`,
+/// its QueryConfigTarget answer (left empty, with a warning, when the server gives none).
 pci::Host load_server_host(const ServerOptions& options, const HostInputs& inputs, Context& ctx,
-                           std::string* system_uuid = nullptr);
+                           std::string* system_uuid = nullptr,
+                           std::string* config_target = nullptr);
 
 /// Throws vmxkit::Error when --esx-host was given without a server or the other way round.
 bool server_host_wanted(const ServerOptions& options);

@@ -98,6 +98,21 @@ class GpuHostTest(unittest.TestCase):
         self.assertIn('pciPassthru0.systemId = "%s"' % GPU_HOST_UUID, r.out)
         self.assertIn("GPU0 <-> NIC0: PIX", r.out)
 
+    def test_generate_asks_the_host_for_its_device_groups(self):
+        # QueryConfigTarget on the host's compute resource: the simulator offers no vendor
+        # device groups, and generate says so for a vGPU with a NIC.
+        r = run("generate", *self.server, "--esx-host", GPU_HOST, "--gpu", "0000:9a:00.0",
+                "--nic", "0000:9b:00.0", "--vgpu", "grid_h100-80c", "--sriov", "--verbose")
+        self.check(r)
+        self.assertIn("QueryConfigTarget: the host offers no vendor device group of a vGPU and "
+                      "a NIC (0 groups in all)", r.err)
+        self.assertNotIn("warning", r.err)
+        # Without a vGPU nothing is said about groups.
+        r = run("generate", *self.server, "--esx-host", GPU_HOST, "--gpu", "0000:9a:00.0",
+                "--nic", "0000:9b:00.0")
+        self.check(r)
+        self.assertNotIn("device group", r.err)
+
     def test_lint_vm_finds_what_is_missing_in_the_live_vm(self):
         r = run("lint", *self.server, "--vm", GPU_VM, "--format", "json")
         self.check(r, 1)

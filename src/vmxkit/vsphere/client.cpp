@@ -374,6 +374,38 @@ std::vector<pci::ApiHost> fetch_hosts(Client& client, const std::vector<soap::Mo
   return out;
 }
 
+namespace {
+
+// One managed-object property of one object, as a moref (`parent`, `environmentBrowser`).
+soap::Moref moref_property(Client& client, const soap::Moref& object, const std::string& path) {
+  soap::PropertyQuery q;
+  q.type = object.type;
+  q.paths = {path};
+  q.objects = {object};
+  soap::Moref out;
+  client.retrieve(q, [&](const soap::Response&, const soap::RetrieveResult& result) {
+    for (const soap::ObjectContent& o : result.objects) {
+      if (const pugi::xml_node v = o.prop(path)) out = soap::parse_moref(v);
+    }
+  });
+  if (out.empty()) {
+    throw Error(
+        fmt::format("{}: {} {} has no {}", client.endpoint(), object.type, object.value, path));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string fetch_config_target(Client& client, const std::string& host) {
+  const soap::Moref host_ref{"HostSystem", host};
+  const soap::Moref compute = moref_property(client, host_ref, "parent");
+  const soap::Moref browser = moref_property(client, compute, "environmentBrowser");
+  const soap::Response r =
+      client.call("QueryConfigTarget", soap::query_config_target(browser, host_ref));
+  return std::string(r.source->bytes());
+}
+
 pci::ApiHost fetch_host(Client& client, std::string_view name) {
   const auto hosts = client.list_names(client.content().root_folder, "HostSystem");
   std::vector<soap::Moref> match;

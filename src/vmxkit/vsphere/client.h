@@ -131,6 +131,11 @@ class Client {
 pci::ApiHost fetch_host(Client& client, std::string_view name);
 /// HostSystems by moref (the hosts VMs run on), in one request.
 std::vector<pci::ApiHost> fetch_hosts(Client& client, const std::vector<soap::Moref>& hosts);
+/// The ConfigTarget of the host (moref `host-21`): QueryConfigTarget on the EnvironmentBrowser
+/// of the compute resource the host belongs to, for that host. Returns the answer's bytes (a
+/// SOAP QueryConfigTargetResponse, which read_vendor_device_groups reads). Throws soap::Fault or
+/// vmxkit::Error.
+std::string fetch_config_target(Client& client, const std::string& host);
 /// The HostSystem properties fetch_host reads.
 const std::vector<std::string>& host_properties();
 

@@ -117,6 +117,12 @@ std::string create_container_view(const Moref& view_manager, const Moref& contai
 
 std::string destroy_view(const Moref& view) { return method("DestroyView", view); }
 
+std::string query_config_target(const Moref& environment_browser, const Moref& host) {
+  std::string rest;
+  add_moref(rest, "host", host);
+  return method("QueryConfigTarget", environment_browser, rest);
+}
+
 std::string find_by_inventory_path(const Moref& search_index, std::string_view path) {
   std::string rest;
   add_text(rest, "inventoryPath", path);

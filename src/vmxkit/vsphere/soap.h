@@ -57,6 +57,8 @@ std::string create_container_view(const Moref& view_manager, const Moref& contai
                                   std::string_view type, bool recursive);
 std::string destroy_view(const Moref& view);
 std::string find_by_inventory_path(const Moref& search_index, std::string_view path);
+/// EnvironmentBrowser.QueryConfigTarget for one host of the compute resource.
+std::string query_config_target(const Moref& environment_browser, const Moref& host);
 
 /// What RetrievePropertiesEx asks: `paths` of objects of `type`, either the objects of a
 /// ContainerView (`view`) or the objects listed; at most `max_objects` per answer (0: the
