@@ -9,8 +9,9 @@ namespace {
 constexpr std::string_view kDoc = R"md(
 ## What it does
 Notes each vGPU of a VM that also has a NIC (DirectPath, SR-IOV VF or DVX-backed SR-IOV adapter)
-when the vGPU shares no vSphere device group with a NIC. Only the vSphere formats (ConfigSpec,
-ConfigInfo, VI/JSON, govc, OVF) carry device groups, so in a `.vmx` it always notes.
+when the vGPU shares no vSphere device group with a NIC. vmxkit reads device groups from the
+vSphere formats (ConfigSpec, ConfigInfo, VI/JSON, govc, OVF, and `lint --server`); it knows no
+`.vmx` form of them, so in a `.vmx` it always notes, and says where to look instead.
 
 ## Why is this bad?
 A vGPU names a profile, not a GPU: ESXi picks the physical GPU when the VM powers on, by the
@@ -66,7 +67,8 @@ void check(const Context& ctx, Sink& sink) {
     d.notes.push_back(
         {at.begin, at.end,
          ctx.document() != nullptr
-             ? "a .vmx holds no device groups: add the GPU and NIC to the VM as one vendor device "
+             ? "vmxkit knows no .vmx form of device groups: `vmxkit lint --server URL --vm NAME` "
+               "reads them from vCenter; else add the GPU and NIC to the VM as one vendor device "
                "group in vCenter (vSphere 8.0 U1 and later)"
              : "add the GPU and NIC as one vendor device group: deviceGroups, and each device's "
                "deviceGroupInfo"});
