@@ -39,8 +39,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   // Every span the model keeps lies in the input. The model refuses a device that names a
   // device group the document does not declare, at its line and column.
+  std::optional<VmConfig> model;
   try {
-    const VmConfig config = to_vm_config(spec, &source);
+    const VmConfig& config = model.emplace(to_vm_config(spec, &source));
     for (const Setting& s : config.settings) {
       FUZZ_ASSERT(s.whole.begin <= s.whole.end && s.whole.end <= size);
       FUZZ_ASSERT(s.value_span.begin <= s.value_span.end && s.value_span.end <= size);
@@ -69,8 +70,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
 
   // The mapping back from the model either works or names the setting.
+  if (!model) return 0;
   try {
-    (void)from_vm_config(config, source);
+    (void)from_vm_config(*model, source);
   } catch (const Error&) {
   } catch (...) {
     std::abort();
