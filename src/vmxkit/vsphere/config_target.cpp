@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vmxkit/vsphere/config_target.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <pugixml.hpp>
 #include <string_view>
@@ -147,8 +149,9 @@ class XmlReader {
       if (!value) pos_.fail(response, "QueryConfigTargetResponse without <returnval>");
       return value;
     }
-    pos_.fail(root, "<" + std::string(name) +
-                        "> is not a ConfigTarget (expected the answer of QueryConfigTarget)");
+    pos_.fail(root, fmt::format("<{}> is not a ConfigTarget (expected the answer of "
+                                "QueryConfigTarget)",
+                                name));
   }
 
   DeviceGroupComponent component(pugi::xml_node c) {
