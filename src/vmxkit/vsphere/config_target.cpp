@@ -11,6 +11,7 @@
 #include "vmxkit/core/text.h"
 #include "vmxkit/vsphere/ids.h"
 #include "vmxkit/vsphere/json.h"
+#include "vmxkit/vsphere/load.h"
 #include "vmxkit/vsphere/xml_support.h"
 
 namespace vmxkit::vsphere {
@@ -26,15 +27,9 @@ bool icontains(std::string_view text, std::string_view word) {
 }
 using Type = json::Value::Type;
 
-// govc's JSON: camelCase (govc 0.32 and later, vim25 json tags) or Go's PascalCase field names.
-const Value* field(const Value& obj, std::string_view camel) {
-  const Value* v = obj.find(camel);
-  if (v == nullptr && !camel.empty()) {
-    std::string pascal(camel);
-    pascal[0] = static_cast<char>(pascal[0] - 'a' + 'A');
-    v = obj.find(pascal);
-  }
-  return v == nullptr || v->is(Type::null) ? nullptr : v;
+// govc's JSON, by Go field name or camelCase json tag (json::go_field).
+const Value* field(const Value& obj, std::string_view go_name) {
+  return json::go_field(obj, go_name);
 }
 
 class JsonReader : public json::TypedReader {
@@ -43,12 +38,12 @@ class JsonReader : public json::TypedReader {
 
   std::vector<VendorDeviceGroup> read(const Value& root) const {
     object(root, "a ConfigTarget");
-    const Value* groups = field(root, "vendorDeviceGroupInfo");
+    const Value* groups = field(root, "VendorDeviceGroupInfo");
     if (groups == nullptr) {
       // A ConfigTarget has numCpus and numCpuCores, whatever else it leaves out.
       const Value* t = root.find("_typeName");
       const bool target = (t != nullptr && t->is(Type::string) && t->text == "ConfigTarget") ||
-                          field(root, "numCpus") != nullptr;
+                          field(root, "NumCpus") != nullptr;
       if (!target) {
         fail(root,
              "not a ConfigTarget (expected what govc vm.target.info -json prints, with "
@@ -61,13 +56,13 @@ class JsonReader : public json::TypedReader {
       object(g, "a vendorDeviceGroupInfo entry");
       VendorDeviceGroup d;
       d.whole = g.span;
-      const Value* name = field(g, "deviceGroupName");
+      const Value* name = field(g, "DeviceGroupName");
       if (name == nullptr) fail(g, "a vendorDeviceGroupInfo entry without deviceGroupName");
       d.device_group_name = text(*name, "deviceGroupName");
-      if (const Value* desc = field(g, "deviceGroupDescription")) {
+      if (const Value* desc = field(g, "DeviceGroupDescription")) {
         d.description = text(*desc, "deviceGroupDescription");
       }
-      if (const Value* list = field(g, "componentDeviceInfo")) {
+      if (const Value* list = field(g, "ComponentDeviceInfo")) {
         for (const Value& c : array(*list, "componentDeviceInfo"))
           d.components.push_back(component(c));
       }
@@ -80,18 +75,18 @@ class JsonReader : public json::TypedReader {
   DeviceGroupComponent component(const Value& c) const {
     object(c, "a componentDeviceInfo entry");
     DeviceGroupComponent d;
-    if (const Value* t = field(c, "type")) d.type = text(*t, "type");
-    if (const Value* v = field(c, "vendorName")) d.vendor_name = text(*v, "vendorName");
-    if (const Value* n = field(c, "deviceName")) d.device_name = text(*n, "deviceName");
-    if (const Value* b = field(c, "isConfigurable")) {
+    if (const Value* t = field(c, "Type")) d.type = text(*t, "type");
+    if (const Value* v = field(c, "VendorName")) d.vendor_name = text(*v, "vendorName");
+    if (const Value* n = field(c, "DeviceName")) d.device_name = text(*n, "deviceName");
+    if (const Value* b = field(c, "IsConfigurable")) {
       if (!b->is(Type::boolean)) fail(*b, "isConfigurable must be true or false");
       d.configurable = b->boolean;
     }
-    if (const Value* device = field(c, "device")) {
+    if (const Value* device = field(c, "Device")) {
       object(*device, "device");
-      if (const Value* info = field(*device, "deviceGroupInfo")) {
+      if (const Value* info = field(*device, "DeviceGroupInfo")) {
         object(*info, "deviceGroupInfo");
-        if (const Value* s = field(*info, "sequenceId")) {
+        if (const Value* s = field(*info, "SequenceId")) {
           const std::int64_t n = integer(*s, "sequenceId");
           if (n < INT32_MIN || n > INT32_MAX) fail(*s, "sequenceId is not an int");
           d.sequence_id = static_cast<std::int32_t>(n);
@@ -196,12 +191,8 @@ bool VendorDeviceGroup::pairs_vgpu_with_nic() const {
 }
 
 std::vector<VendorDeviceGroup> read_vendor_device_groups(const SourceFile& source) {
-  std::string_view bytes = source.bytes();
-  std::size_t at = bytes.starts_with("\xEF\xBB\xBF") ? 3 : 0;
-  while (at < bytes.size() &&
-         (bytes[at] == ' ' || bytes[at] == '\t' || bytes[at] == '\r' || bytes[at] == '\n')) {
-    ++at;
-  }
+  const std::string_view bytes = source.bytes();
+  const std::size_t at = content_start(bytes);
   if (at < bytes.size() && bytes[at] == '{') {
     const Value root = json::parse(source);
     return JsonReader(source).read(root);

@@ -34,13 +34,17 @@ struct Origin {
   const SourceFile* source = nullptr;
 };
 
-[[noreturn]] void bad_setting(const Origin& origin, const Setting& s, const std::string& what) {
-  const std::string message = s.key + " = " + quote_for_message(s.value) + ": " + what;
-  if (origin.source != nullptr && s.value_span.begin <= origin.source->bytes().size()) {
-    const Location l = origin.source->location(s.value_span.begin);
+// An error at `offset` of the file when the spans point into it, else naming the path only.
+[[noreturn]] void fail_at(const Origin& origin, std::size_t offset, const std::string& message) {
+  if (origin.source != nullptr && offset <= origin.source->bytes().size()) {
+    const Location l = origin.source->location(offset);
     throw Error(origin.source->path(), l.line, l.column, message);
   }
   throw Error(origin.path, message);
+}
+
+[[noreturn]] void bad_setting(const Origin& origin, const Setting& s, const std::string& what) {
+  fail_at(origin, s.value_span.begin, s.key + " = " + quote_for_message(s.value) + ": " + what);
 }
 
 std::int32_t count_setting(const Origin& origin, const Setting& s, const std::string& what) {
@@ -118,19 +122,15 @@ std::string format_allowed(const std::vector<AllowedDevice>& devices) {
 }  // namespace
 
 VmConfig to_vm_config(const ConfigSpec& spec, const SourceFile* source) {
-  const auto fail_at = [&](SourceSpan at, const std::string& message) {
-    if (source != nullptr && at.begin <= source->bytes().size()) {
-      const Location l = source->location(at.begin);
-      throw Error(source->path(), l.line, l.column, message);
-    }
-    throw Error(message);
-  };
+  static const std::string kNoPath;
+  const Origin origin{source != nullptr ? source->path() : kNoPath, source};
   VmConfig cfg;
   for (const DeviceGroupSpec& g : spec.device_groups) {
     for (const DeviceGroup& seen : cfg.device_groups) {
       if (seen.key == g.group_instance_key) {
-        fail_at(g.whole, "deviceGroups declares groupInstanceKey " +
-                             std::to_string(g.group_instance_key) + " twice");
+        fail_at(origin, g.whole.begin,
+                "deviceGroups declares groupInstanceKey " + std::to_string(g.group_instance_key) +
+                    " twice");
       }
     }
     DeviceGroup group;
@@ -164,9 +164,10 @@ VmConfig to_vm_config(const ConfigSpec& spec, const SourceFile* source) {
         if (g.key == dc.group->group_instance_key) group = &g;
       }
       if (group == nullptr) {
-        fail_at(dc.group->whole, "deviceGroupInfo names groupInstanceKey " +
-                                     std::to_string(dc.group->group_instance_key) +
-                                     ", which deviceGroups does not declare");
+        fail_at(origin, dc.group->whole.begin,
+                "deviceGroupInfo names groupInstanceKey " +
+                    std::to_string(dc.group->group_instance_key) +
+                    ", which deviceGroups does not declare");
       }
       group->members.push_back({n, dc.group->sequence_id, dc.group->whole});
     }

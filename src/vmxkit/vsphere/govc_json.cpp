@@ -47,16 +47,8 @@ class Reader : json::TypedReader {
   }
 
  private:
-  // The member as govc 0.24 names it (the Go field, `VendorId`) or as govc 0.32 and later do
-  // (its camelCase json tag, `vendorId`); nullptr when it is absent or null.
   static const Value* field(const Value& obj, std::string_view go_name) {
-    const Value* v = obj.find(go_name);
-    if (v == nullptr && !go_name.empty() && go_name[0] >= 'A' && go_name[0] <= 'Z') {
-      std::string camel(go_name);
-      camel[0] = static_cast<char>(camel[0] - 'A' + 'a');
-      v = obj.find(camel);
-    }
-    return v == nullptr || v->is(Type::null) ? nullptr : v;
+    return json::go_field(obj, go_name);
   }
 
   static bool has_field(const Value& obj, std::string_view go_name) {

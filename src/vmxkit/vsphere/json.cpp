@@ -489,6 +489,16 @@ Value parse(const SourceFile& source) { return Parser(source).document(); }
 
 std::vector<Value> parse_sequence(const SourceFile& source) { return Parser(source).documents(); }
 
+const Value* go_field(const Value& obj, std::string_view go_name) {
+  const Value* v = obj.find(go_name);
+  if (v == nullptr && !go_name.empty() && go_name[0] >= 'A' && go_name[0] <= 'Z') {
+    std::string camel(go_name);
+    camel[0] = static_cast<char>(camel[0] - 'A' + 'a');
+    v = obj.find(camel);
+  }
+  return v == nullptr || v->is(Value::Type::null) ? nullptr : v;
+}
+
 std::string write(const Value& v) {
   std::string out;
   write_value(v, 0, out);

@@ -61,6 +61,11 @@ std::vector<Value> parse_sequence(const SourceFile& source);
 /// Throws vmxkit::Error for a string that is not UTF-8.
 std::string write(const Value& v);
 
+/// A member of govc's JSON by its Go field name (`VendorId`), which govc 0.24 writes, or by its
+/// camelCase json tag (`vendorId`), which govc 0.32 and later write; nullptr when it is absent or
+/// null.
+const Value* go_field(const Value& obj, std::string_view go_name);
+
 /// Typed access for the readers of JSON documents (VI/JSON, govc's JSON): each accessor returns
 /// the value as the type asked for, or throws vmxkit::Error at the value's file:line:col
 /// ("WHAT must be an object, not a string").

@@ -140,14 +140,22 @@ std::string_view to_string(Format format) {
   return "vmx";
 }
 
+std::size_t content_start(std::string_view bytes) {
+  std::size_t i = bytes.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+  while (i < bytes.size() &&
+         (bytes[i] == ' ' || bytes[i] == '\t' || bytes[i] == '\r' || bytes[i] == '\n')) {
+    ++i;
+  }
+  return i;
+}
+
 Format detect_format(std::string_view bytes) {
   // UTF-16 and UTF-32 text is told by its ASCII characters; load() then refuses it.
   const WideEncoding wide = detect_wide_encoding(bytes);
   const std::string narrowed =
       wide == WideEncoding::none ? std::string() : narrow_ascii(bytes, wide, kNarrowedUnits);
   const std::string_view b = wide == WideEncoding::none ? bytes : std::string_view(narrowed);
-  std::size_t i = b.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
-  while (i < b.size() && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n')) ++i;
+  std::size_t i = content_start(b);
   if (i == b.size()) return Format::vmx;
   if (b[i] == '{' || b[i] == '[') return is_govc_json(b, i) ? Format::govc_json : Format::vi_json;
   if (is_json_scalar(b.substr(i))) return Format::vi_json;  // the JSON reader says why not

@@ -39,6 +39,10 @@ std::string_view to_string(Format format);
 /// is not consulted, so a file keeps its format whatever it is called.
 Format detect_format(std::string_view bytes);
 
+/// Where the content of `bytes` starts: past a UTF-8 BOM and the spaces, tabs and line breaks
+/// after it (bytes.size() when there is nothing else).
+std::size_t content_start(std::string_view bytes);
+
 struct LoadedVm {
   /// The OVF VirtualSystem id; for a VM's configuration from a vSphere client, the VM's name
   /// (else its moref); empty for a `.vmx` and a ConfigSpec.
