@@ -201,3 +201,86 @@ TEST_CASE("a device that names an undeclared group, or a nameless vendor group, 
             .find("is not a member of "
                   "VirtualMachineVirtualDeviceGroupsVendorDeviceGroup") != std::string::npos);
 }
+
+TEST_CASE("an OVF Envelope's device group belongs to the VirtualSystem whose items join it",
+          "[spec][groups][ovf]") {
+  const std::string ovf = R"(<Envelope xmlns="http://schemas.dmtf.org/ovf/envelope/1"
+    xmlns:ovf="http://schemas.dmtf.org/ovf/envelope/1" xmlns:vmw="http://www.vmware.com/schema/ovf"
+    xmlns:rasd="http://schemas.dmtf.org/wbem/wscim/1/cim-schema/2/CIM_ResourceAllocationSettingData">
+  <vmw:VirtualDeviceGroupSection>
+    <DeviceGroup ovf:deviceGroupName="gpu-nic" ovf:groupInstanceKey="0"/>
+  </vmw:VirtualDeviceGroupSection>
+  <VirtualSystemCollection>
+    <VirtualSystem ovf:id="grouped"><VirtualHardwareSection><Item>
+      <rasd:ResourceSubType>vmware.pci.passthrough-vmiop</rasd:ResourceSubType>
+      <rasd:ResourceType>1</rasd:ResourceType>
+      <vmw:Config vmw:key="backing.vgpu" vmw:value="grid_h100-80c"/>
+      <vmw:Config vmw:key="deviceGroupInfo.groupInstanceKey" vmw:value="0"/>
+      <vmw:Config vmw:key="deviceGroupInfo.sequenceId" vmw:value="0"/>
+    </Item></VirtualHardwareSection></VirtualSystem>
+    <VirtualSystem ovf:id="plain"><VirtualHardwareSection><Item>
+      <rasd:ResourceSubType>vmware.pci.passthrough-vmiop</rasd:ResourceSubType>
+      <rasd:ResourceType>1</rasd:ResourceType>
+      <vmw:Config vmw:key="backing.vgpu" vmw:value="grid_h100-80c"/>
+    </Item></VirtualHardwareSection></VirtualSystem>
+  </VirtualSystemCollection>
+</Envelope>
+)";
+  const Loaded loaded = load("two.ovf", ovf);
+  REQUIRE(loaded.vms.size() == 2);
+  REQUIRE(loaded.vms[0].config.device_groups.size() == 1);
+  CHECK(loaded.vms[0].config.device_groups[0].members.size() == 1);
+  CHECK(loaded.vms[1].config.device_groups.empty());
+}
+
+TEST_CASE("a group member that vmxkit cannot write stops the conversion, naming it",
+          "[spec][groups]") {
+  // A VirtualPCIPassthrough without a backing names no device: its settings would go to
+  // extraConfig, and the group would lose a member.
+  std::string xml = kConfigInfo;
+  const std::string backing =
+      "<backing xsi:type=\"VirtualPCIPassthroughVmiopBackingInfo\"><vgpu>grid_h100-80c</vgpu>"
+      "</backing>";
+  xml.erase(xml.find(backing), backing.size());
+  const auto r = run_cli({"convert", "-", "--to", "configspec-xml"}, xml);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("device group \"nvidia-h100-cx7\": its member pciPassthru0 is not a device "
+                   "vmxkit can write") != std::string::npos);
+  CHECK(r.out.empty());
+}
+
+TEST_CASE("an SR-IOV card with a PF and a DVX backing keeps both", "[spec][groups]") {
+  const std::string vmx =
+      "pciPassthru0.present = \"TRUE\"\n"
+      "pciPassthru0.pfId = \"00000:026:00.1\"\n"
+      "pciPassthru0.id = \"00000:026:00.1\"\n"
+      "pciPassthru0.systemId = \"BYPASS\"\n"
+      "pciPassthru0.networkName = \"RDMA\"\n"
+      "pciPassthru0.virtualDev = \"dvx\"\n"
+      "pciPassthru0.dvx.deviceClass = \"com.vmware.dvxpassthru\"\n";
+  const auto json = run_cli({"convert", "-", "--to", "vi-json"}, vmx);
+  CHECK(json.code == 0);
+  CHECK(json.out.find("extraConfig") == std::string::npos);  // nothing left over
+  CHECK(json.out.find("\"physicalFunctionBacking\"") != std::string::npos);
+  CHECK(json.out.find("\"deviceClass\": \"com.vmware.dvxpassthru\"") != std::string::npos);
+  const auto back = run_cli({"convert", "-", "--to", "vmx"}, json.out);
+  CHECK(back.out.find("pciPassthru0.pfId = \"00000:026:00.1\"") != std::string::npos);
+  CHECK(back.out.find("pciPassthru0.dvx.deviceClass = \"com.vmware.dvxpassthru\"") !=
+        std::string::npos);
+}
+
+TEST_CASE("a DVX backing with an empty device class is named by PT001", "[spec][groups]") {
+  std::string xml = kConfigInfo;
+  const std::string cls = "<deviceClass>com.vmware.dvxpassthru</deviceClass>";
+  xml.replace(xml.find(cls), cls.size(), "<deviceClass></deviceClass>");
+  const auto r = run_cli({"lint", "-"}, xml);
+  CHECK(r.out.find("pciPassthru1 is a DVX device (virtualDev = \"dvx\") without "
+                   "dvx.deviceClass [PT001]") != std::string::npos);
+  // The .vmx form with the key given and empty.
+  const auto vmx = run_cli({"lint", "-"},
+                           "pciPassthru0.present = \"TRUE\"\n"
+                           "pciPassthru0.virtualDev = \"dvx\"\n"
+                           "pciPassthru0.dvx.deviceClass = \"\"\n");
+  CHECK(vmx.out.find("pciPassthru0 is a DVX device (virtualDev = \"dvx\") without "
+                     "dvx.deviceClass [PT001]") != std::string::npos);
+}
