@@ -233,7 +233,8 @@ vmxkit::Plan plan(const vmxkit::Host* host, const std::vector<std::string>& gpus
                   std::optional<std::string> vgpu, bool sriov, const std::string& network,
                   std::optional<std::uint64_t> memory_mb, const std::string& system_id,
                   bool allow_degraded, const std::string& host_label,
-                  const std::optional<SourceArg>& base) {
+                  const std::optional<SourceArg>& base,
+                  const std::optional<SourceArg>& config_target, const std::string& device_group) {
   vmxkit::PlanRequest r;
   r.gpus = gpus;
   r.gpu_count = gpu_count;
@@ -247,6 +248,12 @@ vmxkit::Plan plan(const vmxkit::Host* host, const std::vector<std::string>& gpus
   r.host_label = host_label;
   py::gil_scoped_release release;
   if (base) r.base = load_input(base->first, base->second);
+  r.device_group = device_group;
+  if (config_target) {
+    r.config_target_name = config_target->first;
+    r.config_target =
+        config_target->second ? *config_target->second : vmxkit::read_file(config_target->first);
+  }
   return vmxkit::plan(host, r);
 }
 
@@ -439,7 +446,8 @@ PYBIND11_MODULE(_vmxkit, m) {
   m.def("plan", &plan, py::arg("host").none(true), py::arg("gpus"), py::arg("gpu_count").none(true),
         py::arg("nics"), py::arg("vgpu").none(true), py::arg("sriov"), py::arg("network"),
         py::arg("memory_mb").none(true), py::arg("system_id"), py::arg("allow_degraded"),
-        py::arg("host_label"), py::arg("base").none(true));
+        py::arg("host_label"), py::arg("base").none(true), py::arg("config_target").none(true),
+        py::arg("device_group"));
   m.def("read_file", &read_file, py::arg("path"));
   m.def("save_in_place", &save_in_place, py::arg("path"), py::arg("expected"), py::arg("data"),
         py::arg("force"));

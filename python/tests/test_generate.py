@@ -52,6 +52,28 @@ class GenerateTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             plan.render("yaml")
 
+    def test_a_vendor_device_group_of_the_hosts_config_target(self):
+        host = vmxkit.Host(support.HOST_2S)
+        target = os.path.join(support.SOURCE_DIR, "tests", "data", "vsphere", "config-target",
+                              "govc-vm-target-info.json")
+        for source in (target, support.read(target)):
+            with self.subTest(source=type(source).__name__):
+                plan = vmxkit.generate(host, gpus=2, nic="auto", vgpu="grid_h100-80c",
+                                       sriov=True, system_id=support.SYSTEM_ID,
+                                       config_target=source, device_group="nvidia-h100-cx7-0")
+                spec = json.loads(plan.vi_json())
+                groups = spec["deviceGroups"]["deviceGroup"]
+                self.assertEqual([g["deviceGroupName"] for g in groups],
+                                 ["nvidia-h100-cx7-0"] * 2)
+                findings = vmxkit.lint(plan.vi_json().encode(), host=host)
+                self.assertEqual(serious(findings), [])
+                self.assertNotIn("P2P005", [f.rule for f in findings])
+                with self.assertRaisesRegex(vmxkit.Error, "a .vmx cannot carry a device group"):
+                    plan.vmx()
+        with self.assertRaisesRegex(vmxkit.Error, "offers no such group"):
+            vmxkit.generate(host, gpus=1, nic="auto", vgpu="grid_h100-80c", sriov=True,
+                            config_target=target, device_group="nope")
+
     def test_explicit_devices_models_and_a_base(self):
         host = vmxkit.Host(support.HOST_2S)
         plan = vmxkit.generate(host, gpus=["0000:18:00.0"], nic="0000:19:00.0",

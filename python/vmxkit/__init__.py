@@ -658,7 +658,8 @@ def generate(host: Optional[HostArg] = None, *, gpus: Union[int, str, Sequence[s
              nic: Union[None, str, Sequence[str]] = None, vgpu: Optional[str] = None,
              sriov: bool = False, network: str = "VM Network", memory_mb: Optional[int] = None,
              system_id: str = "", allow_degraded: bool = False,
-             base: Optional[Source] = None) -> Plan:
+             base: Optional[Source] = None, config_target: Optional[Source] = None,
+             device_group: str = "") -> Plan:
     """The VM settings for GPU passthrough with P2P (``vmxkit generate``).
 
     ``gpus``: ``"auto"`` (every GPU), N (the N best-connected GPUs), host addresses
@@ -667,8 +668,12 @@ def generate(host: Optional[HostArg] = None, *, gpus: Union[int, str, Sequence[s
     ``sriov``: auto). ``vgpu``: a vGPU profile (``grid_a100-40c``) instead of passthrough.
     ``sriov``: SR-IOV VFs of the NICs instead of the PFs, on port group ``network``.
     ``system_id``: the host's system UUID (empty: a placeholder). ``base``: a .vmx to merge the
-    plan into. Raises vmxkit.Error for a request that cannot work (a device not on the host, a
-    pair across sockets, or through the CPU without ``allow_degraded``)."""
+    plan into. ``config_target``: the host's QueryConfigTarget answer (a path, its text, or the
+    pyVmomi ConfigTarget of ``EnvironmentBrowser.QueryConfigTarget(host)``), and
+    ``device_group`` one of its vendor device groups: the plan's vGPUs and NICs become
+    instances of it (the ConfigSpec, SOAP, VI/JSON and PowerCLI renderings carry it). Raises
+    vmxkit.Error for a request that cannot work (a device not on the host, a pair across
+    sockets, or through the CPU without ``allow_degraded``, a group the plan does not fit)."""
     h = _host(host)
     gpu_count: Optional[int] = None
     if isinstance(gpus, bool):
@@ -682,10 +687,13 @@ def generate(host: Optional[HostArg] = None, *, gpus: Union[int, str, Sequence[s
     if memory_mb is not None and memory_mb < 1:
         raise ValueError("generate: memory_mb must be at least 1")
     base_arg = _source(base) if base is not None else None
+    target_arg = _source(config_target) if config_target is not None else None
+    if not isinstance(device_group, str):
+        raise TypeError("generate: device_group must be a str")
     label = " + ".join(h.paths) if h is not None else ""
     plan = _vmxkit.plan(h._host if h is not None else None, gpu_list, gpu_count,
                         _names(nic, "nic"), vgpu, sriov, network, memory_mb, system_id,
-                        allow_degraded, label, base_arg)
+                        allow_degraded, label, base_arg, target_arg, device_group)
     return Plan(plan)
 
 

@@ -34,6 +34,7 @@ struct GenerateOptions {
   std::string vm;
   std::string output;
   std::string config_target;  ///< --config-target: the host's QueryConfigTarget answer
+  std::string device_group;   ///< --device-group: one of its vendor device groups
   bool force = false;
   bool list_templates = false;
   bool list_models = false;
@@ -80,11 +81,11 @@ void note_for_existing_vm(const Plan& plan, OutputFormat format, Context& ctx) {
   }
 }
 
-// --config-target: the vendor device groups the host offers that pair a vGPU with a NIC, which
-// vCenter places as a unit (rule P2P005). vmxkit does not write them into the plan: the group's
-// devices come from its templates, which vCenter adds when the group is chosen.
-// `name` names the answer in messages; `asked`: --config-target was given (else the answer came
-// with the host from the server, and a plan without a vGPU needs no word about it).
+// The host's vendor device groups that pair a vGPU with a NIC, which vCenter places as a unit
+// (rule P2P005), when the plan uses none: where the host offers some, name them and the flag
+// that writes the plan's devices as instances of one. `name` names the ConfigTarget in
+// messages; `asked`: --config-target was given (else the answer came with the host from the
+// server, and a plan without a vGPU needs no word about it).
 void note_device_groups(const Plan& plan, const std::string& name, const std::string& bytes,
                         bool asked, Context& ctx) {
   const auto groups = vsphere::read_vendor_device_groups(SourceFile(name, bytes));
@@ -114,8 +115,9 @@ void note_device_groups(const Plan& plan, const std::string& name, const std::st
   }
   ctx.err << "vmxkit: note: " << name << ": vendor device groups of a vGPU and a NIC on this "
           << "host, which vCenter places as a unit: " << fmt::format("{}", fmt::join(offered, "; "))
-          << ". This plan holds no group: add one in vCenter (Add New Device, PCI Device) in "
-             "place of the plan's vGPU and NIC (P2P005)\n";
+          << ". This plan holds no group: --device-group NAME writes its vGPUs and NICs as "
+             "instances of one (in the vSphere outputs but govc), or add one in vCenter (Add New "
+             "Device, PCI Device) in place of the plan's vGPU and NIC (P2P005)\n";
 }
 
 // The chain is the public API's (vmxkit/vmxkit.h): load_host, plan, render.
@@ -152,6 +154,18 @@ int run_generate(GenerateOptions& o, Context& ctx) {
     r.host_label = r.host_label.empty() ? server_label : server_label + " + " + r.host_label;
   }
   r.catalog = catalog;
+  // The host's ConfigTarget: --config-target, else what the server answered for the host.
+  bool target_asked = false;
+  if (!o.config_target.empty()) {
+    r.config_target_name = display_name(o.config_target);
+    r.config_target = o.config_target == "-" ? read_stream(ctx.in, r.config_target_name)
+                                             : read_file(o.config_target);
+    target_asked = true;
+  } else if (!server_target.empty()) {
+    r.config_target_name = server_label + " QueryConfigTarget";
+    r.config_target = std::move(server_target);
+  }
+  r.device_group = o.device_group;
   if (!o.base.empty()) {
     r.base = o.base == "-" ? load(display_name(o.base), read_stream(ctx.in, display_name(o.base)))
                            : load_file(o.base);
@@ -166,13 +180,8 @@ int run_generate(GenerateOptions& o, Context& ctx) {
     for (const std::string& line : plan.explanation()) ctx.err << "vmxkit: " << line << '\n';
   }
   note_for_existing_vm(plan, *format, ctx);
-  if (!o.config_target.empty()) {
-    const std::string name = display_name(o.config_target);
-    const std::string bytes =
-        o.config_target == "-" ? read_stream(ctx.in, name) : read_file(o.config_target);
-    note_device_groups(plan, name, bytes, true, ctx);
-  } else if (!server_target.empty()) {
-    note_device_groups(plan, server_label + " QueryConfigTarget", server_target, false, ctx);
+  if (!r.config_target.empty() && r.device_group.empty()) {
+    note_device_groups(plan, r.config_target_name, r.config_target, target_asked, ctx);
   }
   write_output(o.output, output, ctx, o.force);
   return kExitClean;
@@ -230,6 +239,10 @@ void setup_generate(CLI::App& app, Context& ctx) {
   sub->add_option("--config-target", o->config_target,
                   "The host's QueryConfigTarget answer (govc vm.target.info -host H -json, or "
                   "SOAP): name the vendor device groups of a vGPU and a NIC it offers");
+  sub->add_option("--device-group", o->device_group,
+                  "A vendor device group the host offers (--config-target, or the server's): "
+                  "the plan's vGPUs and NICs become instances of it, placed as a unit "
+                  "(configspec-xml, soap, vi-json, powercli)");
   sub->add_option("-o,--output", o->output, "Write here (atomically) instead of stdout");
   sub->add_flag("--force", o->force, "Write -o even when the VM holds its lock");
   sub->add_flag("--list-templates", o->list_templates, "List the built-in templates");

@@ -19,6 +19,7 @@
 #include "vmxkit/vmxkit.h"
 #include "vmxkit/vsphere/load.h"
 #include "vmxkit/vsphere/render.h"
+#include "vmxkit/vsphere/text_checks.h"
 
 #ifndef VMXKIT_VERSION
 #error "VMXKIT_VERSION must be defined by the build (CMake's project(VERSION))"
@@ -317,6 +318,22 @@ struct detail::Access {
     return out;
   }
 
+  // The request's group among those its ConfigTarget offers.
+  static vsphere::VendorDeviceGroup find_device_group(const PlanRequest& request) {
+    auto groups = vsphere::read_vendor_device_groups(
+        SourceFile(request.config_target_name, request.config_target));
+    std::vector<std::string> names;
+    for (vsphere::VendorDeviceGroup& g : groups) {
+      if (g.device_group_name == request.device_group) return std::move(g);
+      names.push_back(vsphere::quote_for_message(g.device_group_name));
+    }
+    throw Error(fmt::format("--device-group {}: {} offers no such group ({})",
+                            vsphere::quote_for_message(request.device_group),
+                            request.config_target_name,
+                            names.empty() ? std::string("it offers none")
+                                          : fmt::format("it offers {}", fmt::join(names, ", "))));
+  }
+
   static Plan make_plan(const Host* host, const PlanRequest& request) {
     if (request.base && request.base->format != InputFormat::vmx) {
       throw Error(request.base->path, fmt::format("a plan merges into a .vmx only; this file is {}",
@@ -346,6 +363,15 @@ struct detail::Access {
     r.system_id = request.system_id;
     r.allow_degraded = request.allow_degraded;
     r.host_label = request.host_label;
+    if (!request.device_group.empty()) {
+      if (request.config_target.empty()) {
+        throw Error(
+            fmt::format("--device-group {}: needs the host's QueryConfigTarget answer "
+                        "(--config-target FILE, or --server with --esx-host)",
+                        vsphere::quote_for_message(request.device_group)));
+      }
+      r.device_group = find_device_group(request);
+    }
 
     auto impl = std::make_shared<Plan::Impl>();
     if (host != nullptr) impl->host = *host;
@@ -592,13 +618,25 @@ std::string render(const Plan& plan, OutputFormat format, const RenderOptions& o
   } else {
     vmx_text = generate::render_template(tpl, p.plan);
   }
+  if (p.plan.device_group && (format == OutputFormat::vmx || format == OutputFormat::govc)) {
+    throw Error(fmt::format(
+        "--device-group {}: {} cannot carry a device group (no .vmx form of one is known, and "
+        "no govc command adds one); use --format configspec-xml, soap, vi-json or powercli",
+        vsphere::quote_for_message(p.plan.device_group->name),
+        format == OutputFormat::vmx ? "a .vmx" : "a govc script"));
+  }
   if (format == OutputFormat::vmx) return vmx_text;
+  std::optional<vmx::Document> base;
+  if (p.base) base = vmx::Document::parse(p.base->bytes, p.base->path);
   const vmx::Document doc =
       vmx::Document::parse(std::move(vmx_text), p.base ? p.base->path : "plan");
   vsphere::RenderOptions o;
   o.vm = options.vm;
   o.physical_functions = generate::physical_functions(p.plan);  // SR-IOV PF backings
-  return vsphere::render(vmx::to_vm_config(doc), to_internal(format), o);
+  VmConfig config = vmx::to_vm_config(doc);
+  generate::add_device_group(p.plan, generate::device_indices(p.plan, base ? &*base : nullptr),
+                             config, o);
+  return vsphere::render(config, to_internal(format), o);
 }
 
 std::string render(const VmConfig& config, OutputFormat format, const RenderOptions& options) {

@@ -380,6 +380,15 @@ struct PlanRequest {
   /// A `.vmx` to merge the plan into: render() keeps every byte the plan does not set.
   std::optional<Input> base;
   Catalog catalog;  ///< models without a host (with a host, the host's catalogue is used)
+  /// A vendor device group the host offers (vSphere 8.0 U1), by `deviceGroupName`: the plan's
+  /// vGPUs and NICs form instances of it, which vCenter places as a unit. The ConfigSpec, SOAP,
+  /// VI/JSON and PowerCLI outputs carry it; render() throws for the `.vmx` and govc, which
+  /// cannot. Needs `config_target`.
+  std::string device_group;
+  /// The host's QueryConfigTarget answer that offers the group (`govc vm.target.info -json`, a
+  /// SOAP answer), as text, and the name messages give it.
+  std::string config_target;
+  std::string config_target_name = "ConfigTarget";
 };
 
 /// One device the VM gets.

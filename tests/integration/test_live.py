@@ -107,6 +107,13 @@ class GpuHostTest(unittest.TestCase):
         self.assertIn("QueryConfigTarget: the host offers no vendor device group of a vGPU and "
                       "a NIC (0 groups in all)", r.err)
         self.assertNotIn("warning", r.err)
+        # A group the host does not offer is refused, naming what it offers.
+        r = run("generate", *self.server, "--esx-host", GPU_HOST, "--gpu", "0000:9a:00.0",
+                "--nic", "0000:9b:00.0", "--vgpu", "grid_h100-80c", "--sriov", "--format",
+                "vi-json", "--device-group", "nvidia-h100-cx7-0")
+        self.check(r, 2)
+        self.assertIn("--device-group \"nvidia-h100-cx7-0\": " + GPU_HOST + " (vSphere API) "
+                      "QueryConfigTarget offers no such group (it offers none)", r.err)
         # Without a vGPU nothing is said about groups.
         r = run("generate", *self.server, "--esx-host", GPU_HOST, "--gpu", "0000:9a:00.0",
                 "--nic", "0000:9b:00.0")

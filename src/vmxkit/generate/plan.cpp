@@ -435,7 +435,11 @@ void size_mmio(Plan& plan, const Request& request, const pci::Host* host,
       pci::VgpuMmio v = pci::vgpu_mmio(*request.vgpu, plan.memory_mb, catalog,
                                        c.host_index ? &host->at(*c.host_index) : nullptr);
       mmio_devices.push_back(v.device);
-      if (v.min_gb > 0) minimums.emplace_back(v.min_gb, std::move(v.why));
+      // One reason per floor: every vGPU of the profile gives the same one.
+      const std::pair<unsigned, std::string> floor(v.min_gb, std::move(v.why));
+      if (floor.first > 0 && std::find(minimums.begin(), minimums.end(), floor) == minimums.end()) {
+        minimums.push_back(floor);
+      }
       if (v.owned) vgpu_models.push_back(std::move(v.owned));
       continue;
     }
@@ -504,7 +508,9 @@ Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog
   plan.p2p = !plan.gpus.empty() && (plan.gpus.size() + plan.nics.size() >= 2);
 
   explain_choices(plan, request, host);
-  if (request.vgpu && host != nullptr) {
+  if (request.device_group) {
+    plan.device_group = plan_device_group(plan, *request.device_group);
+  } else if (request.vgpu && host != nullptr) {
     plan.explanation.emplace_back(
         "vGPU placement: ESXi picks the physical GPU of each vGPU at power-on, by its placement "
         "policy; the paths below hold only if it picks the GPUs named here, which a vendor device "

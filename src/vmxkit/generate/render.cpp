@@ -227,9 +227,16 @@ std::string render_template(const Template& tpl, const Plan& plan,
   return out;
 }
 
-std::string merge_into(const vmx::Document& base, const Template& tpl, const Plan& plan) {
+std::vector<unsigned> device_indices(const Plan& plan, const vmx::Document* base) {
+  std::vector<unsigned> indices;
+  if (base == nullptr) {
+    for (std::size_t k = 0; k < plan.gpus.size() + plan.nics.size(); ++k) {
+      indices.push_back(static_cast<unsigned>(k));
+    }
+    return indices;
+  }
   // Number the plan's devices around what the base already passes.
-  const VmConfig existing = vmx::to_vm_config(base);
+  const VmConfig existing = vmx::to_vm_config(*base);
   const auto base_devices = existing.passthrough_devices();
   unsigned next = 0;
   std::map<Bdf, unsigned> by_address;
@@ -238,12 +245,34 @@ std::string merge_into(const vmx::Document& base, const Template& tpl, const Pla
     if (d.kind() != PassthroughKind::directpath || !d.id) continue;
     if (const auto bdf = parse_vmx_bdf(*d.id)) by_address.emplace(*bdf, d.index);
   }
-  std::vector<unsigned> indices;
   for (const Choice* c : ordered_devices(plan)) {
     const bool full = !(c->role == DeviceRole::gpu && plan.vgpu) && !c->sriov_vf;
     const auto it = c->address && full ? by_address.find(*c->address) : by_address.end();
     indices.push_back(it != by_address.end() ? it->second : next++);
   }
+  return indices;
+}
+
+void add_device_group(const Plan& plan, const std::vector<unsigned>& indices, VmConfig& config,
+                      vsphere::RenderOptions& options) {
+  if (!plan.device_group) return;
+  for (const std::vector<GroupMember>& instance : plan.device_group->instances) {
+    // from_vm_config() gives the group at position g the temporary key -(1 + g).
+    const auto key = -1 - static_cast<std::int32_t>(config.device_groups.size());
+    DeviceGroup group;
+    group.name = plan.device_group->name;
+    for (const GroupMember& m : instance) {
+      group.members.push_back({indices.at(m.device), m.sequence_id, {}});
+      if (m.template_device) {
+        options.group_templates.push_back({key, m.sequence_id, *m.template_device});
+      }
+    }
+    config.device_groups.push_back(std::move(group));
+  }
+}
+
+std::string merge_into(const vmx::Document& base, const Template& tpl, const Plan& plan) {
+  const std::vector<unsigned> indices = device_indices(plan, &base);
   const vmx::Document fragment = vmx::Document::parse(render_template(tpl, plan, indices));
   vmx::Document doc = base;
   for (const vmx::Line& line : fragment.lines()) {

@@ -42,6 +42,17 @@ std::string render_template(const Template& tpl, const Plan& plan,
 /// already passed by address keep their index; new ones are numbered after the highest index.
 std::string merge_into(const vmx::Document& base, const Template& tpl, const Plan& plan);
 
+/// The `pciPassthruN` index of each of the plan's devices (GPUs, then NICs) in what the
+/// templates write: 0, 1, ... or, merged into `base`, the indices merge_into() gives them.
+std::vector<unsigned> device_indices(const Plan& plan, const vmx::Document* base);
+
+/// The plan's device group (Plan::device_group) in `config`, the plan rendered and read back:
+/// one VmConfig::device_groups entry per instance, after those `config` has, its members by the
+/// `indices` of their devices (device_indices()); the members the host's templates fix go to
+/// `options.group_templates`.
+void add_device_group(const Plan& plan, const std::vector<unsigned>& indices, VmConfig& config,
+                      vsphere::RenderOptions& options);
+
 /// The PFs of the plan's SR-IOV VF entries with the ids the host capture gives them and the
 /// plan's systemId (a placeholder when `--system-id` was not given), for the ConfigSpec
 /// outputs' physical function backings (see vsphere::PhysicalFunction). The `.vmx` entries keep

@@ -28,7 +28,8 @@ the pair as one vendor device group: choose the group in the vSphere Client (Add
 PCI Device, the device group of the GPU and NIC), or send `deviceGroups` with a
 `VirtualMachineVirtualDeviceGroupsVendorDeviceGroup` whose `deviceGroupName` is one of the
 host's groups (`QueryConfigTarget().vendorDeviceGroupInfo`) and give both devices its
-`deviceGroupInfo`.
+`deviceGroupInfo`. `vmxkit generate --config-target FILE --device-group NAME` (FILE from
+`govc vm.target.info -host H -json`) writes such a ConfigSpec or PowerCLI script.
 
 ## Fix safety
 No automatic fix: the group's name and its members' sequence come from the host.

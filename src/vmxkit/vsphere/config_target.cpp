@@ -9,6 +9,8 @@
 
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/text.h"
+#include "vmxkit/vsphere/configspec_xml.h"
+#include "vmxkit/vsphere/govc_json.h"
 #include "vmxkit/vsphere/ids.h"
 #include "vmxkit/vsphere/json.h"
 #include "vmxkit/vsphere/load.h"
@@ -84,6 +86,8 @@ class JsonReader : public json::TypedReader {
     }
     if (const Value* device = field(c, "Device")) {
       object(*device, "device");
+      if (const Value* t = device->find("_typeName")) d.device_type = text(*t, "_typeName");
+      d.device = read_govc_device(source_, *device);
       if (const Value* info = field(*device, "DeviceGroupInfo")) {
         object(*info, "deviceGroupInfo");
         if (const Value* s = field(*info, "SequenceId")) {
@@ -161,8 +165,12 @@ class XmlReader {
       }
       d.configurable = t == "true" || t == "1";
     }
-    const pugi::xml_node seq =
-        xml::child(xml::child(xml::child(c, "device"), "deviceGroupInfo"), "sequenceId");
+    const pugi::xml_node device = xml::child(c, "device");
+    if (device) {
+      d.device_type = std::string(xml::xsi_type(device));
+      d.device = read_vim25_device(pos_.source(), device);
+    }
+    const pugi::xml_node seq = xml::child(xml::child(device, "deviceGroupInfo"), "sequenceId");
     if (seq) {
       const auto v = parse_long(seq.text().get());
       if (!v || *v < INT32_MIN || *v > INT32_MAX) pos_.fail(seq, "sequenceId must be an xsd:int");
@@ -176,18 +184,19 @@ class XmlReader {
 
 }  // namespace
 
+bool DeviceGroupComponent::is_nic() const {
+  return type == "sriovNic" || type == "dvx" ||
+         (type == "pciPassthru" &&
+          (icontains(vendor_name, "mellanox") || icontains(vendor_name, "broadcom") ||
+           icontains(device_name, "connectx")));
+}
+
 bool VendorDeviceGroup::pairs_vgpu_with_nic() const {
-  const auto has = [&](auto pred) {
-    return std::any_of(components.begin(), components.end(), pred);
+  const auto has = [&](bool (DeviceGroupComponent::*is)() const) {
+    return std::any_of(components.begin(), components.end(),
+                       [&](const DeviceGroupComponent& c) { return (c.*is)(); });
   };
-  const bool vgpu = has([](const DeviceGroupComponent& c) { return c.type == "nvidiaVgpu"; });
-  const bool nic = has([](const DeviceGroupComponent& c) {
-    return c.type == "sriovNic" || c.type == "dvx" ||
-           (c.type == "pciPassthru" &&
-            (icontains(c.vendor_name, "mellanox") || icontains(c.vendor_name, "broadcom") ||
-             icontains(c.device_name, "connectx")));
-  });
-  return vgpu && nic;
+  return has(&DeviceGroupComponent::is_vgpu) && has(&DeviceGroupComponent::is_nic);
 }
 
 std::vector<VendorDeviceGroup> read_vendor_device_groups(const SourceFile& source) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "vmxkit/core/source_file.h"
+#include "vmxkit/vsphere/configspec.h"
 
 /// The vendor device groups a host offers to its VMs (vSphere API 8.0.0.1:
 /// `ConfigTarget.vendorDeviceGroupInfo`, VirtualMachineVendorDeviceGroupInfo), from the answer of
@@ -23,6 +24,16 @@ struct DeviceGroupComponent {
   std::string device_name;
   bool configurable = false;                ///< `isConfigurable`
   std::optional<std::int32_t> sequence_id;  ///< the template device's `deviceGroupInfo.sequenceId`
+  /// The template device (`device`) as vmxkit reads a ConfigSpec's devices: nullopt when there
+  /// is none, or it is not passthrough, or its members do not tell its kind.
+  std::optional<DeviceChange> device;
+  /// The template's type as written (`VirtualSriovEthernetCard`), where the document says it
+  /// (`_typeName`, `xsi:type`; govc's JSON does not).
+  std::string device_type;
+
+  bool is_vgpu() const { return type == "nvidiaVgpu"; }
+  /// An SR-IOV NIC, a DVX device or a passthrough device of a NIC vendor (Mellanox, Broadcom).
+  bool is_nic() const;
 };
 
 /// `VirtualMachineVendorDeviceGroupInfo`.

@@ -52,6 +52,12 @@ class Reader {
     return out;
   }
 
+  std::optional<DeviceChange> device(pugi::xml_node node) {
+    DeviceChange dc;
+    if (!read_device(node, dc)) return std::nullopt;
+    return dc;
+  }
+
   XmlDocument read_document(pugi::xml_node root) {
     XmlDocument out;
     pugi::xml_node op = root;
@@ -746,6 +752,10 @@ XmlConfigSpec read_configspec_xml(const SourceFile& source) {
   pugi::xml_document doc;
   xml::load(source, doc);
   return Reader(source).read(doc.document_element());
+}
+
+std::optional<DeviceChange> read_vim25_device(const SourceFile& source, pugi::xml_node device) {
+  return Reader(source).device(device);
 }
 
 XmlDocument read_vim25_xml(const SourceFile& source) {

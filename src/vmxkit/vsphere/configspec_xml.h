@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "vmxkit/core/source_file.h"
 #include "vmxkit/vsphere/configspec.h"
+
+namespace pugi {
+class xml_node;
+}  // namespace pugi
 
 /// vim25 `VirtualMachineConfigSpec` as XML: a standalone document whose root element (any name,
 /// vmxkit writes `<spec>`, pyVmomi's `SoapAdapter.Serialize` `<object xsi:type=...>`) holds the
@@ -66,6 +71,11 @@ struct XmlDocument {
 /// `config` property (naming the objects and properties it has), a VM whose `config` is missing
 /// from it.
 XmlDocument read_vim25_xml(const SourceFile& source);
+
+/// One `VirtualDevice` element of a document parsed from `source` (its `xsi:type` names the
+/// device), as the readers above read each device; nullopt for a device that is not passthrough.
+/// Throws vmxkit::Error as they do.
+std::optional<DeviceChange> read_vim25_device(const SourceFile& source, pugi::xml_node device);
 
 /// Writes a standalone ConfigSpec document, every field in the schema's element order, every
 /// polymorphic element with its `xsi:type`. Throws vmxkit::Error for a value XML cannot carry.

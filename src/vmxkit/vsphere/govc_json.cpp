@@ -46,6 +46,12 @@ class Reader : json::TypedReader {
     return out;
   }
 
+  std::optional<DeviceChange> device(const Value& d) {
+    DeviceChange dc;
+    if (!read_device(d, dc)) return std::nullopt;
+    return dc;
+  }
+
  private:
   static const Value* field(const Value& obj, std::string_view go_name) {
     return json::go_field(obj, go_name);
@@ -439,6 +445,10 @@ class Reader : json::TypedReader {
 };
 
 }  // namespace
+
+std::optional<DeviceChange> read_govc_device(const SourceFile& source, const json::Value& device) {
+  return Reader(source).device(device);
+}
 
 GovcDocument read_govc_json(const SourceFile& source) {
   const std::vector<Value> values = json::parse_sequence(source);

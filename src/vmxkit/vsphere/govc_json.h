@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "vmxkit/core/source_file.h"
 #include "vmxkit/vsphere/configspec.h"
+#include "vmxkit/vsphere/json.h"
 
 /// govc's JSON: what `govc vm.info -json` and `govc object.collect -json` print. govc encodes
 /// govmomi's Go types with Go's encoding/json (govc/flags/output.go, `json.NewEncoder` with a
@@ -50,5 +52,9 @@ struct GovcDocument {
 /// configuration: no VirtualMachines, a VM without Config, no `config` property, an update of
 /// another type of object.
 GovcDocument read_govc_json(const SourceFile& source);
+
+/// One VirtualDevice of govc's JSON (from `source`), as read_govc_json() reads each device of a
+/// VM; nullopt for a device that is not passthrough or whose members do not tell its kind.
+std::optional<DeviceChange> read_govc_device(const SourceFile& source, const json::Value& device);
 
 }  // namespace vmxkit::vsphere

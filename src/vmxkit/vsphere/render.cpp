@@ -126,6 +126,27 @@ ConfigSpec output_spec(const VmConfig& config, const RenderOptions& options) {
       break;
     }
   }
+  for (DeviceChange& dc : spec.device_change) {
+    if (!dc.group) continue;
+    for (const GroupTemplate& t : options.group_templates) {
+      if (t.group_instance_key != dc.group->group_instance_key ||
+          t.sequence_id != dc.group->sequence_id) {
+        continue;
+      }
+      DeviceChange device = t.device;
+      device.operation = "add";
+      device.key = dc.key;
+      device.group = dc.group;
+      if (device.type == DeviceType::sriov_ethernet && device.backing_type == BackingType::none) {
+        device.backing_type = dc.backing_type;
+        device.network_name = dc.network_name;
+        device.switch_uuid = dc.switch_uuid;
+        device.portgroup_key = dc.portgroup_key;
+      }
+      dc = std::move(device);
+      break;
+    }
+  }
   return spec;
 }
 

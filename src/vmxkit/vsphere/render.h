@@ -34,8 +34,20 @@ struct PhysicalFunction {
   std::string system_id;  ///< the host's system UUID (or a placeholder); empty: BYPASS
 };
 
+/// A member of a vendor device group that the outputs write as the host's template gives it
+/// (VirtualMachineVendorDeviceGroupInfoComponentDeviceInfo.device): the device of the
+/// ConfigSpec whose `deviceGroupInfo` has this key and sequenceId. It keeps that device's key
+/// and `deviceGroupInfo`; an SR-IOV adapter whose template has no network backing keeps the
+/// device's port group.
+struct GroupTemplate {
+  std::int32_t group_instance_key = 0;  ///< as from_vm_config() numbers groups: -1, -2, ...
+  std::int32_t sequence_id = 0;
+  DeviceChange device;
+};
+
 struct RenderOptions {
   std::string vm;  ///< SOAP: the VirtualMachine moref the request targets (`vm-123`)
+  std::vector<GroupTemplate> group_templates;
   /// The PFs of the SR-IOV VF entries, from the host capture: their backings then carry the
   /// PF's ids and the host's systemId. A PF not listed keeps the `.vmx` values (0, 0, BYPASS).
   std::vector<PhysicalFunction> physical_functions;
@@ -48,7 +60,8 @@ struct RenderOptions {
 std::string render(const VmConfig& config, OutputFormat format, const RenderOptions& options = {});
 
 /// The ConfigSpec the outputs send: from_vm_config(), with the SR-IOV physical function backings
-/// filled from `options.physical_functions`.
+/// filled from `options.physical_functions` and the group members of `options.group_templates`
+/// written as their templates.
 ConfigSpec output_spec(const VmConfig& config, const RenderOptions& options = {});
 
 /// A POSIX shell script of govc commands for the VM named by `$VM`. It checks first, before it

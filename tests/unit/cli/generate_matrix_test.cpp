@@ -56,6 +56,9 @@ std::vector<MatrixCase> read_matrix() {
       c.host_args.push_back(path.substr(0, path.size() - 7) + "memory.txt");
     }
     c.flags = words(body.substr(bar1 + 1, bar2 - bar1 - 1));
+    for (std::string& w : c.flags) {
+      if (w.starts_with("tests/")) w = source_path(w).string();  // a file of the project
+    }
     const std::string_view verdict = vmxkit::trim(body.substr(bar2 + 1));
     if (verdict.starts_with("refused:")) {
       c.refused = std::string(vmxkit::trim(verdict.substr(8)));

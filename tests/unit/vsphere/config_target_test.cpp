@@ -53,6 +53,17 @@ TEST_CASE("govc's vm.target.info JSON and a SOAP answer give the same groups", "
     CHECK_FALSE(g.components[1].configurable);
     CHECK(g.components[1].sequence_id == 1);
     CHECK(g.pairs_vgpu_with_nic());
+    // The template devices, read as a ConfigSpec's devices are.
+    REQUIRE(g.components[0].device);
+    CHECK(g.components[0].device->backing_type == BackingType::vmiop);
+    CHECK(g.components[0].device->vgpu == "grid_h100-80c");
+    CHECK(g.components[0].device_type == "VirtualPCIPassthrough");
+    REQUIRE(g.components[1].device);
+    CHECK(g.components[1].device->type == DeviceType::sriov_ethernet);
+    REQUIRE(g.components[1].device->dvx);
+    CHECK(g.components[1].device->dvx->device_class == "com.vmware.dvxpassthru");
+    CHECK_FALSE(g.components[1].device->physical_function);
+    CHECK(g.components[1].device_type == "VirtualSriovEthernetCard");
   }
   // Two vGPUs of an NVLink pair are no GPU-NIC group.
   const auto groups =
@@ -68,6 +79,7 @@ TEST_CASE("Go's PascalCase names and a ConfigTarget with no groups are read", "[
       {"Type": "sriovNic", "VendorName": "Mellanox", "DeviceName": "ConnectX-7"}]}]})");
   REQUIRE(groups.size() == 1);
   CHECK(groups[0].components[1].type == "sriovNic");
+  CHECK_FALSE(groups[0].components[1].device);  // no template: none read
   CHECK(groups[0].pairs_vgpu_with_nic());
   CHECK(read("target.json", R"({"numCpus": 8, "numCpuCores": 64})").empty());
   CHECK(read("target.xml",
@@ -92,6 +104,17 @@ TEST_CASE("what is no ConfigTarget is refused, saying what it is", "[spec][targe
         "target:1:42: a vendorDeviceGroupInfo entry without deviceGroupName");
   CHECK(error_of(R"({"numCpus": 1, "vendorDeviceGroupInfo": {}})") ==
         "target:1:41: vendorDeviceGroupInfo must be an array, not an object");
+  // A template device is read as strictly as a ConfigSpec's.
+  CHECK(error_of(R"({"numCpus": 1, "vendorDeviceGroupInfo": [{"deviceGroupName": "g",
+    "componentDeviceInfo": [{"type": "sriovNic", "device": {"sriovBacking":
+    {"physicalFunctionBacking": {"vendorId": 99999}}}}]}]})")
+            .starts_with("target:3:46: VendorId must be a PCI vendor id"));
+  CHECK(error_of("<ConfigTarget xmlns=\"urn:vim25\" xmlns:xsi=\"http://www.w3.org/2001/"
+                 "XMLSchema-instance\"><vendorDeviceGroupInfo><deviceGroupName>g"
+                 "</deviceGroupName><componentDeviceInfo><type>dvx</type>"
+                 "<device xsi:type=\"VirtualPCIPassthrough\"/></componentDeviceInfo>"
+                 "</vendorDeviceGroupInfo></ConfigTarget>")
+            .find("<device> without <key>") != std::string::npos);
 }
 
 TEST_CASE("generate --config-target names the host's groups of a vGPU and a NIC",
@@ -110,6 +133,8 @@ TEST_CASE("generate --config-target names the host's groups of a vGPU and a NIC"
                    "as a unit: 'nvidia-h100-cx7-0': H100 and ConnectX-7 under one PCIe switch "
                    "(nvidiaVgpu NVIDIA Corporation GH100 [H100 PCIe], dvx Mellanox Technologies "
                    "MT2910 Family [ConnectX-7])") != std::string::npos);
+  CHECK(r.err.find("This plan holds no group: --device-group NAME writes its vGPUs and NICs as "
+                   "instances of one") != std::string::npos);
   CHECK(r.err.find("nvidia-h100-nvlink-pair") == std::string::npos);
   CHECK(r.out == run_cli(vgpu).out);  // the plan itself does not change
 
