@@ -99,6 +99,10 @@ PlannedGroup plan_device_group(Plan& plan, const vsphere::VendorDeviceGroup& gro
       refuse(name, fmt::format("its vGPU is profile {} (isConfigurable false), not --vgpu {}",
                                c->device->vgpu, *plan.vgpu));
     }
+    plan.explanation.push_back(fmt::format(
+        "device group {}: its template's vGPU is {}; the plan's --vgpu {} is used (the group's "
+        "vGPU is configurable)",
+        name, c->device->vgpu, *plan.vgpu));
   }
   // The NICs' kinds: an SR-IOV adapter where the group has one, a passthrough device where not.
   for (const DeviceGroupComponent* c : nics) {

@@ -93,6 +93,34 @@ TEST_CASE("each vGPU and its NIC become one instance of the group, with the temp
         std::string::npos);
   CHECK(r.err.find("#2: GPU1 (sequenceId 0) + NIC1") != std::string::npos);
   CHECK(r.err.find("vCenter places each instance") != std::string::npos);
+  CHECK(r.err.find("template's vGPU is") == std::string::npos);  // the template's profile
+
+  // A configurable vGPU takes the plan's profile, and says so.
+  const auto other = run_cli({"generate",
+                              "--host",
+                              kHost,
+                              "--gpu",
+                              "auto",
+                              "--gpus",
+                              "1",
+                              "--nic",
+                              "auto",
+                              "--vgpu",
+                              "grid_h100-40c",
+                              "--sriov",
+                              "--system-id",
+                              "U",
+                              "--format",
+                              "vi-json",
+                              "--config-target",
+                              kTarget,
+                              "--device-group",
+                              kGroup});
+  REQUIRE(other.code == 0);
+  CHECK(nlohmann::json::parse(other.out)["deviceChange"][0]["device"]["backing"]["vgpu"] ==
+        "grid_h100-40c");
+  CHECK(other.err.find("its template's vGPU is grid_h100-80c; the plan's --vgpu grid_h100-40c "
+                       "is used (the group's vGPU is configurable)") != std::string::npos);
   CHECK(r.err.find("ESXi picks the physical GPU") == std::string::npos);
 }
 
