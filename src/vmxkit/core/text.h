@@ -27,6 +27,14 @@ constexpr bool istarts_with(std::string_view s, std::string_view prefix) {
   return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
 }
 
+/// `text` holds `word`, ignoring ASCII case.
+constexpr bool icontains(std::string_view text, std::string_view word) {
+  for (std::size_t i = 0; i + word.size() <= text.size(); ++i) {
+    if (iequals(text.substr(i, word.size()), word)) return true;
+  }
+  return false;
+}
+
 /// Length of the common prefix of `a` and `b`, ignoring ASCII case.
 constexpr std::size_t icommon_prefix(std::string_view a, std::string_view b) {
   std::size_t n = 0;

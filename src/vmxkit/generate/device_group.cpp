@@ -7,6 +7,7 @@
 #include <set>
 
 #include "vmxkit/core/error.h"
+#include "vmxkit/core/text.h"
 #include "vmxkit/generate/plan.h"
 #include "vmxkit/vsphere/text_checks.h"
 
@@ -35,6 +36,18 @@ bool template_is_sriov(const DeviceGroupComponent& c) {
 bool template_fixes_backing(const DeviceChange& d) {
   return d.dvx || d.physical_function || d.backing_type == BackingType::device ||
          d.backing_type == BackingType::dynamic;
+}
+
+// A component's deviceName ("GH100 [H100 PCIe]", as HostPciDevice names it) is the catalogue
+// model: one of its pci.ids names, or a name holding the model's.
+bool names_model(std::string_view device_name, const pci::CatalogEntry& model) {
+  std::string_view names = model.lspci_name;
+  while (!names.empty()) {
+    const std::size_t bar = names.find(" | ");
+    if (iequals(names.substr(0, bar), device_name)) return true;
+    names = bar == std::string_view::npos ? std::string_view() : names.substr(bar + 3);
+  }
+  return !model.model.empty() && icontains(device_name, model.model);
 }
 
 [[noreturn]] void refuse(const std::string& group, const std::string& why) {
@@ -164,6 +177,14 @@ PlannedGroup plan_device_group(Plan& plan, const vsphere::VendorDeviceGroup& gro
     std::vector<GroupMember> members;
     std::vector<std::string> parts;
     for (std::size_t k = 0; k < per_gpus; ++k) {
+      const Choice& gpu = plan.gpus[gpus[k]];
+      if (gpu.model != nullptr && !vgpus[k]->device_name.empty() &&
+          !names_model(vgpus[k]->device_name, *gpu.model)) {
+        plan.explanation.push_back(fmt::format(
+            "device group {}: its vGPU's GPU is {}, GPU{} is {}: vCenter places the group's "
+            "vGPU on the group's GPU, which the profile must run on",
+            name, vgpus[k]->device_name, gpus[k], gpu.model->model));
+      }
       members.push_back({gpus[k], *vgpus[k]->sequence_id, std::nullopt});
       parts.push_back(fmt::format("GPU{} (sequenceId {})", gpus[k], *vgpus[k]->sequence_id));
     }

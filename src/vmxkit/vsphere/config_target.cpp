@@ -20,13 +20,6 @@ namespace vmxkit::vsphere {
 namespace {
 
 using json::Value;
-
-bool icontains(std::string_view text, std::string_view word) {
-  for (std::size_t i = 0; i + word.size() <= text.size(); ++i) {
-    if (iequals(text.substr(i, word.size()), word)) return true;
-  }
-  return false;
-}
 using Type = json::Value::Type;
 
 // govc's JSON, by Go field name or camelCase json tag (json::go_field).

@@ -94,6 +94,7 @@ TEST_CASE("each vGPU and its NIC become one instance of the group, with the temp
   CHECK(r.err.find("#2: GPU1 (sequenceId 0) + NIC1") != std::string::npos);
   CHECK(r.err.find("vCenter places each instance") != std::string::npos);
   CHECK(r.err.find("template's vGPU is") == std::string::npos);  // the template's profile
+  CHECK(r.err.find("its vGPU's GPU is") == std::string::npos);   // the group's GPU model
 
   // A configurable vGPU takes the plan's profile, and says so.
   const auto other = run_cli({"generate",
@@ -311,4 +312,37 @@ TEST_CASE(
   CHECK(nic["backing"]["id"] == "0000:1b:00.0");  // the template's device, not the plan's
   CHECK(nic["backing"]["systemId"] == "S");
   CHECK(nic["key"] == -101);
+}
+
+TEST_CASE("a group whose vGPU sits on another GPU model than the plan's is named",
+          "[cli][generate][target]") {
+  // The L40S host with the test ConfigTarget's H100 group: vCenter would place the vGPU on the
+  // group's H100, where an L40S profile does not run.
+  const std::string esxi =
+      source_path("examples/hosts/synthetic-esxi-1s-2sw-4gpu-2nic.esxcli-pci.txt").string();
+  const auto r = run_cli({"generate",
+                          "--host",
+                          esxi,
+                          "--gpu",
+                          "auto",
+                          "--gpus",
+                          "1",
+                          "--nic",
+                          "auto",
+                          "--vgpu",
+                          "grid_l40s-48c",
+                          "--sriov",
+                          "--system-id",
+                          "U",
+                          "--format",
+                          "vi-json",
+                          "--config-target",
+                          kTarget,
+                          "--device-group",
+                          kGroup});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.err.find("device group \"nvidia-h100-cx7-0\": its vGPU's GPU is GH100 [H100 PCIe], "
+                   "GPU0 is L40S: vCenter places the group's vGPU on the group's GPU, which "
+                   "the profile must run on") != std::string::npos);
 }
