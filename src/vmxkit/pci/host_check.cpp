@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <utility>
 
 #include "vmxkit/core/error.h"
 #include "vmxkit/pci/text.h"
@@ -283,30 +285,53 @@ void check_ats(const Device& d, std::vector<HostFinding>& out) {
 void check_acs_redirect(const Host& host, std::vector<HostFinding>& out) {
   const Topology topo = analyze(host, {});
   std::set<std::size_t> reported;
-  auto report = [&](std::size_t a, std::size_t b, const std::vector<std::size_t>& redirect) {
-    for (const std::size_t br : redirect) {
+  std::map<std::size_t, std::pair<std::size_t, std::size_t>> bypassed;  // bridge -> a pair
+  auto report = [&](std::size_t a, std::size_t b, const Path& path) {
+    const bool ok = acs_redirect_bypassed(host, a, b, path);
+    for (const std::size_t br : path.acs_redirect) {
+      if (ok) {
+        bypassed.emplace(br, std::pair(a, b));
+        continue;
+      }
       if (!reported.insert(br).second) continue;
       const Device& d = host.at(br);
       out.push_back(
           {"acs-redirect", Severity::warning, d.bdf.to_string(),
-           fmt::format("ACS on bridge {} redirects peer traffic to the root complex ({}), "
-                       "on the path {} <-> {}; in a VM this is expected and needs ATS on the NIC",
-                       d.bdf.to_string(), d.acs->ctl_text(), host.at(a).bdf.to_string(),
-                       host.at(b).bdf.to_string()),
+           fmt::format(
+               "ACS on bridge {} redirects peer traffic to the root complex ({}), "
+               "on the path {} <-> {}; in a VM ACS stays on, and GPUDirect needs ATS on the NIC "
+               "and DirectTrans on the bridge (NVIDIA's VM configuration)",
+               d.bdf.to_string(), d.acs->ctl_text(), host.at(a).bdf.to_string(),
+               host.at(b).bdf.to_string()),
            fmt::format("bare metal: setpci -s {} ECAP_ACS+0x6.w=0000 (not persistent), or "
                        "pci=disable_acs_redir={} on the kernel command line",
                        d.bdf.to_string(), d.bdf.to_string())});
     }
   };
-  for (const PairVerdict& v : topo.pairs) report(v.a, v.b, v.path.acs_redirect);
+  for (const PairVerdict& v : topo.pairs) report(v.a, v.b, v.path);
   for (std::size_t i = 0; i < topo.nearest.size(); ++i) {
     const std::size_t g = topo.gpus[i];
     for (const Peer& p : topo.nearest[i].gpus) {
-      report(g, topo.gpus[p.index], classify(host, g, topo.gpus[p.index]).acs_redirect);
+      report(g, topo.gpus[p.index], classify(host, g, topo.gpus[p.index]));
     }
     for (const Peer& p : topo.nearest[i].nics) {
-      report(g, topo.nics[p.index], classify(host, g, topo.nics[p.index]).acs_redirect);
+      report(g, topo.nics[p.index], classify(host, g, topo.nics[p.index]));
     }
+  }
+  // A bridge whose redirect no pair is stopped by: said, not warned about.
+  for (const auto& [br, pair] : bypassed) {
+    if (reported.count(br) != 0) continue;
+    const Device& d = host.at(br);
+    out.push_back(
+        {"acs-redirect",
+         Severity::info,
+         d.bdf.to_string(),
+         fmt::format("ACS on bridge {} redirects peer traffic ({}), but DirectTrans+ lets the "
+                     "translated requests of devices with ATS on go peer to peer (on the path "
+                     "{} <-> {}), as NVIDIA's VM configuration has it",
+                     d.bdf.to_string(), d.acs->ctl_text(), host.at(pair.first).bdf.to_string(),
+                     host.at(pair.second).bdf.to_string()),
+         {}});
   }
 }
 

@@ -36,6 +36,30 @@ const Device& ats_owner(const Host& host, const Device& nic) {
   return host.at(*nic.physfn);
 }
 
+// The devices that start the pair's peer transfers: the NIC for a GPU and a NIC (GPUDirect RDMA
+// reads and writes GPU memory from the NIC), both GPUs for a GPU pair.
+std::vector<const Device*> initiators(const Host& host, const Device& a, const Device& b) {
+  const bool a_gpu = a.role == Role::gpu;
+  const bool b_gpu = b.role == Role::gpu;
+  if (a_gpu && b_gpu) return {&a, &b};
+  if (a_gpu) return {&ats_owner(host, b)};
+  if (b_gpu) return {&ats_owner(host, a)};
+  return {&ats_owner(host, a), &ats_owner(host, b)};
+}
+
+// ACS Direct Translated P2P (DirectTrans+) on every redirecting bridge, and ATS on every
+// initiator: translated requests then go peer to peer past the redirect. NVIDIA runs GPUDirect
+// RDMA in VMs so (ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans+, ATS on the
+// ConnectX; docs/research-notes.md).
+bool redirect_bypassed(const Host& host, const std::vector<std::size_t>& redirect,
+                       const std::vector<const Device*>& from) {
+  for (const std::size_t br : redirect) {
+    if ((host.at(br).acs->ctl & Acs::kDirectTrans) == 0) return false;
+  }
+  return std::all_of(from.begin(), from.end(),
+                     [](const Device* d) { return d->ats_enabled == true; });
+}
+
 void add(PairVerdict& v, ReasonKind kind, Verdict effect, std::string text, std::string fix = {}) {
   v.reasons.push_back(Reason{kind, effect, std::move(text), std::move(fix)});
   v.verdict = std::max(v.verdict, effect);
@@ -83,6 +107,8 @@ std::string_view to_string(ReasonKind kind) {
       return "path-unknown";
     case ReasonKind::acs_redirect:
       return "acs-redirect";
+    case ReasonKind::acs_direct_translated:
+      return "acs-direct-translated";
     case ReasonKind::gpu_no_gdr:
       return "gpu-no-gpudirect";
     case ReasonKind::nic_no_gdr:
@@ -308,6 +334,11 @@ void judge_amd_p2p(PairVerdict& v) {
 
 }  // namespace
 
+bool acs_redirect_bypassed(const Host& host, std::size_t a, std::size_t b, const Path& path) {
+  return !path.acs_redirect.empty() &&
+         redirect_bypassed(host, path.acs_redirect, initiators(host, host.at(a), host.at(b)));
+}
+
 PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b,
                        const AnalysisOptions& options) {
   PairVerdict v;
@@ -337,11 +368,24 @@ PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b,
       bits += fmt::format("{}{} ({})", bits.empty() ? "" : ", ", host.at(br).bdf.to_string(),
                           host.at(br).acs->ctl_text());
     }
-    add(v, ReasonKind::acs_redirect, Verdict::degraded,
-        fmt::format("ACS redirects P2P to the root complex on {}", bits),
-        fmt::format("on bare metal: setpci -s {} ECAP_ACS+0x6.w=0000 (or disable ACS/IOMMU in "
-                    "firmware); in a VM keep ACS and enable ATS on the NIC",
-                    host.at(v.path.acs_redirect.front()).bdf.to_string()));
+    const std::vector<const Device*> from = initiators(host, da, db);
+    if (acs_redirect_bypassed(host, a, b, v.path)) {
+      std::vector<std::string> names;
+      for (const Device* d : from) names.push_back(d->bdf.to_string());
+      add(v, ReasonKind::acs_direct_translated, Verdict::ok,
+          fmt::format("ACS redirects P2P on {}, but DirectTrans+ there lets the translated "
+                      "requests of {} (ATS on) go peer to peer, as NVIDIA's VM configuration has "
+                      "it",
+                      bits, fmt::join(names, " and ")));
+    } else {
+      add(v, ReasonKind::acs_redirect, Verdict::degraded,
+          fmt::format("ACS redirects P2P to the root complex on {}", bits),
+          fmt::format("on bare metal: setpci -s {} ECAP_ACS+0x6.w=0000 (or disable ACS/IOMMU in "
+                      "firmware); in a VM keep ACS, enable ATS on the NIC and DirectTrans on the "
+                      "bridge (NVIDIA's VM configuration: ReqRedir+ CmpltRedir+ UpstreamFwd+ "
+                      "EgressCtrl- DirectTrans+)",
+                      host.at(v.path.acs_redirect.front()).bdf.to_string()));
+    }
   }
   for (const Device* d : {&da, &db}) {
     if (d->role == Role::gpu) {

@@ -39,6 +39,13 @@ struct Path {
 /// Classifies the path between devices `a` and `b` (indices in host.devices()).
 Path classify(const Host& host, std::size_t a, std::size_t b);
 
+/// The ACS redirect of `path` (classify(host, a, b)) does not stop the pair's peer transfers:
+/// every redirecting bridge has ACS Direct Translated P2P on (`DirectTrans+`) and every device
+/// that starts them (the NIC of a GPU and a NIC, both GPUs of a pair) has ATS on, so their
+/// translated requests go peer to peer, as in NVIDIA's VM configuration. False when nothing
+/// redirects.
+bool acs_redirect_bypassed(const Host& host, std::size_t a, std::size_t b, const Path& path);
+
 /// classify(host, a, b).cls without the path's details: walks up from both devices to their
 /// lowest common bridge (O(tree depth)) and allocates nothing.
 PathClass path_class(const Host& host, std::size_t a, std::size_t b);
@@ -49,9 +56,12 @@ std::string_view to_string(Verdict verdict);
 
 /// Why a pair is not simply ok (or, for `path`, why it is).
 enum class ReasonKind : unsigned char {
-  path,               ///< the path class
-  path_unknown,       ///< NODE vs SYS cannot be told
-  acs_redirect,       ///< a bridge on the path redirects P2P to the root complex
+  path,          ///< the path class
+  path_unknown,  ///< NODE vs SYS cannot be told
+  acs_redirect,  ///< a bridge on the path redirects P2P to the root complex
+  /// ACS redirects on the path, but DirectTrans there lets the initiator's translated requests
+  /// (ATS on) go peer to peer: NVIDIA's VM configuration, not a problem.
+  acs_direct_translated,
   gpu_no_gdr,         ///< the GPU model has no GPUDirect RDMA/P2P (GeForce)
   nic_no_gdr,         ///< the NIC has no GPUDirect RDMA
   gdr_unknown,        ///< support of a device is not known

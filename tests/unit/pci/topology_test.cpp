@@ -280,6 +280,41 @@ TEST_CASE("each verdict reason fires on its own", "[pci][topology][verdict]") {
     CHECK(has_reason(v, ReasonKind::acs_redirect));
     CHECK(v.verdict == Verdict::degraded);
   }
+  SECTION("ACS redirect with DirectTrans+ and ATS on the NIC is NVIDIA's VM configuration") {
+    // DirectTrans+ on the ports that redirect: the NIC's translated requests go peer to peer.
+    auto direct = [](std::string text) {
+      for (std::size_t at = 0; (at = text.find("ReqRedir+", at)) != std::string::npos;) {
+        const std::size_t d = text.find("DirectTrans-", at);
+        text.replace(d, 12, "DirectTrans+");
+        at = d;
+      }
+      return text;
+    };
+    auto host = host_from({{"dt.txt", direct(socket(0x10, 0, {"gpu", "nic"}, true))}});
+    auto v = judge(host, Bdf{0, 0x13, 0, 0}, Bdf{0, 0x14, 0, 0});
+    CHECK(v.path.acs_redirect.size() == 2);
+    CHECK(has_reason(v, ReasonKind::acs_direct_translated));
+    CHECK_FALSE(has_reason(v, ReasonKind::acs_redirect));
+    CHECK(v.verdict == Verdict::ok);
+    CHECK(vmxkit::pci::acs_redirect_bypassed(host, *host.index_of(Bdf{0, 0x13, 0, 0}),
+                                             *host.index_of(Bdf{0, 0x14, 0, 0}), v.path));
+    // ATS off on the NIC: its requests are untranslated, and redirected.
+    host = host_from({{"dt.txt", direct(socket(0x10, 0, {"gpu", "nic-ats-off"}, true))}});
+    v = judge(host, Bdf{0, 0x13, 0, 0}, Bdf{0, 0x14, 0, 0});
+    CHECK(has_reason(v, ReasonKind::acs_redirect));
+    CHECK(has_reason(v, ReasonKind::ats_disabled));
+    CHECK(v.verdict == Verdict::degraded);
+    // Two GPUs whose capture shows no ATS: redirected.
+    host = host_from({{"dt.txt", direct(socket(0x10, 0, {"gpu", "gpu"}, true))}});
+    v = judge(host, Bdf{0, 0x13, 0, 0}, Bdf{0, 0x14, 0, 0});
+    CHECK(has_reason(v, ReasonKind::acs_redirect));
+    CHECK(v.verdict == Verdict::degraded);
+    // Without DirectTrans+ the NIC's ATS alone does not help.
+    host = host_from({{"acs.txt", socket(0x10, 0, {"gpu", "nic"}, true)}});
+    v = judge(host, Bdf{0, 0x13, 0, 0}, Bdf{0, 0x14, 0, 0});
+    CHECK_FALSE(vmxkit::pci::acs_redirect_bypassed(host, *host.index_of(Bdf{0, 0x13, 0, 0}),
+                                                   *host.index_of(Bdf{0, 0x14, 0, 0}), v.path));
+  }
   SECTION("a GeForce GPU is unsupported") {
     const auto host = host_from({{"g.txt", socket(0x10, 0, {"gpu-geforce", "nic"})}});
     const auto v = judge(host, Bdf{0, 0x13, 0, 0}, Bdf{0, 0x14, 0, 0});
@@ -491,6 +526,18 @@ TEST_CASE("host-check reports IOMMU, SR-IOV, ACS and ATS with the fixing command
   const auto ok = host_from({{"ok.txt", socket(0x10, 0, {"gpu", "nic"})}});
   f = check_host(ok, parse_kernel_cmdline("intel_iommu=on iommu=pt\n", "c"));
   CHECK(ids(f).empty());
+  // ACS redirect with DirectTrans+ and ATS on the NIC (NVIDIA's VM configuration) is said, as
+  // info; the same redirect without DirectTrans+ on the other NIC's port is a warning.
+  const auto dt =
+      host_from({{"dt.txt", vmxkit::test::read_bytes(vmxkit::test::source_path(
+                                "tests/data/rules/host-one-switch-acs-directtrans.txt"))}});
+  f = check_host(dt, std::nullopt, vmxkit::pci::HostKind::kvm);
+  std::vector<std::string> acs;
+  for (const auto& x : f) {
+    if (x.id == "acs-redirect")
+      acs.push_back(fmt::format("{} {}", x.subject, to_string(x.severity)));
+  }
+  CHECK(acs == std::vector<std::string>{"0000:17:01.0 warning", "0000:17:03.0 info"});
   // SR-IOV: VFs not created; more VFs than Total VFs.
   const auto sriov = host_from(
       {{"s.txt",
