@@ -13,10 +13,6 @@
 namespace vmxkit::guest {
 namespace {
 
-constexpr std::string_view kNcclPaths =
-    "NCCL src/graph/paths.cc ncclTopoCheckGdr (netGdrLevel = PATH_PXB, or PATH_P2C with "
-    "NCCL_NET_GDR_C2C=1, both below PATH_PHB), NCCL 2.30.7";
-
 const std::vector<CheckInfo> kChecks = {
     {"GUEST001", "gdr-kernel-path", Severity::error,
      "no GPUDirect RDMA kernel path: nvidia_peermem is not loaded and DMA-BUF is not possible",
