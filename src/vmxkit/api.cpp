@@ -609,15 +609,6 @@ std::optional<OutputFormat> parse_output_format(std::string_view name) {
 
 std::string render(const Plan& plan, OutputFormat format, const RenderOptions& options) {
   const auto& p = detail::Access::plan(plan);
-  const generate::Template tpl = generate::load_template(
-      options.template_name.empty() ? generate::default_template(p.plan) : options.template_name);
-  std::string vmx_text;
-  if (p.base) {
-    const vmx::Document base = vmx::Document::parse(p.base->bytes, p.base->path);
-    vmx_text = generate::merge_into(base, tpl, p.plan);
-  } else {
-    vmx_text = generate::render_template(tpl, p.plan);
-  }
   if (p.plan.device_group && (format == OutputFormat::vmx || format == OutputFormat::govc)) {
     throw Error(fmt::format(
         "--device-group {}: {} cannot carry a device group (no .vmx form of one is known, and "
@@ -625,17 +616,23 @@ std::string render(const Plan& plan, OutputFormat format, const RenderOptions& o
         vsphere::quote_for_message(p.plan.device_group->name),
         format == OutputFormat::vmx ? "a .vmx" : "a govc script"));
   }
-  if (format == OutputFormat::vmx) return vmx_text;
+  const generate::Template tpl = generate::load_template(
+      options.template_name.empty() ? generate::default_template(p.plan) : options.template_name);
   std::optional<vmx::Document> base;
   if (p.base) base = vmx::Document::parse(p.base->bytes, p.base->path);
+  std::string vmx_text =
+      base ? generate::merge_into(*base, tpl, p.plan) : generate::render_template(tpl, p.plan);
+  if (format == OutputFormat::vmx) return vmx_text;
   const vmx::Document doc =
       vmx::Document::parse(std::move(vmx_text), p.base ? p.base->path : "plan");
   vsphere::RenderOptions o;
   o.vm = options.vm;
   o.physical_functions = generate::physical_functions(p.plan);  // SR-IOV PF backings
   VmConfig config = vmx::to_vm_config(doc);
-  generate::add_device_group(p.plan, generate::device_indices(p.plan, base ? &*base : nullptr),
-                             config, o);
+  if (p.plan.device_group) {
+    generate::add_device_group(p.plan, generate::device_indices(p.plan, base ? &*base : nullptr),
+                               config, o);
+  }
   return vsphere::render(config, to_internal(format), o);
 }
 

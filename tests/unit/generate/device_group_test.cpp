@@ -23,20 +23,13 @@ const std::string kTarget =
     source_path("tests/data/vsphere/config-target/govc-vm-target-info.json").string();
 const std::string kGroup = "nvidia-h100-cx7-0";
 
-std::vector<std::string> generate(unsigned gpus, std::vector<std::string> more) {
-  std::vector<std::string> args = {"generate",
-                                   "--host",
-                                   kHost,
-                                   "--gpu",
-                                   "auto",
-                                   "--gpus",
-                                   std::to_string(gpus),
-                                   "--nic",
-                                   "auto",
-                                   "--vgpu",
-                                   "grid_h100-80c",
-                                   "--system-id",
-                                   "U"};
+// generate --gpu auto --gpus N --nic auto --vgpu PROFILE on `host`, then `more`.
+std::vector<std::string> generate(unsigned gpus, std::vector<std::string> more,
+                                  const std::string& vgpu = "grid_h100-80c",
+                                  const std::string& host = kHost) {
+  std::vector<std::string> args = {
+      "generate", "--host", host,     "--gpu", "auto",        "--gpus", std::to_string(gpus),
+      "--nic",    "auto",   "--vgpu", vgpu,    "--system-id", "U"};
   args.insert(args.end(), more.begin(), more.end());
   return args;
 }
@@ -97,26 +90,9 @@ TEST_CASE("each vGPU and its NIC become one instance of the group, with the temp
   CHECK(r.err.find("its vGPU's GPU is") == std::string::npos);   // the group's GPU model
 
   // A configurable vGPU takes the plan's profile, and says so.
-  const auto other = run_cli({"generate",
-                              "--host",
-                              kHost,
-                              "--gpu",
-                              "auto",
-                              "--gpus",
-                              "1",
-                              "--nic",
-                              "auto",
-                              "--vgpu",
-                              "grid_h100-40c",
-                              "--sriov",
-                              "--system-id",
-                              "U",
-                              "--format",
-                              "vi-json",
-                              "--config-target",
-                              kTarget,
-                              "--device-group",
-                              kGroup});
+  const auto other = run_cli(generate(
+      1, {"--sriov", "--format", "vi-json", "--config-target", kTarget, "--device-group", kGroup},
+      "grid_h100-40c"));
   REQUIRE(other.code == 0);
   CHECK(nlohmann::json::parse(other.out)["deviceChange"][0]["device"]["backing"]["vgpu"] ==
         "grid_h100-40c");
@@ -320,26 +296,9 @@ TEST_CASE("a group whose vGPU sits on another GPU model than the plan's is named
   // group's H100, where an L40S profile does not run.
   const std::string esxi =
       source_path("examples/hosts/synthetic-esxi-1s-2sw-4gpu-2nic.esxcli-pci.txt").string();
-  const auto r = run_cli({"generate",
-                          "--host",
-                          esxi,
-                          "--gpu",
-                          "auto",
-                          "--gpus",
-                          "1",
-                          "--nic",
-                          "auto",
-                          "--vgpu",
-                          "grid_l40s-48c",
-                          "--sriov",
-                          "--system-id",
-                          "U",
-                          "--format",
-                          "vi-json",
-                          "--config-target",
-                          kTarget,
-                          "--device-group",
-                          kGroup});
+  const auto r = run_cli(generate(
+      1, {"--sriov", "--format", "vi-json", "--config-target", kTarget, "--device-group", kGroup},
+      "grid_l40s-48c", esxi));
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK(r.err.find("device group \"nvidia-h100-cx7-0\": its vGPU's GPU is GH100 [H100 PCIe], "
