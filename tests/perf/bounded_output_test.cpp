@@ -118,7 +118,10 @@ std::vector<std::string> report_files(vmxkit::test::TempDir& dir) {
     paths.push_back((dir / ("vm" + std::to_string(i) + ".vmx")).string());
     vmxkit::test::write_bytes(paths.back(), texts[i]);
   }
-  for (const auto& path : vmxkit::test::corpus_files("vmx", ".vmx")) paths.push_back(path.string());
+  // Real files too: the repository's own .vmx files, 40 of them (the report is in the order
+  // given, so which ones does not matter).
+  const auto repo = vmxkit::test::repo_files(".vmx");
+  for (std::size_t i = 0; i < repo.size() && i < 40; ++i) paths.push_back(repo[i].string());
   return paths;
 }
 

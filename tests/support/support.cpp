@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -16,7 +17,11 @@
 namespace vmxkit::test {
 
 std::filesystem::path corpus_dir(const std::string& sub) {
-  std::filesystem::path dir = std::filesystem::path(VMXKIT_CORPUS_DIR) / sub;
+  // The environment may point elsewhere (a test of the suite without the corpus sets it to a
+  // folder that does not exist).
+  const char* env = std::getenv("VMXKIT_CORPUS_DIR");
+  std::filesystem::path dir =
+      std::filesystem::path(env != nullptr && *env != '\0' ? env : VMXKIT_CORPUS_DIR) / sub;
   if (!std::filesystem::is_directory(dir)) {
     throw std::runtime_error("corpus folder missing: " + dir.string());
   }
@@ -30,6 +35,21 @@ std::vector<std::filesystem::path> corpus_files(const std::string& sub, const st
   }
   std::sort(files.begin(), files.end());
   if (files.empty()) throw std::runtime_error("no " + ext + " files in corpus/" + sub);
+  return files;
+}
+
+std::vector<std::filesystem::path> repo_files(const std::string& ext) {
+  std::vector<std::filesystem::path> files;
+  for (const char* top : {"examples", "tests/rules", "tests/data"}) {
+    for (const auto& entry :
+         std::filesystem::recursive_directory_iterator(source_path(top))) {
+      if (entry.is_regular_file() && entry.path().extension() == ext) {
+        files.push_back(entry.path());
+      }
+    }
+  }
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw std::runtime_error("no " + ext + " files in examples/ or tests/");
   return files;
 }
 

@@ -8,10 +8,15 @@
 
 namespace vmxkit::test {
 
-/// `../shared/corpus/<sub>`; the tests fail (not skip) when it is missing.
+/// `../shared/corpus/<sub>` (or `$VMXKIT_CORPUS_DIR/<sub>`); the tests that call it carry the
+/// Catch tag [corpus] and fail (not skip) when it is missing.
 std::filesystem::path corpus_dir(const std::string& sub);
 /// Every regular file in a corpus folder with the extension (".vmx"), sorted by name.
 std::vector<std::filesystem::path> corpus_files(const std::string& sub, const std::string& ext);
+/// Every regular file with the extension under the repository's `examples/`, `tests/rules/` and
+/// `tests/data/` (the repo's own fixtures: inputs for tests that must pass without the corpus;
+/// not the fuzz seeds, which are not all text), sorted by path.
+std::vector<std::filesystem::path> repo_files(const std::string& ext);
 /// A path inside the source tree.
 std::filesystem::path source_path(const std::string& relative);
 

@@ -225,8 +225,55 @@ std::vector<std::string> tricky_inputs() {
     }
     out.push_back(std::move(text));
   }
-  for (const auto& path : test::corpus_files("vmx", ".vmx")) out.push_back(test::read_bytes(path));
+  for (const auto& path : test::repo_files(".vmx")) out.push_back(test::read_bytes(path));
   return out;
+}
+
+void check_scanner(const std::string& text) {
+  INFO(text);
+  const auto doc = Document::parse(text);
+  LineScanner scanner(text);
+  CHECK(scanner.has_bom() == doc.has_bom());
+  Line line;
+  std::size_t i = 0;
+  while (scanner.next(line)) {
+    REQUIRE(i < doc.lines().size());
+    const Line& kept = doc.lines()[i];
+    CHECK(std::memcmp(&line, &kept, sizeof(Line)) == 0);
+    CHECK(scanner.number() == i + 1);
+    ++i;
+  }
+  CHECK(i == doc.lines().size());
+  CHECK(has_malformed_line(text) == !doc.problems().empty());
+}
+
+void check_line_counts(const std::string& text) {
+  INFO(text);
+  const auto doc = Document::parse(text);
+  const LineCounts counts = count_lines(text);
+  CHECK(counts.lines() == doc.lines().size());
+  std::size_t lf = 0, crlf = 0, cr = 0;
+  for (const Line& l : doc.lines()) {
+    lf += l.ending == LineEnding::lf;
+    crlf += l.ending == LineEnding::crlf;
+    cr += l.ending == LineEnding::cr;
+  }
+  CHECK(counts.lf == lf);
+  CHECK(counts.crlf == crlf);
+  CHECK(counts.cr == cr);
+  CHECK(counts.dominant() == doc.dominant_line_ending());
+}
+
+void check_line_index(const std::string& text) {
+  INFO(text);
+  const auto doc = Document::parse(text);
+  const LineIndex expected(text);
+  const LineIndex got = doc.line_index();
+  REQUIRE(got.line_count() == expected.line_count());
+  for (std::size_t offset = 0; offset <= text.size(); ++offset) {
+    CHECK(got.location(offset).line == expected.location(offset).line);
+    CHECK(got.location(offset).column == expected.location(offset).column);
+  }
 }
 
 }  // namespace
@@ -238,56 +285,25 @@ TEST_CASE("a Line is a 32-byte record", "[vmx][parser][perf]") {
 }
 
 TEST_CASE("the line scanner yields exactly the lines the document keeps", "[vmx][parser]") {
-  for (const std::string& text : tricky_inputs()) {
-    INFO(text);
-    const auto doc = Document::parse(text);
-    LineScanner scanner(text);
-    CHECK(scanner.has_bom() == doc.has_bom());
-    Line line;
-    std::size_t i = 0;
-    while (scanner.next(line)) {
-      REQUIRE(i < doc.lines().size());
-      const Line& kept = doc.lines()[i];
-      CHECK(std::memcmp(&line, &kept, sizeof(Line)) == 0);
-      CHECK(scanner.number() == i + 1);
-      ++i;
-    }
-    CHECK(i == doc.lines().size());
-    CHECK(has_malformed_line(text) == !doc.problems().empty());
-  }
+  for (const std::string& text : tricky_inputs()) check_scanner(text);
 }
 
 TEST_CASE("count_lines counts the lines and their endings as the parser splits them",
           "[vmx][parser]") {
-  for (const std::string& text : tricky_inputs()) {
-    INFO(text);
-    const auto doc = Document::parse(text);
-    const LineCounts counts = count_lines(text);
-    CHECK(counts.lines() == doc.lines().size());
-    std::size_t lf = 0, crlf = 0, cr = 0;
-    for (const Line& l : doc.lines()) {
-      lf += l.ending == LineEnding::lf;
-      crlf += l.ending == LineEnding::crlf;
-      cr += l.ending == LineEnding::cr;
-    }
-    CHECK(counts.lf == lf);
-    CHECK(counts.crlf == crlf);
-    CHECK(counts.cr == cr);
-    CHECK(counts.dominant() == doc.dominant_line_ending());
-  }
+  for (const std::string& text : tricky_inputs()) check_line_counts(text);
 }
 
 TEST_CASE("a document's line index is the line index of its bytes", "[vmx][parser]") {
-  for (const std::string& text : tricky_inputs()) {
-    INFO(text);
-    const auto doc = Document::parse(text);
-    const LineIndex expected(text);
-    const LineIndex got = doc.line_index();
-    REQUIRE(got.line_count() == expected.line_count());
-    for (std::size_t offset = 0; offset <= text.size(); ++offset) {
-      CHECK(got.location(offset).line == expected.location(offset).line);
-      CHECK(got.location(offset).column == expected.location(offset).column);
-    }
+  for (const std::string& text : tricky_inputs()) check_line_index(text);
+}
+
+TEST_CASE("the scanner, line counts and line index agree with the parser on every corpus file",
+          "[vmx][parser][corpus]") {
+  for (const auto& path : test::corpus_files("vmx", ".vmx")) {
+    const std::string text = test::read_bytes(path);
+    check_scanner(text);
+    check_line_counts(text);
+    check_line_index(text);
   }
 }
 

@@ -107,7 +107,7 @@ TEST_CASE("edits leave malformed lines byte for byte", "[vmx][edit]") {
 namespace {
 
 // Documents with every line ending, BOMs, duplicates in any case, a last line without an
-// ending, malformed lines, and the corpus.
+// ending, malformed lines, and the repository's own .vmx files.
 std::vector<std::string> edit_inputs() {
   std::vector<std::string> out = {"",
                                   "\xEF\xBB\xBF",
@@ -118,26 +118,35 @@ std::vector<std::string> edit_inputs() {
                                   "\xEF\xBB\xBFk = \"1\"\nbad line\nK=2\n",
                                   "# only a comment\n\n",
                                   "k=\nk =\nk = # c\n"};
-  for (const auto& path : vmxkit::test::corpus_files("vmx", ".vmx")) {
+  for (const auto& path : vmxkit::test::repo_files(".vmx")) {
     out.push_back(vmxkit::test::read_bytes(path));
   }
   return out;
 }
 
+void check_byte_edits(const std::string& text) {
+  INFO(text);
+  const auto doc = Document::parse(text);
+  for (const std::string_view key :
+       {"k", "K", "pciPassthru.allowP2P", "pciPassthru0.id", "memsize", "displayName", "zzz"}) {
+    INFO(key);
+    CHECK(set_bytes(text, key, "new \"value\"|") ==
+          apply_edits(doc.bytes(), set(doc, key, "new \"value\"|")));
+    bool removed = false;
+    CHECK(unset_bytes(text, key, &removed) == apply_edits(doc.bytes(), unset(doc, key)));
+    CHECK(removed == !unset(doc, key).empty());
+  }
+}
+
 }  // namespace
 
 TEST_CASE("set_bytes and unset_bytes write what the document edits write", "[vmx][edit]") {
-  for (const std::string& text : edit_inputs()) {
-    INFO(text);
-    const auto doc = Document::parse(text);
-    for (const std::string_view key :
-         {"k", "K", "pciPassthru.allowP2P", "pciPassthru0.id", "memsize", "displayName", "zzz"}) {
-      INFO(key);
-      CHECK(set_bytes(text, key, "new \"value\"|") ==
-            apply_edits(doc.bytes(), set(doc, key, "new \"value\"|")));
-      bool removed = false;
-      CHECK(unset_bytes(text, key, &removed) == apply_edits(doc.bytes(), unset(doc, key)));
-      CHECK(removed == !unset(doc, key).empty());
-    }
+  for (const std::string& text : edit_inputs()) check_byte_edits(text);
+}
+
+TEST_CASE("set_bytes and unset_bytes write what the document edits write, on the corpus",
+          "[vmx][edit][corpus]") {
+  for (const auto& path : vmxkit::test::corpus_files("vmx", ".vmx")) {
+    check_byte_edits(vmxkit::test::read_bytes(path));
   }
 }

@@ -73,6 +73,48 @@ TEST_CASE("canonical form is stable on every well-formed corpus file", "[vmx][fm
   CHECK(formatted >= 25);
 }
 
+namespace {
+
+void check_bytes_match_document(const std::string& text) {
+  INFO(text);
+  const auto doc = Document::parse(text, "vm.vmx");
+  std::string from_doc;
+  std::string from_doc_error;
+  try {
+    from_doc = canonical_form(doc);
+  } catch (const Error& e) {
+    from_doc_error = e.what();
+  }
+  if (from_doc_error.empty()) {
+    CHECK(canonical_form(text, "vm.vmx") == from_doc);
+  } else {
+    REQUIRE_THROWS_AS(canonical_form(text, "vm.vmx"), Error);
+    try {
+      canonical_form(text, "vm.vmx");
+    } catch (const Error& e) {
+      CHECK(std::string(e.what()) == from_doc_error);
+    }
+  }
+}
+
+// The fast path (runs of canonical lines copied as they are) against rebuilding every line.
+void check_fast_matches_each_line(const std::string& bytes) {
+  std::string fast, each;
+  try {
+    fast = canonical_form(bytes, "c.vmx");
+  } catch (const Error& e) {
+    fast = std::string("error: ") + e.what();
+  }
+  try {
+    each = detail::canonical_form_each_line(bytes, "c.vmx");
+  } catch (const Error& e) {
+    each = std::string("error: ") + e.what();
+  }
+  CHECK(fast == each);
+}
+
+}  // namespace
+
 TEST_CASE("canonical form of the bytes is that of the document, errors included", "[vmx][fmt]") {
   std::vector<std::string> inputs = {"",
                                      "\xEF\xBB\xBF",
@@ -83,28 +125,14 @@ TEST_CASE("canonical form of the bytes is that of the document, errors included"
                                      "a = \"1\"\nbad line\n",
                                      "\xEF\xBB\xBF"
                                      "bad"};
-  for (const auto& path : test::corpus_files("vmx", ".vmx"))
-    inputs.push_back(test::read_bytes(path));
-  for (const std::string& text : inputs) {
-    INFO(text);
-    const auto doc = Document::parse(text, "vm.vmx");
-    std::string from_doc;
-    std::string from_doc_error;
-    try {
-      from_doc = canonical_form(doc);
-    } catch (const Error& e) {
-      from_doc_error = e.what();
-    }
-    if (from_doc_error.empty()) {
-      CHECK(canonical_form(text, "vm.vmx") == from_doc);
-    } else {
-      REQUIRE_THROWS_AS(canonical_form(text, "vm.vmx"), Error);
-      try {
-        canonical_form(text, "vm.vmx");
-      } catch (const Error& e) {
-        CHECK(std::string(e.what()) == from_doc_error);
-      }
-    }
+  for (const auto& path : test::repo_files(".vmx")) inputs.push_back(test::read_bytes(path));
+  for (const std::string& text : inputs) check_bytes_match_document(text);
+}
+
+TEST_CASE("canonical form of the bytes is that of the document on every corpus file",
+          "[vmx][fmt][corpus]") {
+  for (const auto& path : test::corpus_files("vmx", ".vmx")) {
+    check_bytes_match_document(test::read_bytes(path));
   }
 }
 
@@ -290,24 +318,15 @@ TEST_CASE("canonical form copies canonical lines in runs exactly as rebuilding e
   CHECK(compared == 3 * lines.size() * 2 * 2 * 3);
 }
 
-TEST_CASE("canonical form of every corpus file matches rebuilding each line", "[vmx][fmt]") {
-  std::size_t files = 0;
-  for (const auto& entry :
-       std::filesystem::directory_iterator(vmxkit::test::source_path("../shared/corpus/vmx"))) {
-    const std::string bytes = vmxkit::test::read_bytes(entry.path());
-    std::string fast, each;
-    try {
-      fast = canonical_form(bytes, "c.vmx");
-    } catch (const Error& e) {
-      fast = std::string("error: ") + e.what();
-    }
-    try {
-      each = detail::canonical_form_each_line(bytes, "c.vmx");
-    } catch (const Error& e) {
-      each = std::string("error: ") + e.what();
-    }
-    CHECK(fast == each);
-    ++files;
-  }
-  CHECK(files > 10);
+TEST_CASE("canonical form of every repository .vmx matches rebuilding each line", "[vmx][fmt]") {
+  const auto files = vmxkit::test::repo_files(".vmx");
+  for (const auto& path : files) check_fast_matches_each_line(vmxkit::test::read_bytes(path));
+  CHECK(files.size() > 100);
+}
+
+TEST_CASE("canonical form of every corpus file matches rebuilding each line",
+          "[vmx][fmt][corpus]") {
+  const auto files = vmxkit::test::corpus_files("vmx", ".vmx");
+  for (const auto& path : files) check_fast_matches_each_line(vmxkit::test::read_bytes(path));
+  CHECK(files.size() > 10);
 }

@@ -80,8 +80,7 @@ TEST_CASE("ConfigSpec input that breaks the schema loads with its schema problem
 TEST_CASE("truncated and corrupted documents fail with an Error, never a crash",
           "[spec][load][safety]") {
   const ConfigSpec spec = from_vm_config(test::plan_config());
-  const auto ovf_path =
-      test::corpus_dir("configspec") / "ovf_govmomi_pci_passthrough_legacy_directpath.ovf";
+  const auto ovf_path = test::source_path("tests/data/vsphere/ovf/sriov-device-groups.ovf");
   for (const std::string& doc : {write_configspec_xml(spec), write_soap_envelope(spec, "vm-1"),
                                  write_vi_json(spec), test::read_bytes(ovf_path)}) {
     for (std::size_t cut = 0; cut < doc.size(); cut += 7) {
