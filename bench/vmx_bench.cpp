@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "vmxkit/vmx/document.h"
+#include "vmxkit/formats/vmx/document.h"
 
 namespace {
 

@@ -26,9 +26,9 @@
 
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
-#include "vmxkit/rules/rule.h"
-#include "vmxkit/vmx/document.h"
-#include "vmxkit/vmx/edit.h"
+#include "vmxkit/checks/rule.h"
+#include "vmxkit/formats/vmx/document.h"
+#include "vmxkit/formats/vmx/edit.h"
 #include "vmxkit/vmxkit.h"
 
 namespace py = pybind11;

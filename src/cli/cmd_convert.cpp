@@ -15,10 +15,10 @@
 #include "cli/report.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
-#include "vmxkit/rules/parse_problems.h"
-#include "vmxkit/vsphere/configspec.h"
-#include "vmxkit/vsphere/load.h"
-#include "vmxkit/vsphere/render.h"
+#include "vmxkit/checks/parse_problems.h"
+#include "vmxkit/formats/vsphere/configspec.h"
+#include "vmxkit/formats/vsphere/load.h"
+#include "vmxkit/formats/vsphere/render.h"
 
 namespace vmxkit::cli {
 namespace {

@@ -8,7 +8,7 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "vmxkit/core/error.h"
-#include "vmxkit/vmx/edit.h"
+#include "vmxkit/formats/vmx/edit.h"
 
 namespace vmxkit::cli {
 namespace {

@@ -16,7 +16,7 @@
 #include "cli/common.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
-#include "vmxkit/vmx/format.h"
+#include "vmxkit/formats/vmx/canonical.h"
 
 namespace vmxkit::cli {
 namespace {

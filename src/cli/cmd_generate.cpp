@@ -17,7 +17,7 @@
 #include "vmxkit/api_internal.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/vmxkit.h"
-#include "vmxkit/vsphere/config_target.h"
+#include "vmxkit/formats/vsphere/config_target.h"
 
 namespace vmxkit::cli {
 namespace {

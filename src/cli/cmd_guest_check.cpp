@@ -15,8 +15,8 @@
 #include "cli/lint_output.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
-#include "vmxkit/guest/checks.h"
-#include "vmxkit/guest/guest.h"
+#include "vmxkit/checks/guest_checks.h"
+#include "vmxkit/model/guest.h"
 
 namespace vmxkit::cli {
 

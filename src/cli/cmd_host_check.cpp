@@ -14,8 +14,8 @@
 #include "cli/live.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
-#include "vmxkit/pci/host_check.h"
-#include "vmxkit/pci/topology.h"
+#include "vmxkit/checks/host_checks.h"
+#include "vmxkit/analysis/topology.h"
 
 namespace vmxkit::cli {
 

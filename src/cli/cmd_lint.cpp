@@ -22,8 +22,8 @@
 #include "cli/report.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
-#include "vmxkit/pci/host.h"
-#include "vmxkit/rules/engine.h"
+#include "vmxkit/model/host.h"
+#include "vmxkit/checks/engine.h"
 
 namespace vmxkit::cli {
 namespace {

@@ -13,8 +13,8 @@
 #include "cli/json_output.h"
 #include "cli/live.h"
 #include "vmxkit/core/error.h"
-#include "vmxkit/pci/mmio.h"
-#include "vmxkit/pci/topology.h"
+#include "vmxkit/analysis/mmio.h"
+#include "vmxkit/analysis/topology.h"
 
 namespace vmxkit::cli {
 

@@ -10,8 +10,8 @@
 #include "cli/common.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
-#include "vmxkit/guest/guest.h"
-#include "vmxkit/guest/nccl_topo.h"
+#include "vmxkit/model/guest.h"
+#include "vmxkit/analysis/nccl_topo.h"
 
 namespace vmxkit::cli {
 

@@ -11,8 +11,8 @@
 #include "cli/common.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/text.h"
-#include "vmxkit/rules/docs.h"
-#include "vmxkit/rules/rule.h"
+#include "vmxkit/report/check_docs.h"
+#include "vmxkit/checks/rule.h"
 
 namespace vmxkit::cli {
 

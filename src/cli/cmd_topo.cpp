@@ -17,12 +17,12 @@
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/core/source_file.h"
-#include "vmxkit/pci/diagram.h"
-#include "vmxkit/pci/host_check.h"
-#include "vmxkit/pci/topology.h"
-#include "vmxkit/rules/context.h"
-#include "vmxkit/rules/topology_pairs.h"
-#include "vmxkit/vmx/document.h"
+#include "vmxkit/report/diagram.h"
+#include "vmxkit/checks/host_checks.h"
+#include "vmxkit/analysis/topology.h"
+#include "vmxkit/checks/context.h"
+#include "vmxkit/analysis/vm_pairs.h"
+#include "vmxkit/formats/vmx/document.h"
 
 namespace vmxkit::cli {
 

@@ -9,7 +9,7 @@
 #include "cli/report.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
-#include "vmxkit/rules/parse_problems.h"
+#include "vmxkit/checks/parse_problems.h"
 
 namespace vmxkit::cli {
 

@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "vmxkit/pci/catalog.h"
-#include "vmxkit/pci/host.h"
-#include "vmxkit/vmx/document.h"
+#include "vmxkit/devices/catalog.h"
+#include "vmxkit/model/host.h"
+#include "vmxkit/formats/vmx/document.h"
 
 namespace CLI {
 class App;

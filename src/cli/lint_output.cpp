@@ -9,7 +9,7 @@
 
 #include "cli/json_output.h"
 #include "cli/report.h"
-#include "vmxkit/rules/rule.h"
+#include "vmxkit/checks/rule.h"
 
 namespace vmxkit::cli {
 namespace {

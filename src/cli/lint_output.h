@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "vmxkit/rules/engine.h"
+#include "vmxkit/checks/engine.h"
 
 namespace vmxkit::cli {
 

@@ -15,9 +15,9 @@
 #include "cli/lint_output.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
-#include "vmxkit/pci/vsphere_api.h"
-#include "vmxkit/rules/engine.h"
-#include "vmxkit/vsphere/load.h"
+#include "vmxkit/formats/host/vsphere_api.h"
+#include "vmxkit/checks/engine.h"
+#include "vmxkit/formats/vsphere/load.h"
 
 namespace vmxkit::cli {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cli/common.h"
-#include "vmxkit/pci/host.h"
+#include "vmxkit/model/host.h"
 #include "vmxkit/vsphere/client.h"
 
 namespace CLI {

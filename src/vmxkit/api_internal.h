@@ -3,8 +3,8 @@
 // installed.
 #pragma once
 
-#include "vmxkit/pci/catalog.h"
-#include "vmxkit/pci/host.h"
+#include "vmxkit/devices/catalog.h"
+#include "vmxkit/model/host.h"
 #include "vmxkit/vmxkit.h"
 
 namespace vmxkit::detail {

@@ -8,8 +8,8 @@
 #include <string_view>
 
 #include "vmxkit/core/error.h"
-#include "vmxkit/guest/checks.h"
-#include "vmxkit/guest/guest.h"
+#include "vmxkit/checks/guest_checks.h"
+#include "vmxkit/model/guest.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

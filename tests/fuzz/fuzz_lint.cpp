@@ -11,9 +11,9 @@
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/text_edit.h"
 #include "vmxkit/core/wide_encoding.h"
-#include "vmxkit/pci/host.h"
-#include "vmxkit/rules/engine.h"
-#include "vmxkit/vsphere/load.h"
+#include "vmxkit/model/host.h"
+#include "vmxkit/checks/engine.h"
+#include "vmxkit/formats/vsphere/load.h"
 
 #define FUZZ_ASSERT(cond)      \
   do {                         \

@@ -7,8 +7,8 @@
 #include <string_view>
 
 #include "vmxkit/core/error.h"
-#include "vmxkit/pci/host.h"
-#include "vmxkit/pci/topology.h"
+#include "vmxkit/model/host.h"
+#include "vmxkit/analysis/topology.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

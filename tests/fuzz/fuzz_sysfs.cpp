@@ -27,8 +27,8 @@
 #include <vector>
 
 #include "vmxkit/core/error.h"
-#include "vmxkit/pci/host.h"
-#include "vmxkit/pci/topology.h"
+#include "vmxkit/model/host.h"
+#include "vmxkit/analysis/topology.h"
 
 namespace {
 

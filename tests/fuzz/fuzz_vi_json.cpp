@@ -10,8 +10,8 @@
 
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/source_file.h"
-#include "vmxkit/vsphere/configspec.h"
-#include "vmxkit/vsphere/vi_json.h"
+#include "vmxkit/formats/vsphere/configspec.h"
+#include "vmxkit/formats/vsphere/vi_json.h"
 
 using namespace vmxkit;
 using namespace vmxkit::vsphere;

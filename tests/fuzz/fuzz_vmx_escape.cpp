@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "vmxkit/vmx/escape.h"
+#include "vmxkit/formats/vmx/escape.h"
 
 using namespace vmxkit::vmx;
 

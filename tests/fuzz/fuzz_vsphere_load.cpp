@@ -11,9 +11,9 @@
 
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/source_file.h"
-#include "vmxkit/vsphere/config_target.h"
-#include "vmxkit/vsphere/load.h"
-#include "vmxkit/vsphere/render.h"
+#include "vmxkit/formats/vsphere/config_target.h"
+#include "vmxkit/formats/vsphere/load.h"
+#include "vmxkit/formats/vsphere/render.h"
 
 using namespace vmxkit::vsphere;
 

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <mutex>
 
-#include "vmxkit/vsphere/xml_support.h"
+#include "vmxkit/formats/vsphere/xml_support.h"
 
 namespace vmxkit::vsphere {
 namespace {

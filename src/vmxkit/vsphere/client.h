@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "vmxkit/vsphere/soap.h"
+#include "vmxkit/formats/vsphere/soap.h"
 
 /// The vSphere API client: SOAP over HTTPS (libcurl, certificate verification on unless
 /// `insecure`), login with a user and password or a session cookie, RetrievePropertiesEx and

@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "support/support.h"
-#include "vmxkit/vmx/format.h"
+#include "vmxkit/formats/vmx/canonical.h"
 
 using vmxkit::test::read_bytes;
 using vmxkit::test::run_cli;

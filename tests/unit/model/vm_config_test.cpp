@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "support/support.h"
-#include "vmxkit/vmx/document.h"
+#include "vmxkit/formats/vmx/document.h"
 
 using namespace vmxkit;
 

@@ -7,7 +7,7 @@
 #include <deque>
 
 #include "vmxkit/core/error.h"
-#include "vmxkit/vsphere/soap.h"
+#include "vmxkit/formats/vsphere/soap.h"
 
 namespace soap = vmxkit::vsphere::soap;
 using vmxkit::vsphere::Client;

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: Apache-2.0
+// A host's vendor device group (vSphere API 8.0.0.1, ConfigTarget.vendorDeviceGroupInfo) applied
+// to a plan: its vGPUs and NICs become instances of the group, which vCenter places as a unit.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "vmxkit/core/error.h"
+#include "vmxkit/core/text.h"
+#include "vmxkit/analysis/plan.h"
+#include "vmxkit/formats/vsphere/text_checks.h"
+
+namespace vmxkit::generate {
+namespace {
+
+using vsphere::BackingType;
+using vsphere::DeviceChange;
+using vsphere::DeviceGroupComponent;
+using vsphere::DeviceType;
+using vsphere::quote_for_message;
+
+std::string describe(const DeviceGroupComponent& c) {
+  return fmt::format("{} {} {}", c.type, c.vendor_name, c.device_name);
+}
+
+// The template is an SR-IOV network adapter: as read, else by its type name, else by the
+// component's type (a `sriovNic` with no template is one).
+bool template_is_sriov(const DeviceGroupComponent& c) {
+  if (c.device) return c.device->type == DeviceType::sriov_ethernet;
+  if (!c.device_type.empty()) return c.device_type == "VirtualSriovEthernetCard";
+  return c.type == "sriovNic";
+}
+
+// The template says how the device is backed, so the ConfigSpec writes it as the template.
+bool template_fixes_backing(const DeviceChange& d) {
+  return d.dvx || d.physical_function || d.backing_type == BackingType::device ||
+         d.backing_type == BackingType::dynamic;
+}
+
+// A component's deviceName ("GH100 [H100 PCIe]", as HostPciDevice names it) is the catalogue
+// model: one of its pci.ids names, or a name holding the model's.
+bool names_model(std::string_view device_name, const pci::CatalogEntry& model) {
+  std::string_view names = model.lspci_name;
+  while (!names.empty()) {
+    const std::size_t bar = names.find(" | ");
+    if (iequals(names.substr(0, bar), device_name)) return true;
+    names = bar == std::string_view::npos ? std::string_view() : names.substr(bar + 3);
+  }
+  return !model.model.empty() && icontains(device_name, model.model);
+}
+
+[[noreturn]] void refuse(const std::string& group, const std::string& why) {
+  throw Error(fmt::format("--device-group {}: {}", group, why));
+}
+
+}  // namespace
+
+PlannedGroup plan_device_group(Plan& plan, const vsphere::VendorDeviceGroup& group) {
+  const std::string name = quote_for_message(group.device_group_name);
+  std::vector<const DeviceGroupComponent*> vgpus;
+  std::vector<const DeviceGroupComponent*> nics;
+  for (const DeviceGroupComponent& c : group.components) {
+    if (c.is_vgpu()) {
+      vgpus.push_back(&c);
+    } else if (c.is_nic()) {
+      nics.push_back(&c);
+    } else {
+      refuse(name,
+             fmt::format("holds {}: vmxkit writes groups of vGPUs and NICs only", describe(c)));
+    }
+  }
+  if (vgpus.empty() || nics.empty()) {
+    refuse(name, fmt::format("pairs no vGPU with a NIC ({} component{}); vmxkit writes groups "
+                             "for GPUDirect RDMA from a vGPU",
+                             group.components.size(), group.components.size() == 1 ? "" : "s"));
+  }
+  std::set<std::int32_t> sequence_ids;
+  for (const DeviceGroupComponent& c : group.components) {
+    if (!c.sequence_id) {
+      refuse(name, fmt::format("the host's template of {} has no deviceGroupInfo.sequenceId, "
+                               "which each member of the group takes from it",
+                               describe(c)));
+    }
+    if (!sequence_ids.insert(*c.sequence_id).second) {
+      refuse(name, fmt::format("two components have sequenceId {}", *c.sequence_id));
+    }
+  }
+  if (!plan.vgpu) refuse(name, "the group's GPU is a vGPU: generate with --vgpu PROFILE");
+  const std::size_t per_gpus = vgpus.size();
+  const std::size_t per_nics = nics.size();
+  if (plan.gpus.size() % per_gpus != 0) {
+    refuse(name, fmt::format("an instance holds {} vGPUs; the plan's {} make no whole instances",
+                             per_gpus, plan.gpus.size()));
+  }
+  const std::size_t count = plan.gpus.size() / per_gpus;
+  if (plan.nics.size() != count * per_nics) {
+    refuse(name,
+           fmt::format("an instance holds {} vGPU{} and {} NIC{}: the plan's {} vGPU{} need {} "
+                       "NIC{}, it has {}",
+                       per_gpus, per_gpus == 1 ? "" : "s", per_nics, per_nics == 1 ? "" : "s",
+                       plan.gpus.size(), plan.gpus.size() == 1 ? "" : "s", count * per_nics,
+                       count * per_nics == 1 ? "" : "s", plan.nics.size()));
+  }
+  // A vGPU profile the group fixes.
+  for (const DeviceGroupComponent* c : vgpus) {
+    if (!c->device || c->device->backing_type != BackingType::vmiop || c->device->vgpu.empty() ||
+        c->device->vgpu == *plan.vgpu) {
+      continue;
+    }
+    if (!c->configurable) {
+      refuse(name, fmt::format("its vGPU is profile {} (isConfigurable false), not --vgpu {}",
+                               c->device->vgpu, *plan.vgpu));
+    }
+    plan.explanation.push_back(fmt::format(
+        "device group {}: its template's vGPU is {}; the plan's --vgpu {} is used (the group's "
+        "vGPU is configurable)",
+        name, c->device->vgpu, *plan.vgpu));
+  }
+  // The NICs' kinds: an SR-IOV adapter where the group has one, a passthrough device where not.
+  for (const DeviceGroupComponent* c : nics) {
+    const bool sriov = template_is_sriov(*c);
+    if (c->type == "dvx" && !(c->device && c->device->dvx)) {
+      refuse(name, fmt::format("the host's template of {} names no DVX device class, without which "
+                               "vmxkit cannot write the device",
+                               describe(*c)));
+    }
+    if (c->device && c->device->backing_type == BackingType::vmiop) {
+      refuse(name, fmt::format("the host's template of {} is a vGPU, not a NIC", describe(*c)));
+    }
+    for (const Choice& n : plan.nics) {
+      if (n.sriov_vf == sriov) continue;
+      refuse(name, fmt::format("its {} is {}: {}", describe(*c),
+                               sriov ? "an SR-IOV network adapter" : "a passthrough device",
+                               sriov ? "add --sriov" : "leave out --sriov"));
+    }
+  }
+
+  PlannedGroup out;
+  out.name = group.device_group_name;
+  const bool paired = std::any_of(plan.pairs.begin(), plan.pairs.end(),
+                                  [](const Pairing& p) { return !p.peer_is_gpu; });
+  std::set<std::size_t> used_nics;
+  for (std::size_t i = 0; i < count; ++i) {
+    std::vector<std::size_t> gpus;
+    for (std::size_t k = 0; k < per_gpus; ++k) gpus.push_back(i * per_gpus + k);
+    std::vector<std::size_t> instance_nics;
+    if (paired) {
+      for (const Pairing& p : plan.pairs) {
+        if (p.peer_is_gpu || std::find(gpus.begin(), gpus.end(), p.gpu) == gpus.end()) continue;
+        if (std::find(instance_nics.begin(), instance_nics.end(), p.peer) == instance_nics.end()) {
+          instance_nics.push_back(p.peer);
+        }
+      }
+      std::sort(instance_nics.begin(), instance_nics.end());
+    } else {
+      for (std::size_t k = 0; k < per_nics; ++k) instance_nics.push_back(i * per_nics + k);
+    }
+    const std::string gpu_names =
+        fmt::format("GPU{}", fmt::join(gpus, " GPU"));  // "GPU0", "GPU0 GPU1"
+    if (instance_nics.size() != per_nics) {
+      refuse(name, fmt::format("{} {} paired with {} NIC{} ({}); an instance needs {} of its own",
+                               gpu_names, gpus.size() == 1 ? "is" : "are", instance_nics.size(),
+                               instance_nics.size() == 1 ? "" : "s",
+                               instance_nics.empty()
+                                   ? std::string("none")
+                                   : fmt::format("NIC{}", fmt::join(instance_nics, ", NIC")),
+                               per_nics));
+    }
+    for (const std::size_t n : instance_nics) {
+      if (!used_nics.insert(n).second) {
+        refuse(name, fmt::format("NIC{} is paired with GPUs of two instances; an instance needs "
+                                 "NICs of its own",
+                                 n));
+      }
+    }
+    std::vector<GroupMember> members;
+    std::vector<std::string> parts;
+    for (std::size_t k = 0; k < per_gpus; ++k) {
+      const Choice& gpu = plan.gpus[gpus[k]];
+      if (gpu.model != nullptr && !vgpus[k]->device_name.empty() &&
+          !names_model(vgpus[k]->device_name, *gpu.model)) {
+        plan.explanation.push_back(fmt::format(
+            "device group {}: its vGPU's GPU is {}, GPU{} is {}: vCenter places the group's "
+            "vGPU on the group's GPU, which the profile must run on",
+            name, vgpus[k]->device_name, gpus[k], gpu.model->model));
+      }
+      members.push_back({gpus[k], *vgpus[k]->sequence_id, std::nullopt});
+      parts.push_back(fmt::format("GPU{} (sequenceId {})", gpus[k], *vgpus[k]->sequence_id));
+    }
+    for (std::size_t k = 0; k < per_nics; ++k) {
+      const DeviceGroupComponent& c = *nics[k];
+      GroupMember m{plan.gpus.size() + instance_nics[k], *c.sequence_id, std::nullopt};
+      std::string as;
+      if (c.device && template_fixes_backing(*c.device)) {
+        m.template_device = *c.device;
+        as = c.device->dvx ? fmt::format(", as the group's template: DVX class {}",
+                                         c.device->dvx->device_class)
+                           : ", as the group's template";
+      }
+      parts.push_back(fmt::format("NIC{} (sequenceId {}{})", instance_nics[k], *c.sequence_id, as));
+      members.push_back(std::move(m));
+    }
+    // In device order, as the VM lists them.
+    std::sort(members.begin(), members.end(),
+              [](const GroupMember& a, const GroupMember& b) { return a.device < b.device; });
+    plan.explanation.push_back(
+        fmt::format("device group {} #{}: {}", name, i + 1, fmt::join(parts, " + ")));
+    out.instances.push_back(std::move(members));
+  }
+  plan.explanation.push_back(fmt::format(
+      "vGPU placement: vCenter places each instance of {} as a unit, on the devices the "
+      "vendor found linked (NVIDIA: device groups \"guarantee correct placement across PCIe "
+      "switches\"); the paths below are those of the devices named here, which need not be the "
+      "ones the group gets. The ConfigSpec, SOAP, VI/JSON and PowerCLI outputs carry the group; "
+      "a .vmx and govc cannot",
+      name));
+  return out;
+}
+
+}  // namespace vmxkit::generate

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vmxkit/analysis/mmio.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <limits>
+#include <string_view>
+
+#include "vmxkit/core/error.h"
+
+namespace vmxkit::pci {
+namespace {
+
+constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
+
+std::string gib_text(std::uint64_t bytes) {
+  if (bytes % kGiB == 0) return fmt::format("{} GiB", bytes / kGiB);
+  return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / static_cast<double>(kGiB));
+}
+
+// Where a BAR was read: its `Region` line, else the first input line that described the device
+// (with several captures, the -tv tree may come first and has no BARs).
+std::string origin_text(const Device& d, const Bar& b) {
+  if (!d.bars_from.path.empty() && b.line != 0) {
+    return fmt::format("lspci {}:{}", d.bars_from.path, b.line);
+  }
+  if (d.origins.empty()) return "capture";
+  for (const Origin& o : d.origins) {
+    if (o.line != 0) return "lspci " + o.to_string();
+  }
+  return d.origins.front().path;
+}
+
+}  // namespace
+
+std::optional<unsigned> vgpu_framebuffer_gb(std::string_view profile) {
+  // The last `-<digits><series>` group holds the framebuffer.
+  const auto dash = profile.rfind('-');
+  if (dash == std::string_view::npos) return std::nullopt;
+  unsigned gb = 0;
+  const char* first = profile.data() + dash + 1;
+  const auto [ptr, ec] = std::from_chars(first, profile.data() + profile.size(), gb);
+  if (ec != std::errc() || ptr == first || gb == 0 || gb > kMaxFramebufferGb) return std::nullopt;
+  return gb;
+}
+
+namespace {
+
+// The board a profile names, as catalogue aliases start: `grid_a100d-80c` -> "a100",
+// `grid_h100xm-80c` -> "h100", `grid_l40s-48q` -> "l40" (letters after the digits are variants).
+std::string_view vgpu_board_stem(std::string_view profile) {
+  if (profile.starts_with("grid_")) profile.remove_prefix(5);
+  const std::string_view board = profile.substr(0, profile.find('-'));
+  std::size_t i = 0;
+  while (i < board.size() && std::isalpha(static_cast<unsigned char>(board[i])) != 0) ++i;
+  const std::size_t letters = i;
+  while (i < board.size() && std::isdigit(static_cast<unsigned char>(board[i])) != 0) ++i;
+  if (letters == 0 || i == letters) return {};
+  return board.substr(0, i);
+}
+
+}  // namespace
+
+std::vector<const CatalogEntry*> vgpu_physical_models(const Catalog& catalog,
+                                                      std::string_view profile) {
+  std::vector<const CatalogEntry*> out;
+  const std::string_view stem = vgpu_board_stem(profile);
+  const auto fb = vgpu_framebuffer_gb(profile);
+  if (stem.empty() || !fb) return out;
+  for (const CatalogEntry& e : catalog.entries()) {
+    if (e.role != Role::gpu || !e.framebuffer_gb || *e.framebuffer_gb < *fb) continue;
+    const std::string_view alias = e.alias;
+    // `a10` is the board of `a10` and `a10g`, not of `a100-40g`.
+    if (!alias.starts_with(stem)) continue;
+    if (alias.size() > stem.size() &&
+        std::isdigit(static_cast<unsigned char>(alias[stem.size()]))) {
+      continue;
+    }
+    out.push_back(&e);
+  }
+  return out;
+}
+
+bool is_one_of(const std::vector<const CatalogEntry*>& models, const CatalogEntry& model) {
+  return std::any_of(models.begin(), models.end(), [&](const CatalogEntry* e) {
+    return e->vendor_id == model.vendor_id && e->device_id == model.device_id;
+  });
+}
+
+VgpuMmio vgpu_mmio(std::string_view profile, std::optional<std::int64_t> memory_mb,
+                   const Catalog& catalog, const Device* physical) {
+  VgpuMmio v;
+  const std::string label = fmt::format("vGPU {}", profile);
+  if (memory_mb && *memory_mb >= kVgpuLargeMemoryMb) {
+    v.min_gb = kVgpuLargeMemoryMinGb;
+    if (physical != nullptr) {
+      v.device =
+          MmioDevice{physical, nullptr, fmt::format("{} on {}", label, physical->bdf.to_string())};
+      v.why = fmt::format(
+          "{} in a VM with {} MB of memory (>= 32 GB): sized as its physical GPU "
+          "(NVIDIA AI Enterprise, VMware appendix)",
+          label, *memory_mb);
+      return v;
+    }
+    const CatalogEntry* least = nullptr;
+    unsigned least_gb = 0;
+    for (const CatalogEntry* e : vgpu_physical_models(catalog, profile)) {
+      const unsigned gb = size_64bit_mmio({MmioDevice{nullptr, e, e->model}}).size_gb;
+      if (least == nullptr || gb < least_gb) {
+        least = e;
+        least_gb = gb;
+      }
+    }
+    if (least != nullptr) {
+      v.device = MmioDevice{nullptr, least, fmt::format("{} on {}", label, least->model)};
+      v.why = fmt::format(
+          "{} in a VM with {} MB of memory (>= 32 GB): sized as the physical GPU "
+          "({}, the board's model that needs the least; NVIDIA AI Enterprise, "
+          "VMware appendix)",
+          label, *memory_mb, least->model);
+      return v;
+    }
+    v.why = fmt::format(
+        "{} in a VM with {} MB of memory (>= 32 GB): physical GPU not known; at "
+        "least {} GB (NVIDIA AI Enterprise, VMware appendix)",
+        label, *memory_mb, kVgpuLargeMemoryMinGb);
+  }
+  v.owned = std::make_unique<CatalogEntry>();
+  v.owned->role = Role::gpu;
+  v.owned->model = std::string(label);
+  v.owned->framebuffer_gb = vgpu_framebuffer_gb(profile);
+  v.owned->source = "vGPU profile name";
+  v.device = MmioDevice{nullptr, v.owned.get(), label};
+  return v;
+}
+
+void apply_minimum(MmioResult& result, unsigned gb, const std::string& why) {
+  if (gb == 0) return;
+  result.lines.push_back(why);
+  if (result.size_gb >= gb) return;
+  result.size_gb = gb;
+  result.lines.push_back(
+      fmt::format("=> pciPassthru.64bitMMIOSizeGB = {} (NVIDIA's minimum for a "
+                  "vGPU VM with 32 GB or more of memory)",
+                  gb));
+}
+
+std::uint64_t next_pow2(std::uint64_t n) {
+  std::uint64_t p = 1;
+  while (p < n && p < (std::uint64_t{1} << 63)) p <<= 1;
+  return p;
+}
+
+namespace {
+
+// a + b, or an Error saying what overflowed.
+std::uint64_t add_checked(std::uint64_t a, std::uint64_t b, std::string_view what) {
+  std::uint64_t sum = 0;
+  if (__builtin_add_overflow(a, b, &sum)) {
+    throw Error(fmt::format("64-bit MMIO: {} add up to more than 2^64", what));
+  }
+  return sum;
+}
+
+// A power of two in GB as pciPassthru.64bitMMIOSizeGB holds it, or an Error when it does not fit.
+unsigned size_gb_value(std::uint64_t gb, std::string_view what) {
+  if (gb > std::numeric_limits<unsigned>::max()) {
+    throw Error(
+        fmt::format("64-bit MMIO: {} need {} GB, more than 64bitMMIOSizeGB can hold", what, gb));
+  }
+  return static_cast<unsigned>(gb);
+}
+
+// What KB 323402 needs: the GPUs' total framebuffer, known when every GPU's is.
+struct Framebuffers {
+  bool any_gpu = false;
+  bool known = true;
+  std::uint64_t total_gb = 0;
+  std::vector<std::string> kb_gpus;  ///< GPUs sized by the KB rule alone
+};
+
+// Decides where one device's BARs come from: the capture (its 64-bit BARs; 32-bit ones live
+// below 4 GiB), else the catalogue, else, for a GPU whose framebuffer is known, KB 323402's rule
+// alone rather than a guessed BAR; a device with none of these is not counted.
+void add_device_bars(const MmioDevice& m, MmioResult& r, Framebuffers& fb) {
+  const CatalogEntry* model = m.model ? m.model : (m.device ? m.device->model : nullptr);
+  const bool gpu = (m.device && m.device->role == Role::gpu) || (model && model->role == Role::gpu);
+  if (gpu) {
+    fb.any_gpu = true;
+    if (model && model->framebuffer_gb) {
+      fb.total_gb = add_checked(fb.total_gb, *model->framebuffer_gb, "the GPUs' framebuffers");
+    } else {
+      fb.known = false;
+    }
+  }
+  // 1. The capture.
+  bool from_capture = false;
+  if (m.device != nullptr) {
+    for (const Bar& b : m.device->bars) {
+      if (b.io || !b.size) continue;
+      if (!b.is_64bit) {
+        r.below_4g.push_back(
+            fmt::format("{} BAR{} {} (32-bit)", m.label, b.index, format_size(*b.size)));
+        continue;
+      }
+      r.bars.push_back(MmioBar{m.label, b.index >= 0 ? fmt::format("BAR{}", b.index) : "BAR",
+                               *b.size, 0, origin_text(*m.device, b)});
+      from_capture = true;
+    }
+  }
+  if (from_capture) return;
+  // 2. The catalogue.
+  if (model && model->bar1_bytes) {
+    const std::string src = fmt::format("catalogue {} ({})", model->id_string(), model->source);
+    r.bars.push_back(MmioBar{m.label, "BAR1", *model->bar1_bytes, 0, src});
+    for (const Bar& b : model->other_bars) {
+      r.bars.push_back(MmioBar{m.label, fmt::format("BAR{}", b.index), *b.size, 0, src});
+    }
+    return;
+  }
+  if (model && !gpu && !model->other_bars.empty()) {
+    const std::string src = fmt::format("catalogue {} ({})", model->id_string(), model->source);
+    for (const Bar& b : model->other_bars) {
+      r.bars.push_back(MmioBar{m.label, fmt::format("BAR{}", b.index), *b.size, 0, src});
+    }
+    return;
+  }
+  // 3. A GPU whose BARs are not known: KB 323402's rule covers it (below), not a guessed BAR.
+  if (gpu && model && model->framebuffer_gb) {
+    fb.kb_gpus.push_back(fmt::format("{} ({} GB framebuffer)", m.label, *model->framebuffer_gb));
+    return;
+  }
+  r.unknown.push_back(m.label);
+}
+
+// Packs the BARs with natural alignment (each at a multiple of its power-of-two size; largest
+// first packs tight) and sizes 64bitMMIOSizeGB as the power of two of GiB that holds them.
+void pack_bars(MmioResult& r) {
+  std::stable_sort(r.bars.begin(), r.bars.end(),
+                   [](const MmioBar& a, const MmioBar& b) { return a.size > b.size; });
+  std::uint64_t offset = 0;
+  for (MmioBar& b : r.bars) {
+    const std::uint64_t align = next_pow2(b.size);
+    if (offset % align != 0) offset = add_checked(offset - offset % align, align, "the BARs");
+    b.offset = offset;
+    offset = add_checked(offset, b.size, "the BARs");
+    r.lines.push_back(fmt::format("{:>6} at +{:<8} {:<5} {}  [{}]", format_size(b.size),
+                                  format_size(b.offset), b.bar, b.device, b.source));
+  }
+  r.total_bytes = offset;
+  const std::uint64_t gib =
+      std::max<std::uint64_t>(1, r.total_bytes / kGiB + (r.total_bytes % kGiB != 0 ? 1 : 0));
+  r.size_gb = r.bars.empty() ? 0 : size_gb_value(next_pow2(gib), "the BARs");
+  if (!r.bars.empty()) {
+    r.lines.push_back(fmt::format("total {} ({} bytes), packed with natural alignment",
+                                  gib_text(r.total_bytes), r.total_bytes));
+    r.lines.push_back(
+        fmt::format("BARs: 64bitMMIOSizeGB = {} (the power of two >= {} GiB)", r.size_gb, gib));
+  }
+}
+
+// KB 323402's figure (the power of two >= 2 x total framebuffer), and whether it decides: for
+// GPUs without known BARs, the KB figure (whose doubling is the headroom for the small BARs and
+// alignment) is the answer when it is larger than what the known BARs need.
+void apply_kb_rule(MmioResult& r, const Framebuffers& fb) {
+  if (fb.any_gpu && fb.known && fb.total_gb > 0) {
+    const std::uint64_t doubled = add_checked(fb.total_gb, fb.total_gb, "the GPUs' framebuffers");
+    r.kb_gb = size_gb_value(next_pow2(doubled), "KB 323402's 2 x total framebuffer");
+    r.lines.push_back(fmt::format("KB 323402: 2 x {} GB total framebuffer = {} -> {}", fb.total_gb,
+                                  doubled, *r.kb_gb));
+  } else if (fb.any_gpu) {
+    r.lines.push_back("KB 323402: not computed (framebuffer of a GPU not known)");
+  }
+  if (!fb.kb_gpus.empty() && r.kb_gb) {
+    for (const std::string& g : fb.kb_gpus) {
+      r.lines.push_back(fmt::format("BAR sizes not known for {}: KB 323402 rule applies", g));
+    }
+    if (*r.kb_gb > r.size_gb) r.size_gb = *r.kb_gb;
+    r.estimated = true;
+  }
+}
+
+}  // namespace
+
+MmioResult size_64bit_mmio(const std::vector<MmioDevice>& devices) {
+  MmioResult r;
+  Framebuffers fb;
+  for (const MmioDevice& m : devices) add_device_bars(m, r, fb);
+  pack_bars(r);
+  apply_kb_rule(r, fb);
+  if (!r.bars.empty() || r.estimated) {
+    r.lines.push_back(fmt::format("=> pciPassthru.64bitMMIOSizeGB = {}", r.size_gb));
+  }
+  for (const std::string& u : r.unknown) {
+    r.lines.push_back(
+        fmt::format("not counted: {} (BAR sizes unknown; give the host's lspci -vvv)", u));
+  }
+  for (const std::string& b : r.below_4g)
+    r.lines.push_back(fmt::format("below 4 GiB, not counted: {}", b));
+  return r;
+}
+
+MmioResult size_64bit_mmio(const Host& host, const std::vector<Bdf>& devices) {
+  std::vector<MmioDevice> list;
+  for (const Bdf& bdf : devices) {
+    const auto i = host.index_of(bdf);
+    if (!i) throw Error(fmt::format("no device {} on the host", bdf.to_string()));
+    list.push_back(MmioDevice{&host.at(*i), host.at(*i).model, host.describe(*i)});
+  }
+  return size_64bit_mmio(list);
+}
+
+MmioResult size_64bit_mmio(const Catalog& catalog,
+                           const std::vector<std::pair<std::uint16_t, std::uint16_t>>& ids) {
+  std::vector<MmioDevice> list;
+  for (const auto& [vendor, device] : ids) {
+    const CatalogEntry* e = catalog.find(vendor, device);
+    list.push_back(MmioDevice{nullptr, e,
+                              e ? fmt::format("{} ({})", e->id_string(), e->model)
+                                : fmt::format("{:04x}:{:04x}", vendor, device)});
+  }
+  return size_64bit_mmio(list);
+}
+
+}  // namespace vmxkit::pci

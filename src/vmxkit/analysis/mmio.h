@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vmxkit/devices/catalog.h"
+#include "vmxkit/model/host.h"
+
+namespace vmxkit::pci {
+
+/// One 64-bit memory BAR counted for `pciPassthru.64bitMMIOSizeGB`, where it was placed, and
+/// where its size came from.
+struct MmioBar {
+  std::string device;  ///< "0000:c1:00.0 (RTX 6000 Ada Generation)" or "10de:2331 (H100 PCIe)"
+  std::string bar;     ///< "BAR1", or "KB 323402 estimate" for a whole GPU
+  std::uint64_t size = 0;
+  std::uint64_t offset = 0;  ///< placement after packing with natural alignment
+  std::string source;        ///< "lspci FILE:LINE", "catalogue: ...", "KB 323402 rule: 2 x 80 GB"
+};
+
+/// The result of sizing the 64-bit MMIO window for a set of passthrough devices.
+struct MmioResult {
+  std::vector<MmioBar> bars;          ///< in placement order (largest first)
+  std::uint64_t total_bytes = 0;      ///< end of the packed BARs
+  unsigned size_gb = 0;               ///< the value for pciPassthru.64bitMMIOSizeGB
+  std::optional<unsigned> kb_gb;      ///< Broadcom KB 323402: next power of two of 2 x total FB
+  bool estimated = false;             ///< a GPU's BARs were not known: size_gb is the KB figure
+  std::vector<std::string> lines;     ///< the arithmetic, one step per line
+  std::vector<std::string> unknown;   ///< devices whose BAR sizes are not known (not counted)
+  std::vector<std::string> below_4g;  ///< 32-bit BARs (live below 4 GiB, not counted)
+};
+
+/// A device to size: a host device (by index), or a catalogue entry without a host.
+struct MmioDevice {
+  const Device* device = nullptr;       ///< from a host capture; may be null
+  const CatalogEntry* model = nullptr;  ///< catalogue entry; may be null
+  std::string label;                    ///< how the result names it
+};
+
+/// Packs the 64-bit memory BARs of `devices` with natural alignment (largest first) and rounds
+/// the total up to a power of two in GiB. BAR sizes from the capture, else the catalogue (BAR1
+/// plus the other 64-bit BARs). When a GPU's BARs are known from neither, the answer is
+/// KB 323402's figure (next power of two of 2 x total framebuffer) if that is larger: its
+/// doubling is the headroom for the small BARs and alignment, so no BAR size is invented.
+MmioResult size_64bit_mmio(const std::vector<MmioDevice>& devices);
+
+/// Host devices by BDF. Throws vmxkit::Error for a BDF the host does not have.
+MmioResult size_64bit_mmio(const Host& host, const std::vector<Bdf>& devices);
+
+/// Devices by vendor:device id (from a .vmx, or the generator) without a host; ids not in the
+/// catalogue are reported as unknown.
+MmioResult size_64bit_mmio(const Catalog& catalog,
+                           const std::vector<std::pair<std::uint16_t, std::uint16_t>>& ids);
+
+/// The framebuffer in GB an NVIDIA vGPU profile name gives (`grid_a100-40c` -> 40,
+/// `grid_a100-3-20c` -> 20), or nullopt.
+std::optional<unsigned> vgpu_framebuffer_gb(std::string_view profile);
+
+/// NVIDIA AI Enterprise, VMware appendix: a VM with a vGPU and 32 GB (32768 MB) or more of
+/// memory needs 64-bit MMIO and EFI boot, an MMIO space of at least 64 GB, and as much as the
+/// physical GPU the vGPU runs on requires (not the profile's framebuffer).
+inline constexpr std::int64_t kVgpuLargeMemoryMb = 32768;
+inline constexpr unsigned kVgpuLargeMemoryMinGb = 64;
+
+/// The catalogue GPU models a vGPU profile can run on: those whose alias is the profile's board
+/// (`grid_a100d-80c` -> `a100...`, `grid_l40s-48q` -> `l40...`) with at least the profile's
+/// framebuffer.
+std::vector<const CatalogEntry*> vgpu_physical_models(const Catalog& catalog,
+                                                      std::string_view profile);
+
+/// Whether `model` is one of `models` (by vendor:device id: the entries may come from two copies
+/// of the catalogue).
+bool is_one_of(const std::vector<const CatalogEntry*>& models, const CatalogEntry& model);
+
+/// How one vGPU counts for the 64-bit MMIO window. In a VM with less than 32 GB of memory, as a
+/// GPU with the profile's framebuffer (KB 323402). With 32 GB or more, as the physical GPU:
+/// `physical` when the host device is known, else the catalogue model of the board that needs
+/// the least (so that no larger board is assumed); `min_gb` is then NVIDIA's 64 GB floor.
+struct VgpuMmio {
+  MmioDevice device;
+  std::unique_ptr<CatalogEntry> owned;  ///< the profile's entry, when device.model points at it
+  unsigned min_gb = 0;
+  std::string why;  ///< the line that explains the sizing
+};
+VgpuMmio vgpu_mmio(std::string_view profile, std::optional<std::int64_t> memory_mb,
+                   const Catalog& catalog, const Device* physical);
+
+/// Raises `result` to at least `gb` (and says why in its lines); no change when it is larger.
+void apply_minimum(MmioResult& result, unsigned gb, const std::string& why);
+
+/// The smallest power of two >= n (n >= 1).
+std::uint64_t next_pow2(std::uint64_t n);
+
+}  // namespace vmxkit::pci

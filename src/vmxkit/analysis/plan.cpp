@@ -1,0 +1,552 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vmxkit/analysis/plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "vmxkit/core/error.h"
+#include "vmxkit/checks/host_checks.h"
+
+namespace vmxkit::generate {
+namespace {
+
+constexpr std::uint64_t kDefaultMemoryMb = 65536;
+
+int rank(pci::PathClass cls) { return static_cast<int>(cls); }  // self < pix < ... < unknown
+
+std::string device_label(const pci::Host& host, std::size_t index) { return host.describe(index); }
+
+bool is_auto(const std::vector<std::string>& list) {
+  return list.size() == 1 && list.front() == "auto";
+}
+
+Choice host_choice(const pci::Host& host, std::size_t index, DeviceRole role) {
+  const pci::Device& d = host.at(index);
+  Choice c;
+  c.role = role;
+  c.host_index = index;
+  c.model = d.model;
+  c.address = d.bdf;
+  c.vendor_id = d.vendor_id.value_or(0);
+  c.device_id = d.device_id.value_or(0);
+  c.label = device_label(host, index);
+  return c;
+}
+
+Choice model_choice(const pci::CatalogEntry& e, DeviceRole role) {
+  Choice c;
+  c.role = role;
+  c.model = &e;
+  c.vendor_id = e.vendor_id;
+  c.device_id = e.device_id;
+  c.label = fmt::format("{} ({})", e.model, e.id_string());
+  return c;
+}
+
+std::vector<std::size_t> host_devices(const pci::Host& host, pci::Role role) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < host.devices().size(); ++i) {
+    if (host.at(i).role == role) out.push_back(i);
+  }
+  return out;
+}
+
+std::size_t host_device(const pci::Host& host, const std::string& text, std::string_view what) {
+  const auto bdf = parse_bdf(text);
+  if (!bdf) {
+    throw Error(
+        fmt::format("--{} {}: with --host, name devices by address (0000:3b:00.0) or "
+                    "auto",
+                    what, text));
+  }
+  const auto index = host.index_of(*bdf);
+  if (!index) throw Error(fmt::format("--{} {}: no such device on the host", what, text));
+  return *index;
+}
+
+// The best path class from a GPU to any NIC (unknown when there is none).
+pci::PathClass best_nic_class(const pci::Host& host, std::size_t gpu,
+                              const std::vector<std::size_t>& nics) {
+  pci::PathClass best = pci::PathClass::unknown;
+  for (const std::size_t n : nics) {
+    const pci::PathClass c = pci::classify(host, gpu, n).cls;
+    if (rank(c) < rank(best)) best = c;
+  }
+  return best;
+}
+
+// 1 when an ESXi capture says the device is not ready for this use (not enabled for
+// passthrough, or enabled when vGPU/SR-IOV need it with the VMkernel), else 0: among devices
+// connected alike, `auto` takes the ones the host is ready to give.
+int not_ready(const pci::Host& host, std::size_t i, pci::PassthroughUse use) {
+  return pci::check_esxi_owner(host.at(i), use) ? 1 : 0;
+}
+
+// The devices of `candidates` the host is ready to give for `use` (an ESXi capture says who
+// owns each device; other captures say nothing, and every device stays). Each one left out is
+// named in the explanation with why and the command that readies it: `auto` never picks a
+// device the VM would fail to power on with (TOPO009). None ready: refused with the reasons.
+std::vector<std::size_t> ready_only(Plan& plan, const pci::Host& host,
+                                    const std::vector<std::size_t>& candidates,
+                                    pci::PassthroughUse use, std::string_view what) {
+  std::vector<std::size_t> ready;
+  const std::size_t first_skipped = plan.not_ready.size();
+  for (const std::size_t i : candidates) {
+    if (const auto f = pci::check_esxi_owner(host.at(i), use)) {
+      plan.explanation.push_back(fmt::format("skipped (not ready): {}", f->message));
+      plan.explanation.push_back("    fix: " + f->fix);
+      plan.not_ready.push_back(f->message + "\n    fix: " + f->fix);
+    } else {
+      ready.push_back(i);
+    }
+  }
+  if (ready.empty() && !candidates.empty()) {
+    throw Error(
+        fmt::format("--{} auto: no {} of the host is ready for this VM:\n  {}", what,
+                    what == "gpu" ? "GPU" : "NIC",
+                    fmt::join(plan.not_ready.begin() + static_cast<std::ptrdiff_t>(first_skipped),
+                              plan.not_ready.end(), "\n  ")));
+  }
+  return ready;
+}
+
+pci::PassthroughUse gpu_use(const Request& request) {
+  return request.vgpu ? pci::PassthroughUse::vgpu : pci::PassthroughUse::full;
+}
+
+pci::PassthroughUse nic_use(const Request& request) {
+  return request.sriov ? pci::PassthroughUse::sriov_pf : pci::PassthroughUse::full;
+}
+
+// `--gpus N`: start from the GPU closest to a NIC, then add the GPU closest to those chosen.
+std::vector<std::size_t> best_connected(const pci::Host& host, std::vector<std::size_t> gpus,
+                                        const std::vector<std::size_t>& nics, unsigned n,
+                                        pci::PassthroughUse use) {
+  if (n > gpus.size()) {
+    throw Error(fmt::format("--gpus {}: the host has {} GPU(s)", n, gpus.size()));
+  }
+  std::vector<std::size_t> chosen;
+  while (chosen.size() < n) {
+    auto score = [&](std::size_t g) {
+      int worst_to_chosen = 0;
+      for (const std::size_t c : chosen) {
+        worst_to_chosen = std::max(worst_to_chosen, rank(pci::classify(host, g, c).cls));
+      }
+      return std::tuple{worst_to_chosen, not_ready(host, g, use),
+                        rank(best_nic_class(host, g, nics)), host.at(g).bdf};
+    };
+    const auto best = std::min_element(gpus.begin(), gpus.end(), [&](std::size_t a, std::size_t b) {
+      return score(a) < score(b);
+    });
+    chosen.push_back(*best);
+    gpus.erase(best);
+  }
+  std::sort(chosen.begin(), chosen.end(),
+            [&](std::size_t a, std::size_t b) { return host.at(a).bdf < host.at(b).bdf; });
+  return chosen;
+}
+
+void explain_mmio(Plan& plan) {
+  plan.explanation.push_back(fmt::format("64-bit MMIO window: {} GB{}", plan.mmio.size_gb,
+                                         plan.needs_64bit_mmio ? ""
+                                                               : " (not needed: BARs fit "
+                                                                 "in 16 GiB)"));
+  for (const std::string& line : plan.mmio.lines) plan.explanation.push_back("  " + line);
+}
+
+// The GPUs a vGPU profile can run on (its board, as the catalogue knows it, and GPUs the
+// catalogue does not know); all of them when the catalogue knows no model of the board. Throws when
+// none of `gpus` is one, or with `every` (GPUs the user named) when one is not.
+std::vector<std::size_t> vgpu_boards_only(const pci::Host& host,
+                                          const std::vector<std::size_t>& gpus,
+                                          const std::string& profile, bool every) {
+  const auto models = pci::vgpu_physical_models(host.catalog(), profile);
+  if (models.empty()) return gpus;
+  std::vector<std::size_t> out;
+  std::vector<std::string> others;
+  for (const std::size_t g : gpus) {
+    const pci::CatalogEntry* m = host.at(g).model;
+    // A GPU the catalogue does not know may be of the board: kept, not refused on a guess.
+    if (m == nullptr || pci::is_one_of(models, *m)) {
+      out.push_back(g);
+    } else {
+      others.push_back(device_label(host, g));
+    }
+  }
+  if (out.empty() || (every && !others.empty())) {
+    std::vector<std::string> names;
+    for (const auto* e : models) names.push_back(e->model);
+    throw Error(
+        fmt::format("--vgpu {}: a profile of {}; not a GPU of this host that it runs on: "
+                    "{}",
+                    profile, fmt::join(names, ", "), fmt::join(others, ", ")));
+  }
+  return out;
+}
+
+// The GPUs of the host capture: `auto` (the default) takes every GPU, or with `--gpus N` the N
+// best connected; addresses must name GPUs.
+void choose_host_gpus(Plan& plan, const Request& request, const pci::Host& host,
+                      const std::vector<std::size_t>& host_nics) {
+  const std::vector<std::string> gpus =
+      request.gpus.empty() ? std::vector<std::string>{"auto"} : request.gpus;
+  std::vector<std::size_t> chosen;
+  if (is_auto(gpus)) {
+    chosen = host_devices(host, pci::Role::gpu);
+    if (chosen.empty()) throw Error("the host capture has no GPU");
+    if (request.vgpu) chosen = vgpu_boards_only(host, chosen, *request.vgpu, false);
+    const std::size_t all = chosen.size();
+    chosen = ready_only(plan, host, chosen, gpu_use(request), "gpu");
+    if (request.gpu_count && *request.gpu_count > chosen.size() && chosen.size() < all) {
+      // The GPUs are chosen first: every device left out so far is a GPU.
+      throw Error(fmt::format(
+          "--gpus {}: the host has {} GPU(s), {} of them ready for this VM; not ready:\n  {}",
+          *request.gpu_count, all, chosen.size(), fmt::join(plan.not_ready, "\n  ")));
+    }
+    if (request.gpu_count) {
+      // Judged by the NICs the VM can have: those ready for the NIC use asked.
+      std::vector<std::size_t> nics;
+      for (const std::size_t k : host_nics) {
+        if (not_ready(host, k, nic_use(request)) == 0) nics.push_back(k);
+      }
+      chosen = best_connected(host, chosen, nics.empty() ? host_nics : nics, *request.gpu_count,
+                              gpu_use(request));
+    }
+  } else {
+    for (const std::string& g : gpus) {
+      const std::size_t i = host_device(host, g, "gpu");
+      if (host.at(i).role != pci::Role::gpu) {
+        throw Error(fmt::format("--gpu {}: {} is not a GPU", g, device_label(host, i)));
+      }
+      chosen.push_back(i);
+    }
+    if (request.vgpu) vgpu_boards_only(host, chosen, *request.vgpu, true);
+  }
+  for (const std::size_t i : chosen) plan.gpus.push_back(host_choice(host, i, DeviceRole::gpu));
+}
+
+// Without a host: GPU models of the catalogue; none at all only with --vgpu.
+void choose_model_gpus(Plan& plan, const Request& request, const pci::Catalog& catalog) {
+  for (const std::string& g : request.gpus) {
+    if (g == "auto") throw Error("--gpu auto needs --host: name GPU models (h100-pcie) instead");
+    const pci::CatalogEntry* e = catalog.find_alias(g);
+    if (e == nullptr || e->role != pci::Role::gpu) {
+      throw Error(
+          fmt::format("--gpu {}: not a GPU model of the catalogue (see `vmxkit generate "
+                      "--list-models`)",
+                      g));
+    }
+    plan.gpus.push_back(model_choice(*e, DeviceRole::gpu));
+  }
+  if (plan.gpus.empty() && !request.vgpu) {
+    throw Error("no GPU: give --host HOST with --gpu auto, or --gpu MODEL, or --vgpu PROFILE");
+  }
+}
+
+// `--nic auto`: each GPU gets the RDMA NIC closest to it, preferring NICs not yet taken and
+// then those the host is ready to pass; a NIC shared by several GPUs is listed once.
+void choose_auto_nics(Plan& plan, const Request& request, const pci::Host& host,
+                      const std::vector<std::size_t>& all_nics) {
+  if (all_nics.empty()) throw Error("--nic auto: the host capture has no RDMA-capable NIC");
+  const pci::PassthroughUse use = nic_use(request);
+  // Only NICs ready for the use, unless a GPU named by the user needs readying anyway: then the
+  // nearest NIC, with the command that readies it, is the better plan.
+  const bool gpus_ready = std::none_of(plan.gpus.begin(), plan.gpus.end(), [&](const Choice& c) {
+    return c.host_index && not_ready(host, *c.host_index, gpu_use(request)) != 0;
+  });
+  const std::vector<std::size_t> host_nics =
+      gpus_ready ? ready_only(plan, host, all_nics, use, "nic") : all_nics;
+  std::map<std::size_t, unsigned> uses;
+  for (std::size_t g = 0; g < plan.gpus.size(); ++g) {
+    if (!plan.gpus[g].host_index) continue;
+    const std::size_t gi = *plan.gpus[g].host_index;
+    const auto best =
+        std::min_element(host_nics.begin(), host_nics.end(), [&](std::size_t a, std::size_t b) {
+          auto key = [&](std::size_t k) {
+            return std::tuple{rank(pci::classify(host, gi, k).cls), uses[k],
+                              not_ready(host, k, use), host.at(k).bdf};
+          };
+          return key(a) < key(b);
+        });
+    if (uses[*best]++ == 0) plan.nics.push_back(host_choice(host, *best, DeviceRole::nic));
+    const auto it = std::find_if(plan.nics.begin(), plan.nics.end(),
+                                 [&](const Choice& c) { return c.host_index == *best; });
+    plan.pairs.push_back({g, static_cast<std::size_t>(it - plan.nics.begin()), false, {}});
+  }
+}
+
+// NICs given by address: each must be an RDMA NIC (or a VF of one), and each GPU is paired with
+// the closest of them.
+void choose_given_nics(Plan& plan, const Request& request, const pci::Host& host) {
+  for (const std::string& n : request.nics) {
+    const std::size_t i = host_device(host, n, "nic");
+    const pci::Role role = host.at(i).role;
+    if (role != pci::Role::rdma_nic && role != pci::Role::nic_vf) {
+      throw Error(fmt::format("--nic {}: {} is not an RDMA-capable NIC (ConnectX/BlueField)", n,
+                              device_label(host, i)));
+    }
+    plan.nics.push_back(host_choice(host, i, DeviceRole::nic));
+  }
+  for (std::size_t g = 0; g < plan.gpus.size() && !plan.nics.empty(); ++g) {
+    if (!plan.gpus[g].host_index) continue;
+    std::size_t best = 0;
+    for (std::size_t k = 1; k < plan.nics.size(); ++k) {
+      const auto ck = pci::classify(host, *plan.gpus[g].host_index, *plan.nics[k].host_index);
+      const auto cb = pci::classify(host, *plan.gpus[g].host_index, *plan.nics[best].host_index);
+      if (rank(ck.cls) < rank(cb.cls)) best = k;
+    }
+    plan.pairs.push_back({g, best, false, {}});
+  }
+}
+
+// Without a host: NIC models of the catalogue, paired with the GPUs in order (the last NIC
+// takes the GPUs beyond the NIC count).
+void choose_model_nics(Plan& plan, const Request& request, const pci::Catalog& catalog) {
+  for (const std::string& n : request.nics) {
+    if (n == "auto") throw Error("--nic auto needs --host: name NIC models (cx7) instead");
+    const pci::CatalogEntry* e = catalog.find_alias(n);
+    if (e == nullptr || (e->role != pci::Role::rdma_nic && e->role != pci::Role::nic_vf)) {
+      throw Error(fmt::format("--nic {}: not a NIC model of the catalogue", n));
+    }
+    plan.nics.push_back(model_choice(*e, DeviceRole::nic));
+  }
+  for (std::size_t g = 0; g < plan.gpus.size() && !plan.nics.empty(); ++g) {
+    plan.pairs.push_back({g, std::min(g, plan.nics.size() - 1), false, {}});
+  }
+}
+
+// `--sriov`: every NIC entry becomes an SR-IOV VF entry, which names the PF (a VF given by
+// address is replaced by its PF).
+void use_sriov_vfs(Plan& plan, const pci::Host* host) {
+  if (plan.nics.empty()) throw Error("--sriov needs NICs (--nic auto or --nic ADDRESS)");
+  for (Choice& n : plan.nics) {
+    n.sriov_vf = true;
+    if (host != nullptr && n.host_index && host->at(*n.host_index).role == pci::Role::nic_vf &&
+        host->at(*n.host_index).physfn) {
+      const pci::Device& pf = host->at(*host->at(*n.host_index).physfn);
+      n.address = pf.bdf;  // entries name the PF, and the ConfigSpec's backing its ids
+      n.vendor_id = pf.vendor_id.value_or(n.vendor_id);
+      n.device_id = pf.device_id.value_or(n.device_id);
+    }
+  }
+}
+
+// The explanation's first lines: the host and each device chosen.
+void explain_choices(Plan& plan, const Request& request, const pci::Host* host) {
+  plan.explanation.push_back(
+      host != nullptr ? fmt::format("host: {}", request.host_label)
+                      : "no host capture: devices from the catalogue; host addresses are "
+                        "placeholders to fill in");
+  for (std::size_t g = 0; g < plan.gpus.size(); ++g) {
+    plan.explanation.push_back(
+        fmt::format("GPU{}: {}{}", g, plan.gpus[g].label,
+                    request.vgpu ? fmt::format(" as vGPU {}", *request.vgpu) : std::string()));
+  }
+  for (std::size_t n = 0; n < plan.nics.size(); ++n) {
+    plan.explanation.push_back(fmt::format("NIC{}: {}{}", n, plan.nics[n].label,
+                                           plan.nics[n].sriov_vf ? " (an SR-IOV VF of it)" : ""));
+  }
+}
+
+// Judges each pair on the host and explains it. Decides what refuses the plan: a GPU or NIC
+// without GPUDirect support, and a GPU<->NIC path that is unsupported, or degraded without
+// --allow-degraded; a GPU<->GPU path only limits GPU P2P (NCCL then goes through host memory),
+// so it is explained, not refused. Returns the refusals.
+std::vector<std::string> judge_pairs(Plan& plan, const Request& request, const pci::Host* host) {
+  std::vector<std::string> refused;
+  for (Pairing& p : plan.pairs) {
+    const Choice& gpu = plan.gpus[p.gpu];
+    const Choice& peer = p.peer_is_gpu ? plan.gpus[p.peer] : plan.nics[p.peer];
+    const std::string name =
+        fmt::format("GPU{} <-> {}{}", p.gpu, p.peer_is_gpu ? "GPU" : "NIC", p.peer);
+    if (host == nullptr || !gpu.host_index || !peer.host_index) {
+      plan.explanation.push_back(fmt::format("{}: path not checked (no host capture)", name));
+      if (gpu.model && gpu.model->gdr == pci::GdrSupport::no) {
+        refused.push_back(
+            fmt::format("{}: {} has no GPUDirect RDMA/P2P support", name, gpu.model->model));
+      }
+      continue;
+    }
+    if (request.vgpu && p.peer_is_gpu) {
+      // No PCIe path class is a promise for vGPUs: NVIDIA supports no vGPU P2P over PCIe.
+      plan.explanation.push_back(fmt::format(
+          "{}: no P2P over PCIe between vGPUs (NVIDIA: \"P2P transfers over PCIe are not "
+          "supported\"); only time-sliced vGPUs that each use a whole NVLink-capable GPU's "
+          "framebuffer get P2P, over NVLink",
+          name));
+      continue;
+    }
+    pci::AnalysisOptions options;
+    options.nccl_gpus = plan.gpus.size();  // NCCL runs in the VM: its GPUs
+    p.verdict = pci::judge_pair(*host, *gpu.host_index, *peer.host_index, options);
+    const pci::PairVerdict& v = *p.verdict;
+    plan.explanation.push_back(
+        fmt::format("{}: {} ({})", name, pci::to_string(v.path.cls), pci::to_string(v.verdict)));
+    for (const pci::Reason& r : v.reasons) {
+      plan.explanation.push_back("  - " + r.text);
+      const bool blocking_path = !p.peer_is_gpu && (r.kind == pci::ReasonKind::path ||
+                                                    r.kind == pci::ReasonKind::path_unknown);
+      if (r.kind == pci::ReasonKind::gpu_no_gdr || r.kind == pci::ReasonKind::nic_no_gdr ||
+          (blocking_path && r.effect == pci::Verdict::unsupported)) {
+        refused.push_back(fmt::format("{}: {}", name, r.text));
+      } else if (blocking_path && r.effect == pci::Verdict::degraded && !request.allow_degraded) {
+        refused.push_back(fmt::format("{}: {} (pass --allow-degraded to accept it)", name, r.text));
+      } else if (!r.fix.empty() && r.effect != pci::Verdict::ok) {
+        plan.explanation.push_back("    fix: " + r.fix);
+      }
+    }
+  }
+  return refused;
+}
+
+// ESXi ownership of the chosen devices, when the capture says it (esxcli): the plan stands,
+// the host needs a change first, so it is explained with its fix. An SR-IOV entry's device is
+// its PF, owned by the VMkernel.
+void explain_esxi_owners(Plan& plan, const Request& request, const pci::Host& host) {
+  auto note_owner = [&](std::optional<std::size_t> index, pci::PassthroughUse use) {
+    if (!index) return;
+    if (const auto f = pci::check_esxi_owner(host.at(*index), use)) {
+      plan.explanation.push_back("ESXi: " + f->message);
+      plan.explanation.push_back("    fix: " + f->fix);
+    }
+  };
+  for (const Choice& c : plan.gpus) {
+    note_owner(c.host_index, request.vgpu ? pci::PassthroughUse::vgpu : pci::PassthroughUse::full);
+  }
+  for (const Choice& c : plan.nics) {
+    note_owner(c.sriov_vf && c.address ? host.index_of(*c.address) : c.host_index,
+               c.sriov_vf ? pci::PassthroughUse::sriov_pf : pci::PassthroughUse::full);
+  }
+}
+
+// The 64-bit MMIO window from the devices' BARs: a vGPU counts as its profile's framebuffer
+// (KB 323402), or in a VM of 32 GB or more as its physical GPU with NVIDIA's 64 GB floor; an
+// SR-IOV VF entry not at all (ESXi maps the VF; its BARs are not the PF's).
+void size_mmio(Plan& plan, const Request& request, const pci::Host* host,
+               const pci::Catalog& catalog) {
+  std::vector<pci::MmioDevice> mmio_devices;
+  std::vector<std::unique_ptr<pci::CatalogEntry>> vgpu_models;
+  std::vector<std::pair<unsigned, std::string>> minimums;
+  for (const Choice& c : plan.gpus) {
+    if (request.vgpu) {
+      // The physical GPU named for the vGPU, when a host capture was given.
+      pci::VgpuMmio v = pci::vgpu_mmio(*request.vgpu, plan.memory_mb, catalog,
+                                       c.host_index ? &host->at(*c.host_index) : nullptr);
+      mmio_devices.push_back(v.device);
+      // One reason per floor: every vGPU of the profile gives the same one.
+      const std::pair<unsigned, std::string> floor(v.min_gb, std::move(v.why));
+      if (floor.first > 0 && std::find(minimums.begin(), minimums.end(), floor) == minimums.end()) {
+        minimums.push_back(floor);
+      }
+      if (v.owned) vgpu_models.push_back(std::move(v.owned));
+      continue;
+    }
+    mmio_devices.push_back({c.host_index ? &host->at(*c.host_index) : nullptr, c.model, c.label});
+  }
+  for (const Choice& c : plan.nics) {
+    if (c.sriov_vf) continue;
+    mmio_devices.push_back({c.host_index ? &host->at(*c.host_index) : nullptr, c.model, c.label});
+  }
+  plan.mmio = pci::size_64bit_mmio(mmio_devices);
+  for (const auto& [gb, why] : minimums) pci::apply_minimum(plan.mmio, gb, why);
+  plan.needs_64bit_mmio = plan.mmio.size_gb > 16;
+  explain_mmio(plan);
+}
+
+// NVIDIA: "GPU passthrough is not supported on NVIDIA Systems that include NVSwitch when using
+// VMware vSphere" (lint's TOPO010); time-sliced vGPU is the supported way there.
+void refuse_nvswitch_passthrough(const pci::Host& host) {
+  const std::vector<std::size_t> found = pci::nvswitches(host);
+  if (found.empty()) return;
+  const std::size_t count = found.size();
+  throw Error(fmt::format(
+      "the host has NVSwitch ({} device{}, the first {}): NVIDIA does not support GPU "
+      "passthrough on NVSwitch systems with vSphere; plan time-sliced vGPUs of whole GPUs "
+      "instead (--vgpu grid_h100-80c on HGX H100)",
+      count, count == 1 ? "" : "s", host.at(found.front()).bdf.to_string()));
+}
+
+}  // namespace
+
+std::string placeholder(std::string_view what) { return fmt::format("<fill in: {}>", what); }
+
+Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog& catalog) {
+  Plan plan;
+  plan.vgpu = request.vgpu;
+  plan.network = request.network;
+  plan.system_id = request.system_id;
+  plan.memory_mb = request.memory_mb.value_or(kDefaultMemoryMb);
+  plan.memory_default = !request.memory_mb;
+
+  const std::vector<std::size_t> host_nics =
+      host != nullptr ? host_devices(*host, pci::Role::rdma_nic) : std::vector<std::size_t>{};
+  if (host != nullptr) {
+    if (!request.vgpu) refuse_nvswitch_passthrough(*host);
+    choose_host_gpus(plan, request, *host, host_nics);
+  } else {
+    choose_model_gpus(plan, request, catalog);
+  }
+  if (plan.gpus.empty() && request.vgpu) {
+    Choice c;
+    c.label = fmt::format("vGPU {}", *request.vgpu);
+    plan.gpus.push_back(c);
+  }
+  if (host == nullptr) {
+    choose_model_nics(plan, request, catalog);
+  } else if (is_auto(request.nics)) {
+    choose_auto_nics(plan, request, *host, host_nics);
+  } else {
+    choose_given_nics(plan, request, *host);
+  }
+  if (request.sriov) use_sriov_vfs(plan, host);
+  // GPU pairs for multi-GPU P2P.
+  for (std::size_t a = 0; a < plan.gpus.size(); ++a) {
+    for (std::size_t b = a + 1; b < plan.gpus.size(); ++b) plan.pairs.push_back({a, b, true, {}});
+  }
+  plan.p2p = !plan.gpus.empty() && (plan.gpus.size() + plan.nics.size() >= 2);
+
+  explain_choices(plan, request, host);
+  if (request.device_group) {
+    plan.device_group = plan_device_group(plan, *request.device_group);
+  } else if (request.vgpu && host != nullptr) {
+    plan.explanation.emplace_back(
+        "vGPU placement: ESXi picks the physical GPU of each vGPU at power-on, by its placement "
+        "policy; the paths below hold only if it picks the GPUs named here, which a vendor device "
+        "group of the GPU and NIC (vSphere 8.0 U1, added in vCenter) makes sure of (rule P2P005)");
+  }
+  const std::vector<std::string> refused = judge_pairs(plan, request, host);
+  if (host != nullptr) explain_esxi_owners(plan, request, *host);
+  if (!refused.empty()) {
+    // A nearer device that `auto` left out because the host has not readied it is the way out.
+    std::string skipped;
+    for (const std::string& s : plan.not_ready) skipped += "\nskipped (not ready): " + s;
+    throw Error(fmt::format("this configuration cannot do peer-to-peer DMA:\n  {}{}",
+                            fmt::join(refused, "\n  "), skipped));
+  }
+
+  size_mmio(plan, request, host, catalog);
+  plan.explanation.push_back(fmt::format("memory: {} MB{}, all reserved (passthrough DMA needs it)",
+                                         plan.memory_mb,
+                                         plan.memory_default ? " (default; set --memory-mb)" : ""));
+  // vSphere VM administration, PCI devices: with DirectPath I/O devices "you cannot perform
+  // certain operations on the virtual machine", suspending, vMotion, snapshots. A VF entry and
+  // a vGPU are not DirectPath devices.
+  const bool directpath = std::any_of(plan.nics.begin(), plan.nics.end(),
+                                      [](const Choice& c) { return !c.sriov_vf; }) ||
+                          (!request.vgpu && !plan.gpus.empty());
+  if (directpath) {
+    plan.explanation.emplace_back(
+        "DirectPath I/O: this VM cannot be suspended, migrated with vMotion, or snapshotted while "
+        "it holds the devices (vSphere VM administration, PCI devices)");
+  }
+  if (plan.system_id.empty()) {
+    plan.explanation.emplace_back(
+        "systemId: not given (--system-id); fill in the host's system UUID: `esxcli system "
+        "uuid get` on the host, or the device's systemId in QueryConfigTarget().pciPassthrough");
+  }
+  return plan;
+}
+
+}  // namespace vmxkit::generate

@@ -1,0 +1,851 @@
+// SPDX-License-Identifier: Apache-2.0
+// Path classes follow nvidia-smi's legend; the rules are in the topology reference §2 and §7.
+#include "vmxkit/analysis/topology.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <utility>
+
+namespace vmxkit::pci {
+namespace {
+
+constexpr std::uint64_t kSmallBar1 = std::uint64_t{256} << 20;
+
+std::vector<std::size_t> chain(const Host& host, std::size_t i) {
+  std::vector<std::size_t> up;
+  for (auto p = host.at(i).parent; p; p = host.at(*p).parent) up.push_back(*p);
+  return up;
+}
+
+bool counts_as_switch(const Device& d) {
+  return d.port_type == PortType::upstream_port || d.port_type == PortType::pcie_to_pci_bridge;
+}
+
+std::optional<std::uint64_t> bar1_size(const Device& gpu) {
+  if (const Bar* b = gpu.bar(1); b && b->size) return b->size;
+  if (gpu.model && gpu.model->bar1_bytes) return gpu.model->bar1_bytes;
+  return std::nullopt;
+}
+
+// The NIC whose ATS matters: itself, or its PF.
+const Device& ats_owner(const Host& host, const Device& nic) {
+  if (nic.ats_present || !nic.physfn) return nic;
+  return host.at(*nic.physfn);
+}
+
+// The devices that start the pair's peer transfers: the NIC for a GPU and a NIC (GPUDirect RDMA
+// reads and writes GPU memory from the NIC), both GPUs for a GPU pair.
+std::vector<const Device*> initiators(const Host& host, const Device& a, const Device& b) {
+  const bool a_gpu = a.role == Role::gpu;
+  const bool b_gpu = b.role == Role::gpu;
+  if (a_gpu && b_gpu) return {&a, &b};
+  if (a_gpu) return {&ats_owner(host, b)};
+  if (b_gpu) return {&ats_owner(host, a)};
+  return {&ats_owner(host, a), &ats_owner(host, b)};
+}
+
+// ACS Direct Translated P2P (DirectTrans+) on every redirecting bridge, and ATS on every
+// initiator: translated requests then go peer to peer past the redirect. NVIDIA runs GPUDirect
+// RDMA in VMs so (ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans+, ATS on the
+// ConnectX; docs/research-notes.md).
+bool redirect_bypassed(const Host& host, const std::vector<std::size_t>& redirect,
+                       const std::vector<const Device*>& from) {
+  for (const std::size_t br : redirect) {
+    if ((host.at(br).acs->ctl & Acs::kDirectTrans) == 0) return false;
+  }
+  return std::all_of(from.begin(), from.end(),
+                     [](const Device* d) { return d->ats_enabled == true; });
+}
+
+void add(PairVerdict& v, ReasonKind kind, Verdict effect, std::string text, std::string fix = {}) {
+  v.reasons.push_back(Reason{kind, effect, std::move(text), std::move(fix)});
+  v.verdict = std::max(v.verdict, effect);
+}
+
+}  // namespace
+
+std::string_view to_string(PathClass cls) {
+  switch (cls) {
+    case PathClass::self:
+      return "X";
+    case PathClass::pix:
+      return "PIX";
+    case PathClass::pxb:
+      return "PXB";
+    case PathClass::phb:
+      return "PHB";
+    case PathClass::node:
+      return "NODE";
+    case PathClass::sys:
+      return "SYS";
+    case PathClass::unknown:
+      return "?";
+  }
+  return "?";
+}
+
+std::string_view to_string(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::ok:
+      return "ok";
+    case Verdict::degraded:
+      return "degraded";
+    case Verdict::unsupported:
+      return "unsupported";
+  }
+  return "unsupported";
+}
+
+std::string_view to_string(ReasonKind kind) {
+  switch (kind) {
+    case ReasonKind::path:
+      return "path";
+    case ReasonKind::path_unknown:
+      return "path-unknown";
+    case ReasonKind::acs_redirect:
+      return "acs-redirect";
+    case ReasonKind::acs_direct_translated:
+      return "acs-direct-translated";
+    case ReasonKind::gpu_no_gdr:
+      return "gpu-no-gpudirect";
+    case ReasonKind::nic_no_gdr:
+      return "nic-no-gpudirect";
+    case ReasonKind::gdr_unknown:
+      return "gpudirect-unknown";
+    case ReasonKind::small_bar1:
+      return "small-bar1";
+    case ReasonKind::iommu_translating:
+      return "iommu-translating";
+    case ReasonKind::vf:
+      return "vf";
+    case ReasonKind::ats_disabled:
+      return "ats-disabled";
+  }
+  return "path";
+}
+
+Path classify(const Host& host, std::size_t a, std::size_t b) {
+  Path path;
+  const Device& da = host.at(a);
+  const Device& db = host.at(b);
+  if (a == b) {
+    path.cls = PathClass::self;
+    return path;
+  }
+  const std::vector<std::size_t> up_a = chain(host, a);
+  const std::vector<std::size_t> up_b = chain(host, b);
+  if (da.bdf.same_device(db.bdf)) {
+    path.cls = PathClass::pix;
+    path.detail = "functions of one device";
+    return path;
+  }
+  // Lowest common bridge.
+  std::optional<std::size_t> pos_a;
+  std::optional<std::size_t> pos_b;
+  for (std::size_t j = 0; j < up_b.size() && !pos_a; ++j) {
+    for (std::size_t i = 0; i < up_a.size(); ++i) {
+      if (up_a[i] == up_b[j]) {
+        pos_a = i;
+        pos_b = j;
+        break;
+      }
+    }
+  }
+  if (pos_a) {
+    path.common = up_a[*pos_a];
+    for (std::size_t i = 0; i <= *pos_a; ++i) path.bridges.push_back(up_a[i]);
+    for (std::size_t j = *pos_b; j-- > 0;) path.bridges.push_back(up_b[j]);
+    for (const std::size_t br : path.bridges) {
+      if (counts_as_switch(host.at(br))) ++path.switches;
+    }
+    path.cls = path.switches <= 1 ? PathClass::pix : PathClass::pxb;
+    path.detail =
+        path.switches <= 1
+            ? fmt::format("through one switch below {}", host.at(*path.common).bdf.to_string())
+            : fmt::format("through {} switch levels, meeting at {}", path.switches,
+                          host.at(*path.common).bdf.to_string());
+  } else {
+    path.bridges = up_a;
+    for (auto it = up_b.rbegin(); it != up_b.rend(); ++it) path.bridges.push_back(*it);
+    if (!da.root || !db.root) {
+      path.cls = PathClass::unknown;
+      path.detail =
+          fmt::format("{} is not placed in the tree", (!da.root ? da : db).bdf.to_string());
+    } else if (*da.root == *db.root) {
+      path.cls = PathClass::phb;
+      path.detail = fmt::format("through host bridge {}", host.roots()[*da.root].to_string());
+    } else {
+      const RootBus& ra = host.roots()[*da.root];
+      const RootBus& rb = host.roots()[*db.root];
+      const auto na = da.numa_node ? da.numa_node : ra.numa_node;
+      const auto nb = db.numa_node ? db.numa_node : rb.numa_node;
+      if (na && nb) {
+        path.cls = *na == *nb ? PathClass::node : PathClass::sys;
+        path.detail = *na == *nb
+                          ? fmt::format("host bridges {} and {}, both on NUMA node {}",
+                                        ra.to_string(), rb.to_string(), *na)
+                          : fmt::format("host bridges {} (NUMA node {}) and {} (NUMA node {})",
+                                        ra.to_string(), *na, rb.to_string(), *nb);
+      } else {
+        path.cls = PathClass::unknown;
+        path.detail = fmt::format("host bridges {} and {}; NODE or SYS: no NUMA node known for {}",
+                                  ra.to_string(), rb.to_string(), (!na ? da : db).bdf.to_string());
+      }
+    }
+  }
+  for (const std::size_t br : path.bridges) {
+    if (path.common && br == *path.common) continue;
+    const Device& d = host.at(br);
+    if (d.acs && d.acs->redirects_p2p()) path.acs_redirect.push_back(br);
+  }
+  return path;
+}
+
+PathClass path_class(const Host& host, std::size_t a, std::size_t b) {
+  if (a == b) return PathClass::self;
+  const Device& da = host.at(a);
+  const Device& db = host.at(b);
+  if (da.bdf.same_device(db.bdf)) return PathClass::pix;
+  // The lowest common bridge of the chains above a and above b, as classify() finds it,
+  // counting the switches on the way (the common bridge once).
+  if (da.parent && db.parent) {
+    std::size_t x = *da.parent;
+    std::size_t y = *db.parent;
+    unsigned dx = da.depth - 1;  // the depth of x: a's depth counts the bridges above a
+    unsigned dy = db.depth - 1;
+    unsigned switches = 0;
+    auto up = [&](std::size_t& node, unsigned& depth) {
+      const Device& d = host.at(node);
+      if (!d.parent) return false;
+      if (counts_as_switch(d)) ++switches;
+      node = *d.parent;
+      --depth;
+      return true;
+    };
+    bool ok = true;
+    while (ok && dx > dy) ok = up(x, dx);
+    while (ok && dy > dx) ok = up(y, dy);
+    while (ok && x != y) ok = up(x, dx) && up(y, dy);
+    if (ok && x == y) {
+      if (counts_as_switch(host.at(x))) ++switches;
+      return switches <= 1 ? PathClass::pix : PathClass::pxb;
+    }
+  }
+  if (!da.root || !db.root) return PathClass::unknown;
+  if (*da.root == *db.root) return PathClass::phb;
+  const auto na = da.numa_node ? da.numa_node : host.roots()[*da.root].numa_node;
+  const auto nb = db.numa_node ? db.numa_node : host.roots()[*db.root].numa_node;
+  if (!na || !nb) return PathClass::unknown;
+  return *na == *nb ? PathClass::node : PathClass::sys;
+}
+
+namespace {
+
+// NCCL's generation of a Broadcom PEX switch from its upstream port's ids (src/graph/topo.cc,
+// getBcmGen, on vendor << 48 | device << 32 | subsystem vendor << 16 | subsystem device under
+// the mask 0xfffffffffffff000): 4 for a PEX880xx Gen 4 (1000:c010, subsystem 1000:axxx, either
+// level), 5 for a PEX890xx Gen 5 (1000:c030) with subsystem 1000:0xxx at `level` 0 (the top of
+// the switch) or 1000:1xxx at level 1 (its second level); else 0.
+int bcm_gen(const Device& d, int level) {
+  if (d.vendor_id != 0x1000 || d.subsys_vendor_id != 0x1000 || !d.device_id ||
+      !d.subsys_device_id) {
+    return 0;
+  }
+  const unsigned high = *d.subsys_device_id & 0xf000u;
+  if (*d.device_id == 0xc010 && high == 0xa000) return 4;
+  if (*d.device_id == 0xc030 && high == static_cast<unsigned>(level) * 0x1000u) return 5;
+  return 0;
+}
+
+// Whether NCCL sees this PXB path as PIX: ncclTopoFlattenBcmSwitches merges the second-level
+// switches of a Broadcom PEX switch into its top ("BCM Gen4 Switches present themselves as a
+// two-level hierarchical switch even though they're supposed to sustain full BW across all
+// ports"), so a path whose every other switch is such a second level of the switch where it
+// turns crosses one switch for NCCL.
+bool bcm_flattened(const Host& host, const Path& path) {
+  if (path.cls != PathClass::pxb || !path.common) return false;
+  std::size_t top = *path.common;  // the switch where the path turns: its upstream port
+  if (host.at(top).port_type == PortType::downstream_port && host.at(top).parent) {
+    top = *host.at(top).parent;
+  }
+  if (host.at(top).port_type != PortType::upstream_port) return false;
+  const int gen = bcm_gen(host.at(top), 0);
+  if (gen == 0) return false;
+  for (const std::size_t br : path.bridges) {
+    const Device& b = host.at(br);
+    if (br == top || b.port_type != PortType::upstream_port) continue;
+    // A second level: its upstream port hangs off a downstream port of `top`.
+    const std::optional<std::size_t> down = b.parent;
+    if (bcm_gen(b, 1) != gen || !down || host.at(*down).parent != top) return false;
+  }
+  return true;
+}
+
+// The path's reason by its class, for GPUDirect RDMA or GPU P2P at NCCL's default level (PXB).
+void judge_path(const Host& host, PairVerdict& v, std::string_view what) {
+  switch (v.path.cls) {
+    case PathClass::self:
+    case PathClass::pix:
+    case PathClass::pxb:
+      add(v, ReasonKind::path, Verdict::ok,
+          fmt::format("{}: {}; {} stays below the host bridge{}", to_string(v.path.cls),
+                      v.path.detail, what,
+                      bcm_flattened(host, v.path)
+                          ? "; NCCL counts the two levels of this Broadcom PEX switch as one "
+                            "(ncclTopoFlattenBcmSwitches) and sees PIX"
+                          : ""));
+      break;
+    case PathClass::phb:
+    case PathClass::node:
+      add(v, ReasonKind::path, Verdict::degraded,
+          fmt::format("{}: {}; {} goes through the CPU (works, P2P reads are slow; NCCL's default "
+                      "level PXB will not use it)",
+                      to_string(v.path.cls), v.path.detail, what),
+          "place both devices under one PCIe switch");
+      break;
+    case PathClass::sys:
+      add(v, ReasonKind::path, Verdict::unsupported,
+          fmt::format("SYS: {}; {} across the SMP interconnect is not supported", v.path.detail,
+                      what),
+          "use devices on one NUMA node, best under one PCIe switch");
+      break;
+    case PathClass::unknown:
+      add(v, ReasonKind::path_unknown, Verdict::degraded,
+          fmt::format("path class unknown: {}", v.path.detail),
+          "add `numactl --hardware` output (on ESXi: `esxcli hardware memory get`) or lspci -vvv "
+          "with NUMA node lines");
+      break;
+  }
+}
+
+// GPU P2P through the CPU where NCCL uses it anyway: between at most 2 GPUs on AMD CPUs
+// (NCCL src/graph/paths.cc, ncclTopoCheckP2p: p2pLevel = PATH_SYS).
+void judge_amd_p2p(PairVerdict& v) {
+  add(v, ReasonKind::path, Verdict::degraded,
+      fmt::format("{}: {}; GPU P2P goes through the CPU{}: NCCL uses it all the same, as it "
+                  "allows P2P up to SYS between at most 2 GPUs on AMD CPUs",
+                  to_string(v.path.cls), v.path.detail,
+                  v.path.cls == PathClass::sys ? " and across the sockets" : ""),
+      "place both GPUs under one PCIe switch for full P2P bandwidth");
+}
+
+}  // namespace
+
+bool acs_redirect_bypassed(const Host& host, std::size_t a, std::size_t b, const Path& path) {
+  return !path.acs_redirect.empty() &&
+         redirect_bypassed(host, path.acs_redirect, initiators(host, host.at(a), host.at(b)));
+}
+
+PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b,
+                       const AnalysisOptions& options) {
+  PairVerdict v;
+  v.a = a;
+  v.b = b;
+  v.path = classify(host, a, b);
+  const Device& da = host.at(a);
+  const Device& db = host.at(b);
+  const bool gpu_gpu = da.role == Role::gpu && db.role == Role::gpu;
+  const std::string_view what = gpu_gpu ? "GPU P2P" : "GPUDirect RDMA";
+  // NCCL's P2P level (paths.cc, ncclTopoCheckP2p): PXB, or SYS between at most 2 GPUs on AMD.
+  const bool nccl_p2p_to_sys =
+      gpu_gpu && v.path.cls >= PathClass::phb && v.path.cls != PathClass::unknown &&
+      cpu_vendor(host) == CpuVendor::amd && [&] {
+        if (options.nccl_gpus) return *options.nccl_gpus <= 2;
+        return std::count_if(host.devices().begin(), host.devices().end(),
+                             [](const Device& d) { return d.role == Role::gpu; }) <= 2;
+      }();
+  if (nccl_p2p_to_sys) {
+    judge_amd_p2p(v);
+  } else {
+    judge_path(host, v, what);
+  }
+  if (!v.path.acs_redirect.empty()) {
+    std::string bits;
+    for (const std::size_t br : v.path.acs_redirect) {
+      bits += fmt::format("{}{} ({})", bits.empty() ? "" : ", ", host.at(br).bdf.to_string(),
+                          host.at(br).acs->ctl_text());
+    }
+    const std::vector<const Device*> from = initiators(host, da, db);
+    if (acs_redirect_bypassed(host, a, b, v.path)) {
+      std::vector<std::string> names;
+      for (const Device* d : from) names.push_back(d->bdf.to_string());
+      add(v, ReasonKind::acs_direct_translated, Verdict::ok,
+          fmt::format("ACS redirects P2P on {}, but DirectTrans+ there lets the translated "
+                      "requests of {} (ATS on) go peer to peer, as NVIDIA's VM configuration has "
+                      "it",
+                      bits, fmt::join(names, " and ")));
+    } else {
+      add(v, ReasonKind::acs_redirect, Verdict::degraded,
+          fmt::format("ACS redirects P2P to the root complex on {}", bits),
+          fmt::format("on bare metal: setpci -s {} ECAP_ACS+0x6.w=0000 (or disable ACS/IOMMU in "
+                      "firmware); in a VM keep ACS, enable ATS on the NIC and DirectTrans on the "
+                      "bridge (NVIDIA's VM configuration: ReqRedir+ CmpltRedir+ UpstreamFwd+ "
+                      "EgressCtrl- DirectTrans+)",
+                      host.at(v.path.acs_redirect.front()).bdf.to_string()));
+    }
+  }
+  for (const Device* d : {&da, &db}) {
+    if (d->role == Role::gpu) {
+      if (d->model && d->model->gdr == GdrSupport::no) {
+        add(v, ReasonKind::gpu_no_gdr, Verdict::unsupported,
+            fmt::format("{} ({}) has no GPUDirect RDMA/P2P support", d->bdf.to_string(),
+                        d->model->model),
+            "use a data-center or professional GPU");
+      } else if (!d->model) {
+        add(v, ReasonKind::gdr_unknown, Verdict::ok,
+            fmt::format("{}: GPU model not in the catalogue; GPUDirect support not known",
+                        d->bdf.to_string()),
+            "add the model with --catalog FILE");
+      }
+      if (const auto bar1 = bar1_size(*d); bar1 && *bar1 <= kSmallBar1) {
+        add(v, ReasonKind::small_bar1, Verdict::degraded,
+            fmt::format("{} has a {} BAR1: GPUDirect can map only that much GPU memory at once",
+                        d->bdf.to_string(), format_size(*bar1)),
+            "enable a large BAR1 (Resizable BAR in firmware, or NVIDIA Display Mode Selector)");
+      }
+    } else {
+      if (d->model && d->model->gdr == GdrSupport::no) {
+        add(v, ReasonKind::nic_no_gdr, Verdict::unsupported,
+            fmt::format("{} ({}) has no GPUDirect RDMA support", d->bdf.to_string(),
+                        d->model->model));
+      } else if (d->role == Role::nic || !d->model || d->model->gdr == GdrSupport::unknown) {
+        add(v, ReasonKind::gdr_unknown, d->role == Role::nic ? Verdict::unsupported : Verdict::ok,
+            fmt::format("{}: GPUDirect RDMA support of this NIC is not known{}", d->bdf.to_string(),
+                        d->role == Role::nic ? " (not an RDMA NIC)" : ""));
+      }
+      if (d->role == Role::nic_vf) {
+        add(v, ReasonKind::vf, Verdict::ok,
+            d->physfn
+                ? fmt::format("{} is an SR-IOV VF of {}; it shares the PF's path",
+                              d->bdf.to_string(), host.at(*d->physfn).bdf.to_string())
+                : fmt::format("{} is an SR-IOV VF; it shares its PF's path", d->bdf.to_string()));
+      }
+      const Device& owner = ats_owner(host, *d);
+      if (owner.ats_present && owner.ats_enabled == false) {
+        add(v, ReasonKind::ats_disabled, Verdict::degraded,
+            fmt::format("ATS is off on {} (ATSCtl Enable-): in a VM, where ACS stays on, P2P goes "
+                        "through the root complex",
+                        owner.bdf.to_string()),
+            fmt::format("mlxconfig -d {} set ATS_ENABLED=true, then reboot the host",
+                        owner.bdf.to_string()));
+      }
+    }
+  }
+  if (options.iommu_translating == true) {
+    add(v, ReasonKind::iommu_translating, Verdict::degraded,
+        "the IOMMU translates DMA (not off or pass-through): on bare metal peer traffic is routed "
+        "through the root complex",
+        "add iommu=pt to the kernel command line (bare metal)");
+  }
+  return v;
+}
+
+std::string Topology::label(std::size_t i) const {
+  return i < gpus.size() ? fmt::format("GPU{}", i) : fmt::format("NIC{}", i - gpus.size());
+}
+
+std::string Topology::listing_note() const {
+  if (!listed) return {};
+  const std::size_t n = size();
+  const std::size_t g = gpus.size();
+  return fmt::format(
+      "{} GPUs and NICs ({} GPUs, {} NICs) are more than the {} vmxkit prints the full matrix "
+      "for: it would have {} cells and {} pair verdicts. Listed instead: each GPU's nearest {} "
+      "NICs and {} GPU peers, closest first (vmxkit topo --matrix prints the full matrix).",
+      n, g, nics.size(), kFullMatrixLimit, n * n, g * (g - 1) / 2 + g * nics.size(), kNearestPeers,
+      kNearestPeers);
+}
+
+namespace {
+
+// Each GPU's nearest peers of one kind (the GPUs, or the NICs) without classifying every pair.
+//
+// The classes from a device `a` fall in levels, each wholly closer than the next: functions of
+// its own device (PIX); the devices below its topmost bridge T, which meet it at a common bridge
+// (PIX or PXB, classified one by one); the rest of its root bus (PHB); other root buses on its
+// NUMA node (NODE), on other NUMA nodes (SYS); and everything else (unknown). A level is looked
+// at only while fewer than `k` peers were found, so every level but the subtree below T skips
+// fewer than `k` candidates before it takes what it needs: linear in the host for real hosts.
+class PeerIndex {
+ public:
+  // `order` is the preorder (tin) and end (tout) of each device in the forest of parents.
+  PeerIndex(const Host& host, const std::vector<std::size_t>& candidates,
+            const std::vector<std::size_t>& tin, const std::vector<std::size_t>& tout)
+      : host_(host), candidates_(candidates), tin_(tin), tout_(tout) {
+    by_root_.resize(host.roots().size());
+    for (std::size_t p = 0; p < candidates.size(); ++p) {
+      const Device& d = host.at(candidates[p]);
+      by_tin_.push_back(p);
+      if (d.root) {
+        by_root_[*d.root].push_back(p);
+        if (const auto n = numa(d)) {
+          by_numa_[*n].push_back(p);
+          with_numa_.push_back(p);
+        }
+      }
+    }
+    std::sort(by_tin_.begin(), by_tin_.end(), [&](std::size_t x, std::size_t y) {
+      return tin_[candidates_[x]] < tin_[candidates_[y]];
+    });
+  }
+
+  // Up to `k` candidates nearest to device `a` (never `a` itself): (class, position), by class,
+  // then position (PCI address order).
+  std::vector<std::pair<PathClass, std::size_t>> nearest(std::size_t a, std::size_t k) const {
+    std::vector<std::pair<PathClass, std::size_t>> out;
+    if (k == 0) return out;
+    const Device& da = host_.at(a);
+    auto same_device = [&](std::size_t p) {
+      return host_.at(candidates_[p]).bdf.same_device(da.bdf);
+    };
+    // The functions of a's own device: PIX.
+    const auto first = std::lower_bound(
+        candidates_.begin(), candidates_.end(), Bdf{da.bdf.domain, da.bdf.bus, da.bdf.device, 0},
+        [&](std::size_t dev, const Bdf& b) { return host_.at(dev).bdf < b; });
+    for (auto it = first; it != candidates_.end() && host_.at(*it).bdf.same_device(da.bdf); ++it) {
+      if (*it != a)
+        out.emplace_back(PathClass::pix, static_cast<std::size_t>(it - candidates_.begin()));
+    }
+    // Below a's topmost bridge: the classes differ by the switches on the way.
+    std::optional<std::size_t> top;
+    for (auto p = da.parent; p; p = host_.at(*p).parent) top = p;
+    auto below_top = [&](std::size_t p) {
+      const std::size_t t = tin_[candidates_[p]];
+      return top && tin_[*top] <= t && t < tout_[*top];
+    };
+    if (top) {
+      const auto lo =
+          std::lower_bound(by_tin_.begin(), by_tin_.end(), tin_[*top],
+                           [&](std::size_t p, std::size_t t) { return tin_[candidates_[p]] < t; });
+      for (auto it = lo; it != by_tin_.end() && tin_[candidates_[*it]] < tout_[*top]; ++it) {
+        if (candidates_[*it] == a || same_device(*it)) continue;
+        out.emplace_back(path_class(host_, a, candidates_[*it]), *it);
+      }
+    }
+    std::sort(out.begin(), out.end());
+    auto full = [&] {
+      if (out.size() < k) return false;
+      out.resize(k);
+      return true;
+    };
+    if (full()) return out;
+    // Takes candidate `p` as `cls` unless an earlier level (or `skip`) has it; false once full.
+    auto take = [&](std::size_t p, PathClass cls, auto skip) {
+      if (out.size() >= k) return false;
+      if (candidates_[p] != a && !same_device(p) && !below_top(p) && !skip(p))
+        out.emplace_back(cls, p);
+      return true;
+    };
+    const std::optional<int> na = da.root ? numa(da) : std::nullopt;
+    auto same_root = [&](std::size_t p) {
+      return da.root && host_.at(candidates_[p]).root == da.root;
+    };
+    if (da.root) {
+      const auto none = [](std::size_t) { return false; };
+      for (const std::size_t p : by_root_[*da.root]) {
+        if (!take(p, PathClass::phb, none)) break;
+      }
+      if (full()) return out;
+      if (na) {
+        if (const auto it = by_numa_.find(*na); it != by_numa_.end()) {
+          for (const std::size_t p : it->second) {
+            if (!take(p, PathClass::node, same_root)) break;
+          }
+          if (full()) return out;
+        }
+        const auto same_numa = [&](std::size_t p) {
+          return same_root(p) || numa(host_.at(candidates_[p])) == na;
+        };
+        for (const std::size_t p : with_numa_) {
+          if (!take(p, PathClass::sys, same_numa)) break;
+        }
+        if (full()) return out;
+      }
+    }
+    // The rest: not placed, or no NUMA node known on one side.
+    const auto classified = [&](std::size_t p) {
+      const Device& d = host_.at(candidates_[p]);
+      return same_root(p) || (na && d.root && numa(d));
+    };
+    for (std::size_t p = 0; p < candidates_.size(); ++p) {
+      if (!take(p, PathClass::unknown, classified)) break;
+    }
+    full();
+    return out;
+  }
+
+ private:
+  // The NUMA node the path classes use: the device's own, else its host bridge's.
+  std::optional<int> numa(const Device& d) const {
+    if (d.numa_node) return d.numa_node;
+    if (d.root) return host_.roots()[*d.root].numa_node;
+    return std::nullopt;
+  }
+
+  const Host& host_;
+  const std::vector<std::size_t>& candidates_;  // device indices, in PCI address order
+  const std::vector<std::size_t>& tin_;
+  const std::vector<std::size_t>& tout_;
+  std::vector<std::size_t> by_tin_;                  // positions by preorder
+  std::vector<std::vector<std::size_t>> by_root_;    // positions per root bus
+  std::map<int, std::vector<std::size_t>> by_numa_;  // positions per NUMA node (placed only)
+  std::vector<std::size_t> with_numa_;               // placed positions with a NUMA node
+};
+
+// Preorder number and subtree end of every device in the forest of parents (iterative).
+void tree_order(const Host& host, std::vector<std::size_t>& tin, std::vector<std::size_t>& tout) {
+  const std::size_t n = host.devices().size();
+  tin.assign(n, 0);
+  tout.assign(n, 0);
+  std::size_t clock = 0;
+  std::vector<std::pair<std::size_t, std::size_t>> stack;  // device, next child
+  for (std::size_t r = 0; r < n; ++r) {
+    if (host.at(r).parent) continue;
+    stack.emplace_back(r, 0);
+    tin[r] = clock++;
+    while (!stack.empty()) {
+      auto& [dev, next] = stack.back();
+      const std::vector<std::size_t>& children = host.at(dev).children;
+      if (next < children.size()) {
+        const std::size_t c = children[next++];
+        tin[c] = clock++;
+        stack.emplace_back(c, 0);
+      } else {
+        tout[dev] = clock;
+        stack.pop_back();
+      }
+    }
+  }
+}
+
+std::size_t bad_reasons(const PairVerdict& v) {
+  return static_cast<std::size_t>(std::count_if(
+      v.reasons.begin(), v.reasons.end(), [](const Reason& r) { return r.effect != Verdict::ok; }));
+}
+
+// The listing of a large host: each GPU's nearest NICs and GPU peers, each judged, and the best
+// of those NICs by the key of the full analysis.
+void list_nearest(const Host& host, const AnalysisOptions& options, Topology& t) {
+  std::vector<std::size_t> tin;
+  std::vector<std::size_t> tout;
+  tree_order(host, tin, tout);
+  const PeerIndex gpu_index(host, t.gpus, tin, tout);
+  const PeerIndex nic_index(host, t.nics, tin, tout);
+  t.nearest.resize(t.gpus.size());
+  t.best_nic.assign(t.gpus.size(), std::nullopt);
+  for (std::size_t i = 0; i < t.gpus.size(); ++i) {
+    const std::size_t g = t.gpus[i];
+    NearestPeers& np = t.nearest[i];
+    std::optional<std::tuple<Verdict, PathClass, std::size_t, std::size_t>> best;
+    for (const auto& [cls, j] : nic_index.nearest(g, kNearestPeers)) {
+      const PairVerdict v = judge_pair(host, g, t.nics[j], options);
+      np.nics.push_back(Peer{j, cls, v.verdict});
+      const auto key = std::make_tuple(v.verdict, cls, bad_reasons(v), j);
+      if (!best || key < *best) best = key;
+    }
+    if (best) t.best_nic[i] = std::get<3>(*best);
+    for (const auto& [cls, j] : gpu_index.nearest(g, kNearestPeers)) {
+      np.gpus.push_back(Peer{j, cls, judge_pair(host, g, t.gpus[j], options).verdict});
+    }
+  }
+}
+
+}  // namespace
+
+Topology analyze(const Host& host, const AnalysisOptions& options) {
+  Topology t;
+  for (std::size_t i = 0; i < host.devices().size(); ++i) {
+    const Role r = host.at(i).role;
+    if (r == Role::gpu) t.gpus.push_back(i);
+    if (r == Role::rdma_nic || r == Role::nic_vf || (options.all_nics && r == Role::nic))
+      t.nics.push_back(i);
+  }
+  const std::size_t n = t.size();
+  if (n > kFullMatrixLimit && !options.full_matrix) {
+    t.listed = true;
+    list_nearest(host, options, t);
+    return t;
+  }
+  t.matrix = PathMatrix(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = i; j < n; ++j) {
+      const PathClass c = path_class(host, t.device(i), t.device(j));
+      t.matrix.set(i, j, c);
+      t.matrix.set(j, i, c);
+    }
+  }
+  const std::size_t g = t.gpus.size();
+  t.pairs.reserve(g * (g - 1) / 2 + g * t.nics.size());
+  for (std::size_t i = 0; i < g; ++i) {
+    for (std::size_t j = i + 1; j < g; ++j) {
+      t.pairs.push_back(judge_pair(host, t.gpus[i], t.gpus[j], options));
+    }
+  }
+  t.best_nic.assign(g, std::nullopt);
+  for (std::size_t i = 0; i < g; ++i) {
+    std::optional<std::tuple<Verdict, PathClass, std::size_t, std::size_t>> best;
+    for (std::size_t j = 0; j < t.nics.size(); ++j) {
+      PairVerdict v = judge_pair(host, t.gpus[i], t.nics[j], options);
+      const auto key = std::make_tuple(v.verdict, v.path.cls, bad_reasons(v), j);
+      if (!best || key < *best) best = key;
+      t.pairs.push_back(std::move(v));
+    }
+    if (best) t.best_nic[i] = std::get<3>(*best);
+  }
+  return t;
+}
+
+namespace {
+
+// The matrix rows of `nvidia-smi topo -m` with the CPU/NUMA affinity columns. Returns whether a
+// cell is `?`.
+bool render_matrix(const Host& host, const Topology& t, std::string& out) {
+  const std::size_t n = t.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    out += '\t';
+    out += t.label(i);
+  }
+  out += "\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n";
+  bool any_unknown = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    out += t.label(i);
+    for (std::size_t j = 0; j < n; ++j) {
+      const PathClass c = t.matrix.at(i, j);
+      any_unknown = any_unknown || c == PathClass::unknown;
+      if (c == PathClass::self) {
+        out += "\t X ";
+      } else {
+        out += '\t';
+        out += to_string(c);
+      }
+    }
+    if (i < t.gpus.size()) {
+      const Device& d = host.at(t.device(i));
+      std::string cpus = "N/A";
+      if (d.numa_node) {
+        if (const auto it = host.numa().cpus.find(*d.numa_node); it != host.numa().cpus.end())
+          cpus = it->second;
+      }
+      out +=
+          fmt::format("\t{}\t{}\t\tN/A", cpus, d.numa_node ? std::to_string(*d.numa_node) : "N/A");
+    }
+    out += '\n';
+  }
+  return any_unknown;
+}
+
+// The note and each GPU's nearest peers, for a `listed` topology. Returns whether a class is `?`.
+bool render_nearest(const Host& host, const Topology& t, std::string& out) {
+  bool any_unknown = false;
+  out += "Note: ";
+  out += t.listing_note();
+  out += "\n\nNearest NICs and GPU peers per GPU (path class, P2P verdict):\n\n";
+  auto peers = [&](const std::vector<Peer>& list, std::size_t offset) {
+    if (list.empty()) return std::string("none");
+    std::string text;
+    for (const Peer& p : list) {
+      any_unknown = any_unknown || p.cls == PathClass::unknown;
+      if (!text.empty()) text += ", ";
+      text += fmt::format("{} ({}, {})", t.label(offset + p.index), to_string(p.cls),
+                          to_string(p.verdict));
+    }
+    return text;
+  };
+  for (std::size_t i = 0; i < t.gpus.size(); ++i) {
+    const Device& d = host.at(t.gpus[i]);
+    const std::string nics = peers(t.nearest[i].nics, t.gpus.size());
+    const std::string gpus = peers(t.nearest[i].gpus, 0);
+    out += fmt::format("  {} (NUMA {}): NICs: {}; GPUs: {}\n", t.label(i),
+                       d.numa_node ? std::to_string(*d.numa_node) : "N/A", nics, gpus);
+  }
+  return any_unknown;
+}
+
+}  // namespace
+
+std::string render_topology_text(const Host& host, const Topology& t) {
+  std::string out;
+  const std::size_t n = t.size();
+  const bool any_unknown = t.listed ? render_nearest(host, t, out) : render_matrix(host, t, out);
+  out +=
+      "\nLegend:\n\n"
+      "  X    = Self\n"
+      "  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes "
+      "(e.g., QPI/UPI)\n"
+      "  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges "
+      "within a NUMA node\n"
+      "  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)\n"
+      "  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host "
+      "Bridge)\n"
+      "  PIX  = Connection traversing at most a single PCIe bridge\n";
+  if (any_unknown)
+    out +=
+        "  ?    = NODE or SYS: no NUMA node is known for a host bridge (or a device is not "
+        "placed)\n";
+  if (host.numa().single_node_inferred) {
+    out += fmt::format(
+        "  NUMA: {} has no `NUMA node:` line, so the kernel knew one node: every device is on "
+        "it, as nvidia-smi reads it\n",
+        host.numa().no_numa_lines_in);
+  }
+  auto legend = [&](std::size_t i) {
+    const Device& d = host.at(t.device(i));
+    std::string name =
+        d.rdma_name.empty() ? d.bdf.to_string() : d.rdma_name + " " + d.bdf.to_string();
+    if (d.model) {
+      name += " " + d.model->model;
+    } else if (!d.name.empty()) {
+      name += " " + d.name;
+    }
+    if (d.role == Role::nic_vf) name += " (VF)";
+    return fmt::format("  {}: {}\n", t.label(i), name);
+  };
+  if (!t.nics.empty()) {
+    out += "\nNIC Legend:\n\n";
+    for (std::size_t i = t.gpus.size(); i < n; ++i) out += legend(i);
+  }
+  if (!t.gpus.empty()) {
+    out += "\nGPU Legend:\n\n";
+    for (std::size_t i = 0; i < t.gpus.size(); ++i) out += legend(i);
+  }
+  if (!t.pairs.empty()) out += "\nP2P verdicts:\n";
+  // Row/column of each device, for the labels of the pairs.
+  std::vector<std::size_t> position(host.devices().size(), n);
+  for (std::size_t i = 0; i < n; ++i) position[t.device(i)] = i;
+  auto label_of = [&](std::size_t dev) {
+    return position[dev] < n ? t.label(position[dev]) : host.at(dev).bdf.to_string();
+  };
+  for (const PairVerdict& v : t.pairs) {
+    out += fmt::format("\n  {} <-> {}  {}  {}\n", label_of(v.a), label_of(v.b),
+                       to_string(v.path.cls), to_string(v.verdict));
+    for (const Reason& r : v.reasons) {
+      out += fmt::format("    - {}\n", r.text);
+      if (!r.fix.empty() && r.effect != Verdict::ok) out += fmt::format("      fix: {}\n", r.fix);
+    }
+  }
+  if (!t.gpus.empty() && !t.nics.empty()) {
+    out += "\nBest NIC per GPU:\n\n";
+    for (std::size_t i = 0; i < t.gpus.size(); ++i) {
+      if (!t.best_nic[i]) continue;  // listed: no NIC is near this GPU
+      const std::size_t j = *t.best_nic[i];
+      PathClass c = PathClass::unknown;
+      Verdict verdict = Verdict::ok;
+      if (t.listed) {
+        for (const Peer& p : t.nearest[i].nics) {
+          if (p.index == j) std::tie(c, verdict) = std::pair(p.cls, p.verdict);
+        }
+      } else {
+        c = t.matrix.at(i, t.gpus.size() + j);
+        verdict = t.gpu_nic_pair(i, j).verdict;
+      }
+      out += fmt::format("  GPU{}: NIC{} ({}, {}, {})\n", i, j, host.at(t.nics[j]).bdf.to_string(),
+                         to_string(c), to_string(verdict));
+    }
+  }
+  return out;
+}
+
+}  // namespace vmxkit::pci

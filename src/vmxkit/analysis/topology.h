@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstddef>
+#include <iterator>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vmxkit/model/host.h"
+
+namespace vmxkit::pci {
+
+/// nvidia-smi `topo -m` path classes, closest first.
+enum class PathClass : unsigned char {
+  self,     ///< X: the same function
+  pix,      ///< at most a single PCIe bridge (one switch)
+  pxb,      ///< several bridges, below the host bridge
+  phb,      ///< through one PCIe host bridge
+  node,     ///< between host bridges of one NUMA node
+  sys,      ///< across the SMP interconnect between NUMA nodes
+  unknown,  ///< NODE or SYS (no NUMA node known), or a device the inputs could not place
+};
+/// "X", "PIX", "PXB", "PHB", "NODE", "SYS", "?".
+std::string_view to_string(PathClass cls);
+
+/// How two devices reach each other.
+struct Path {
+  PathClass cls = PathClass::unknown;
+  std::vector<std::size_t> bridges;       ///< bridges on the path: up from a, then down to b
+  std::optional<std::size_t> common;      ///< lowest common bridge, when below the host bridge
+  unsigned switches = 0;                  ///< switch levels crossed (upstream ports on the path)
+  std::vector<std::size_t> acs_redirect;  ///< bridges on the path whose ACSCtl redirects P2P
+  std::string detail;                     ///< why this class ("different host bridges ...")
+};
+
+/// Classifies the path between devices `a` and `b` (indices in host.devices()).
+Path classify(const Host& host, std::size_t a, std::size_t b);
+
+/// The ACS redirect of `path` (classify(host, a, b)) does not stop the pair's peer transfers:
+/// every redirecting bridge has ACS Direct Translated P2P on (`DirectTrans+`) and every device
+/// that starts them (the NIC of a GPU and a NIC, both GPUs of a pair) has ATS on, so their
+/// translated requests go peer to peer, as in NVIDIA's VM configuration. False when nothing
+/// redirects.
+bool acs_redirect_bypassed(const Host& host, std::size_t a, std::size_t b, const Path& path);
+
+/// classify(host, a, b).cls without the path's details: walks up from both devices to their
+/// lowest common bridge (O(tree depth)) and allocates nothing.
+PathClass path_class(const Host& host, std::size_t a, std::size_t b);
+
+/// GPUDirect/P2P verdict for a pair.
+enum class Verdict : unsigned char { ok, degraded, unsupported };
+std::string_view to_string(Verdict verdict);
+
+/// Why a pair is not simply ok (or, for `path`, why it is).
+enum class ReasonKind : unsigned char {
+  path,          ///< the path class
+  path_unknown,  ///< NODE vs SYS cannot be told
+  acs_redirect,  ///< a bridge on the path redirects P2P to the root complex
+  /// ACS redirects on the path, but DirectTrans there lets the initiator's translated requests
+  /// (ATS on) go peer to peer: NVIDIA's VM configuration, not a problem.
+  acs_direct_translated,
+  gpu_no_gdr,         ///< the GPU model has no GPUDirect RDMA/P2P (GeForce)
+  nic_no_gdr,         ///< the NIC has no GPUDirect RDMA
+  gdr_unknown,        ///< support of a device is not known
+  small_bar1,         ///< a 256 MiB BAR1 limits GPUDirect RDMA mappings
+  iommu_translating,  ///< the IOMMU translates (not off / pass-through) on bare metal
+  vf,                 ///< the NIC is an SR-IOV virtual function
+  ats_disabled,       ///< ATS off on the NIC: in a VM with ACS on, P2P goes via the root complex
+};
+std::string_view to_string(ReasonKind kind);
+
+struct Reason {
+  ReasonKind kind = ReasonKind::path;
+  Verdict effect = Verdict::ok;  ///< the worst verdict this reason alone leads to
+  std::string text;
+  std::string fix;  ///< a command or setting that fixes it, when there is one
+};
+
+struct PairVerdict {
+  std::size_t a = 0;
+  std::size_t b = 0;
+  Path path;
+  Verdict verdict = Verdict::ok;
+  std::vector<Reason> reasons;
+};
+
+/// Above this many GPUs and NICs together, analyze() lists each GPU's nearest peers instead of
+/// the full matrix, whose cells and pair verdicts grow with the square of that number. Real
+/// servers have at most about 16 GPUs and 16 NICs.
+inline constexpr std::size_t kFullMatrixLimit = 64;
+/// How many NICs, and how many GPU peers, that listing names for each GPU.
+inline constexpr std::size_t kNearestPeers = 4;
+
+/// Facts about the host that are not in the PCI inputs, and what to compute.
+struct AnalysisOptions {
+  /// The IOMMU translates DMA (on, not pass-through); nullopt = not known.
+  std::optional<bool> iommu_translating;
+  bool all_nics = false;  ///< list every NIC, not only RDMA-capable ones
+  /// The full matrix and every pair's verdict whatever the host's size (`topo --matrix`).
+  bool full_matrix = false;
+  /// How many GPUs NCCL will see (a VM's, when judging its pairs); nullopt: the host's. NCCL
+  /// allows GPU P2P up to SYS on AMD CPUs with at most 2 GPUs, else up to PXB.
+  std::optional<std::size_t> nccl_gpus;
+};
+
+/// Verdict for one GPU<->NIC or GPU<->GPU pair.
+PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b,
+                       const AnalysisOptions& options);
+
+/// A square matrix of path classes, stored flat; `m[row][col]` and range-for over rows work.
+class PathMatrix {
+ public:
+  PathMatrix() = default;
+  explicit PathMatrix(std::size_t n) : n_(n), cells_(n * n, PathClass::unknown) {}
+  std::size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  PathClass at(std::size_t row, std::size_t col) const { return cells_[row * n_ + col]; }
+  void set(std::size_t row, std::size_t col, PathClass cls) { cells_[row * n_ + col] = cls; }
+  std::span<const PathClass> operator[](std::size_t row) const {
+    return std::span<const PathClass>(cells_).subspan(row * n_, n_);
+  }
+
+  class RowIterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = std::span<const PathClass>;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = std::span<const PathClass>;
+    RowIterator() = default;
+    RowIterator(const PathMatrix* m, std::size_t row) : m_(m), row_(row) {}
+    std::span<const PathClass> operator*() const { return (*m_)[row_]; }
+    RowIterator& operator++() {
+      ++row_;
+      return *this;
+    }
+    RowIterator operator++(int) {
+      RowIterator old = *this;
+      ++row_;
+      return old;
+    }
+    bool operator==(const RowIterator& o) const { return row_ == o.row_; }
+
+   private:
+    const PathMatrix* m_ = nullptr;
+    std::size_t row_ = 0;
+  };
+  RowIterator begin() const { return RowIterator(this, 0); }
+  RowIterator end() const { return RowIterator(this, n_); }
+
+ private:
+  std::size_t n_ = 0;
+  std::vector<PathClass> cells_;
+};
+
+/// A GPU's peer in the large-host listing.
+struct Peer {
+  std::size_t index = 0;  ///< into Topology::nics, or Topology::gpus for a GPU peer
+  PathClass cls = PathClass::unknown;
+  Verdict verdict = Verdict::ok;
+};
+
+/// A GPU's nearest NICs and GPU peers: up to kNearestPeers each, closest first (path class,
+/// then PCI address).
+struct NearestPeers {
+  std::vector<Peer> nics;
+  std::vector<Peer> gpus;
+};
+
+/// The GPU/NIC matrix like `nvidia-smi topo -m`: GPUs and NICs in PCI address order, every pair.
+/// A host with more than kFullMatrixLimit GPUs and NICs (unless AnalysisOptions::full_matrix)
+/// gets `listed` instead: no matrix and no pairs, but each GPU's nearest peers.
+struct Topology {
+  std::vector<std::size_t> gpus;
+  std::vector<std::size_t> nics;
+  /// Indexed [row][col] over gpus then nics; empty when `listed`.
+  PathMatrix matrix;
+  /// GPU<->GPU and GPU<->NIC pairs, GPU pairs first; empty when `listed`.
+  std::vector<PairVerdict> pairs;
+  /// Per GPU (same order as gpus): index into nics of the best NIC, if any. When `listed`, the
+  /// best of its nearest NICs.
+  std::vector<std::optional<std::size_t>> best_nic;
+  /// The host is too large for the full matrix: `nearest` holds what is listed instead.
+  bool listed = false;
+  /// Per GPU (same order as gpus), when `listed`.
+  std::vector<NearestPeers> nearest;
+
+  /// The label of row/column i ("GPU0", "NIC1").
+  std::string label(std::size_t i) const;
+  std::size_t size() const { return gpus.size() + nics.size(); }
+  std::size_t device(std::size_t i) const {
+    return i < gpus.size() ? gpus[i] : nics[i - gpus.size()];
+  }
+  /// The verdict of the pair GPU `gpu` <-> NIC `nic` (indices into gpus and nics), without
+  /// `listed`.
+  const PairVerdict& gpu_nic_pair(std::size_t gpu, std::size_t nic) const {
+    return pairs[gpus.size() * (gpus.size() - 1) / 2 + gpu * nics.size() + nic];
+  }
+  /// Why the host is `listed`: its size against kFullMatrixLimit. Empty when it is not.
+  std::string listing_note() const;
+};
+
+Topology analyze(const Host& host, const AnalysisOptions& options);
+
+/// The matrix and legends in the layout of `nvidia-smi topo -m` (tabs, `X` cells, CPU/NUMA
+/// affinity columns, `Legend:` and `NIC Legend:`), then the verdicts and the best NIC per GPU.
+/// A `listed` topology prints its note and each GPU's nearest peers in place of the matrix and
+/// the verdicts.
+std::string render_topology_text(const Host& host, const Topology& topo);
+
+}  // namespace vmxkit::pci

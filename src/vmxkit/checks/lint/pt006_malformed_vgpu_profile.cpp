@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <fmt/format.h>
+
+#include "vmxkit/checks/rules.h"
+#include "vmxkit/devices/vgpu.h"
+
+namespace vmxkit::rules {
+namespace {
+
+constexpr std::string_view kDoc = R"md(
+## What it does
+Flags a `pciPassthruN.vgpu` profile name that is not in the form NVIDIA's vGPU manager reports:
+`grid_<gpu>-<framebuffer GB><series>`, lower case, optionally with a MIG slice count
+(`grid_a100-40c`, `grid_m10-8q`, `grid_a100-3-20c`; `nvidia_` is accepted as prefix too).
+
+## Why is this bad?
+The profile must equal one of the host's `sharedGpuCapabilities` names; a profile in another case,
+with spaces or without the `grid_` prefix (`A100-40C`) matches none and the VM does not power on.
+
+## Example
+```
+pciPassthru0.vgpu = "A100-40C"
+```
+Use instead:
+```
+pciPassthru0.vgpu = "grid_a100-40c"
+```
+
+## Fix safety
+No automatic fix: check the names the host offers (`HostConfigInfo.sharedGpuCapabilities`).
+
+## References
+- ansible-collections/community.vmware `vmware_guest_vgpu.py` (checks against the host's list)
+- NVIDIA Virtual GPU Software User Guide (profile names)
+)md";
+
+void check(const Context& ctx, Sink& sink) {
+  for (const VmDevice& v : ctx.devices()) {
+    const Setting* s = ctx.device_setting(*v.entry, "vgpu");
+    if (s == nullptr || parse_vgpu_profile(s->value)) continue;
+    sink.report(kPT006, s->value_span,
+                fmt::format("vGPU profile '{}' is not of the form grid_<gpu>-<GB><series> "
+                            "(such as grid_a100-40c)",
+                            s->value));
+  }
+}
+
+}  // namespace
+
+extern const Rule kPT006{
+    .id = "PT006",
+    .name = "malformed-vgpu-profile",
+    .severity = Severity::warning,
+    .summary = "A vGPU profile name not in NVIDIA's form",
+    .doc = kDoc,
+    .check = &check,
+};
+
+}  // namespace vmxkit::rules

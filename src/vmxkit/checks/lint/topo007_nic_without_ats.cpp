@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <fmt/format.h>
+
+#include "vmxkit/checks/rules.h"
+#include "vmxkit/analysis/vm_pairs.h"
+
+namespace vmxkit::rules {
+namespace {
+
+constexpr std::string_view kDoc = R"md(
+## What it does
+With `--host`, flags a ConnectX/BlueField NIC paired with a GPU in the VM whose Address
+Translation Service is present but disabled (`ATSCtl: Enable-`).
+
+## Why is this bad?
+In a VM, ACS stays on, and "to run with maximum performance inside virtual machines, ATS needs
+to be enabled in network adapters" (NCCL). Without ATS, GPUDirect RDMA traffic goes through the
+root complex.
+
+## Example
+`ATSCtl: Enable-, Smallest Translation Unit: 00` on the NIC.
+
+## Fix safety
+No automatic fix: `mlxconfig -d <dev> set ATS_ENABLED=true` on the host, then reboot the host
+(a VM reboot is not enough).
+
+## References
+- NVIDIA AI Enterprise "Optimizing VM configuration for AI inference", appendix (ATS_ENABLED)
+- NCCL troubleshooting, ACS and ATS in virtual machines
+)md";
+
+void check(const Context& ctx, Sink& sink) {
+  for (const PeerPair& p : peer_pairs(ctx)) {
+    if (p.peer->cls != DeviceClass::nic) continue;
+    for (const pci::Reason* r : reasons_of(p, pci::ReasonKind::ats_disabled)) {
+      report_pair(ctx, sink, kTOPO007, p, r->text, r->fix);
+    }
+  }
+}
+
+}  // namespace
+
+extern const Rule kTOPO007{
+    .id = "TOPO007",
+    .name = "nic-without-ats",
+    .severity = Severity::warning,
+    .fix = FixAvailability::always,
+    .fix_safety = FixSafety::display_only,
+    .summary = "An RDMA NIC paired with a GPU whose ATS is off",
+    .doc = kDoc,
+    .check = &check,
+    .needs_host = true,
+};
+
+}  // namespace vmxkit::rules

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <fmt/format.h>
+
+#include "vmxkit/core/text.h"
+#include "vmxkit/checks/rules.h"
+
+namespace vmxkit::rules {
+namespace {
+
+constexpr std::string_view kDoc = R"md(
+## What it does
+Flags a file whose `.encoding` is `UTF-8` but whose bytes are not valid UTF-8, pointing at the
+first invalid sequence.
+
+## Why is this bad?
+VMware and libvirt decode the file with the declared encoding. Bytes that are not UTF-8 under a
+UTF-8 declaration are typically a file written in a legacy code page (windows-1252, cp949) with a
+wrong declaration, or a multi-byte character cut in half; the value is not what it looks like, and
+a cut character can swallow the closing quote of the line.
+
+## Example
+```
+.encoding = "UTF-8"
+displayName = "caf\xE9"
+```
+Declare the real encoding (`.encoding = "windows-1252"`) or re-save the file as UTF-8.
+
+## Fix safety
+No automatic fix: vmxkit never transcodes, and which encoding was meant cannot be known.
+
+## References
+- libvirt `src/vmx/vmx.c` (`.encoding` decides how the file is converted)
+- corpus file from LanRenLan/config-backup (UTF-8 declared, truncated CJK bytes)
+)md";
+
+// Offset of the first byte that is not part of a well-formed UTF-8 sequence, or npos.
+std::size_t first_invalid_utf8(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t n = 0;
+    std::uint32_t cp = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+      n = 1;
+      cp = c & 0x1Fu;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      n = 2;
+      cp = c & 0x0Fu;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      n = 3;
+      cp = c & 0x07u;
+    } else {
+      return i;
+    }
+    if (i + n >= s.size()) return i;
+    for (std::size_t k = 1; k <= n; ++k) {
+      const auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (cc & 0x3Fu);
+    }
+    if ((n == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (n == 3 && (cp < 0x10000 || cp > 0x10FFFF))) {
+      return i;
+    }
+    i += n + 1;
+  }
+  return std::string_view::npos;
+}
+
+void check(const Context& ctx, Sink& sink) {
+  const vmx::Document* doc = ctx.document();
+  if (doc == nullptr) return;
+  const vmx::Line* enc = doc->find(".encoding");
+  if (enc == nullptr) return;
+  const std::string_view name = doc->raw_value(*enc);
+  if (!iequals(name, "UTF-8") && !iequals(name, "UTF8")) return;
+  const std::size_t bad = first_invalid_utf8(doc->bytes());
+  if (bad == std::string_view::npos) return;
+  Diagnostic& d = sink.report(
+      kVMX007, bad, bad + 1,
+      fmt::format("byte 0x{:02X} is not valid UTF-8, but the file declares .encoding = \"{}\"",
+                  static_cast<unsigned char>(doc->bytes()[bad]), name));
+  d.notes.push_back({enc->value_begin, enc->value_end, "encoding declared here"});
+}
+
+}  // namespace
+
+extern const Rule kVMX007{
+    .id = "VMX007",
+    .name = "encoding-mismatch",
+    .severity = Severity::error,
+    .summary = "Bytes that are not valid in the declared .encoding",
+    .doc = kDoc,
+    .check = &check,
+};
+
+}  // namespace vmxkit::rules

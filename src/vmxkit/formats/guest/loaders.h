@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+// One loader per guest input kind (internal to the module): small hand parsers over
+// std::string_view. Each throws vmxkit::Error with file:line:col for input it cannot read.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "vmxkit/model/guest.h"
+
+namespace vmxkit::guest {
+
+void load_lsmod(Guest& g, std::string_view text, const std::string& path);
+void load_cmdline(Guest& g, std::string_view text, const std::string& path);
+void load_nvidia_smi(Guest& g, std::string_view text, const std::string& path);
+void load_nvidia_smi_query(Guest& g, std::string_view text, const std::string& path);
+void load_nvidia_smi_topo(Guest& g, std::string_view text, const std::string& path);
+void load_ibv_devinfo(Guest& g, std::string_view text, const std::string& path);
+void load_uname(Guest& g, std::string_view text, const std::string& path);
+void load_module_versions(Guest& g, std::string_view text, const std::string& path);
+void load_nvidia_version(Guest& g, std::string_view text, const std::string& path);
+void load_modinfo(Guest& g, std::string_view text, const std::string& path);
+void load_ofed_info(Guest& g, std::string_view text, const std::string& path);
+
+/// `5.15.0-91-generic` -> major 5, minor 15; nullopt when it does not start with N.N.
+std::optional<std::pair<unsigned, unsigned>> parse_release(std::string_view release);
+
+}  // namespace vmxkit::guest

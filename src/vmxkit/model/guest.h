@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: Apache-2.0
+// What a VM's guest shows about its passthrough GPUs and NICs: command outputs captured inside
+// the guest, each detected by its content, merged into one Guest.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vmxkit/core/pci_address.h"
+#include "vmxkit/model/host.h"
+#include "vmxkit/checks/host_checks.h"
+
+namespace vmxkit::guest {
+
+/// The kinds of guest input, by the command that prints them.
+enum class InputKind : unsigned char {
+  lspci,             ///< `lspci`, `lspci -vvv` (any -n/-D), read by the pci loaders
+  lspci_tree,        ///< `lspci -tv`
+  lsmod,             ///< `lsmod` or `/proc/modules`
+  cmdline,           ///< `/proc/cmdline`
+  nvidia_smi,        ///< plain `nvidia-smi` (its table header names the driver and CUDA)
+  nvidia_smi_query,  ///< `nvidia-smi -q`
+  nvidia_smi_topo,   ///< `nvidia-smi topo -m`
+  ibv_devinfo,       ///< `ibv_devinfo`
+  uname,             ///< `uname -r` or `uname -a`
+  module_versions,   ///< `grep . /sys/module/*/version` (`/sys/module/nvidia/version:550.54.15`)
+  nvidia_version,    ///< `/proc/driver/nvidia/version`
+  modinfo,           ///< `modinfo nvidia` (or another module)
+  ofed_info,         ///< `ofed_info -s`
+};
+std::string_view to_string(InputKind kind);
+
+/// One input read: where, and what it was taken for.
+struct InputRead {
+  InputKind kind = InputKind::lspci;
+  pci::Origin where;      ///< file and first line of the section
+  std::string command;    ///< the shell command before it in the capture, when the capture says
+  bool filtered = false;  ///< the command pipes lspci through a filter (`lspci | grep nvidia`)
+};
+
+/// A kernel release, `5.15.0-91-generic`.
+struct KernelRelease {
+  std::string text;
+  unsigned major = 0;
+  unsigned minor = 0;
+  pci::Origin where;
+};
+
+/// A loaded kernel module (lsmod, /proc/modules).
+struct Module {
+  std::string name;
+  pci::Origin where;
+};
+
+/// A GPU as `nvidia-smi -q` (or the plain `nvidia-smi` table) shows it.
+struct SmiGpu {
+  std::optional<Bdf> bus_id;
+  std::string product;
+  std::optional<std::uint64_t> bar1_total;  ///< bytes, `BAR1 Memory Usage` / `Total`
+  pci::Origin where;
+};
+
+/// An RDMA device as `ibv_devinfo` shows it.
+struct IbPort {
+  unsigned number = 0;
+  std::string state;  ///< "PORT_ACTIVE"
+  std::string link_layer;
+  pci::Origin where;
+};
+struct IbDevice {
+  std::string name;  ///< hca_id, "mlx5_0"
+  std::string transport;
+  std::string fw_ver;
+  std::vector<IbPort> ports;
+  pci::Origin where;
+};
+
+/// `nvidia-smi topo -m`: labels and cells as printed, and the NIC legend (NIC0 -> mlx5_0).
+struct SmiTopo {
+  std::vector<std::string> labels;
+  std::vector<std::vector<std::string>> cells;  ///< [row][col]
+  std::map<std::string, std::string> nic_names;
+  pci::Origin where;
+  /// The cell between two labels, or empty.
+  std::string cell(std::string_view row, std::string_view col) const;
+};
+
+/// A fact with the line it came from.
+struct Fact {
+  std::string value;
+  pci::Origin where;
+};
+
+/// Everything the guest inputs say, merged.
+class Guest {
+ public:
+  Guest();
+
+  // --- building ---
+  /// Reads one input text: a capture of one command, or of several separated by shell prompt
+  /// lines (`$ lsmod`, `[root@vm ~]# nvidia-smi`); each part is detected by its content. Throws
+  /// vmxkit::Error (file:line:col) for a part that is none of the known kinds or cannot be read.
+  void load_text(std::string_view text, const std::string& path);
+  /// Builds the PCI tree; call once after the last load_text().
+  void finalize();
+
+  // --- what was read ---
+  const std::vector<InputRead>& inputs() const { return inputs_; }
+  bool has(InputKind kind) const;
+  /// A full (unfiltered) lspci listing was given.
+  bool has_full_lspci() const;
+  /// lspci -vv or more was given: BARs, capabilities and links are known.
+  bool has_lspci_verbose() const { return lspci_verbose_; }
+  const pci::Host& pci() const { return host_; }
+  const std::optional<std::vector<Module>>& modules() const { return modules_; }
+  const std::optional<pci::KernelCmdline>& cmdline() const { return cmdline_; }
+  const std::optional<KernelRelease>& kernel() const { return kernel_; }
+  const std::optional<Fact>& driver_version() const { return driver_version_; }
+  const std::optional<Fact>& cuda_version() const { return cuda_version_; }
+  const std::vector<SmiGpu>& smi_gpus() const { return smi_gpus_; }
+  const std::optional<std::vector<IbDevice>>& ib_devices() const { return ib_devices_; }
+  const std::optional<SmiTopo>& smi_topo() const { return smi_topo_; }
+  /// `/sys/module/NAME/version` values by module name.
+  const std::map<std::string, Fact>& module_versions() const { return module_versions_; }
+  /// The NVIDIA kernel module flavour: true = open GPU kernel module, false = proprietary.
+  const std::optional<Fact>& open_kernel_module() const { return open_module_; }
+  /// Modules `modinfo` described (installed, whether or not loaded), by name.
+  const std::map<std::string, Fact>& modinfo() const { return modinfo_; }
+  const std::optional<Fact>& ofed_version() const { return ofed_version_; }
+
+  /// Whether a module is loaded: per lsmod, else per /sys/module/NAME/version (a module with
+  /// a version file is loaded), else per lspci's `Kernel driver in use`; nullopt when no
+  /// input says. `-` and `_` are the same in module names.
+  std::optional<bool> module_loaded(std::string_view name) const;
+
+  // Used by the loaders.
+  pci::Host& mutable_pci() { return host_; }
+  void set_modules(std::vector<Module> modules);
+  void set_cmdline(pci::KernelCmdline cmdline) { cmdline_ = std::move(cmdline); }
+  void set_kernel(KernelRelease k) { kernel_ = std::move(k); }
+  /// The release from another source (the BOOT_IMAGE name): kept only when uname gives none.
+  void set_kernel_fallback(KernelRelease k) {
+    if (!kernel_) kernel_ = std::move(k);
+  }
+  void set_driver_version(Fact f);
+  void set_cuda_version(Fact f) { cuda_version_ = std::move(f); }
+  void add_smi_gpu(SmiGpu gpu);
+  void set_ib_devices(std::vector<IbDevice> devices);
+  void set_smi_topo(SmiTopo topo) { smi_topo_ = std::move(topo); }
+  void set_module_version(const std::string& name, Fact f);
+  void set_open_kernel_module(bool open, pci::Origin where);
+  void set_modinfo(const std::string& name, Fact f) { modinfo_[name] = std::move(f); }
+  void set_ofed_version(Fact f) { ofed_version_ = std::move(f); }
+  void set_lspci_verbose() { lspci_verbose_ = true; }
+
+ private:
+  void load_section(std::string_view text, const std::string& path, std::uint32_t first_line,
+                    const std::string& command);
+
+  pci::Host host_;
+  std::vector<InputRead> inputs_;
+  std::optional<std::vector<Module>> modules_;
+  std::optional<pci::KernelCmdline> cmdline_;
+  std::optional<KernelRelease> kernel_;
+  std::optional<Fact> driver_version_;
+  std::optional<Fact> cuda_version_;
+  std::vector<SmiGpu> smi_gpus_;
+  std::optional<std::vector<IbDevice>> ib_devices_;
+  std::optional<SmiTopo> smi_topo_;
+  std::map<std::string, Fact> module_versions_;
+  std::optional<Fact> open_module_;
+  std::map<std::string, Fact> modinfo_;
+  std::optional<Fact> ofed_version_;
+  bool lspci_verbose_ = false;
+  bool finalized_ = false;
+};
+
+/// Detects the kind of one input (one command's output) from its content. Throws vmxkit::Error
+/// naming path:line:col when it is none of the known kinds.
+InputKind detect_kind(std::string_view text, const std::string& path);
+
+/// Reads GUEST arguments (files, `-` is not handled here) into a finalized Guest.
+Guest load_guest(const std::vector<std::string>& paths);
+
+/// `a` and `b` name the same module (`-` and `_` are equal, as modprobe treats them).
+bool same_module(std::string_view a, std::string_view b);
+
+}  // namespace vmxkit::guest

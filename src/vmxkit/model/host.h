@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vmxkit/core/pci_address.h"
+#include "vmxkit/devices/catalog.h"
+#include "vmxkit/model/pci_device.h"
+
+namespace vmxkit::pci {
+
+/// A PCI root bus: one host bridge (`[DDDD:BB]` in `lspci -tv`).
+struct RootBus {
+  std::uint16_t domain = 0;
+  std::uint8_t bus = 0;
+  std::optional<int> numa_node;       ///< when the devices below it agree on one
+  std::vector<std::size_t> children;  ///< devices on the root bus
+  std::string to_string() const;      ///< "0000:c0"
+};
+
+/// What `numactl --hardware` (or sysfs) says about the NUMA nodes.
+struct NumaInfo {
+  std::optional<unsigned> node_count;
+  std::map<int, std::string> cpus;  ///< node -> CPU list ("0-23")
+  /// An `lspci -vvv` capture read from sysfs (driver or IOMMU group lines) with not one `NUMA
+  /// node:` line (its path): lspci prints the line when the kernel knows the node, so the
+  /// kernel knew a single node, and nvidia-smi puts every device on it. Used when nothing else
+  /// gives a node.
+  std::string no_numa_lines_in;
+  /// Every device was put on one node because of `no_numa_lines_in` (set by finalize).
+  bool single_node_inferred = false;
+};
+
+/// A warning about the input: where, and what could not be done.
+struct HostWarning {
+  Origin where;  ///< path empty when not about one line
+  std::string message;
+  std::string to_string() const;
+};
+
+/// The host's PCI devices merged from every input, as a tree under its root buses.
+///
+/// Build: create, feed inputs with load_text()/load_sysfs() (or use load_host()), then call
+/// finalize(), which builds the tree, matches the catalogue, infers what is sound (port types
+/// from the tree shape, NUMA nodes shared by functions and host bridges) and assigns roles.
+class Host {
+ public:
+  explicit Host(Catalog catalog = Catalog::builtin());
+
+  // --- building (loaders) ---
+  /// The device with this address, created if new. Indices are stable until finalize().
+  std::size_t upsert(const Bdf& bdf);
+  /// Room for `more` devices beyond those there: a loader that can count its devices first
+  /// calls it, so a large capture is not copied by a growing vector (twice its size at once).
+  void reserve(std::size_t more) { devices_.reserve(devices_.size() + more); }
+  Device& at(std::size_t index) { return devices_[index]; }
+  void add_root(std::uint16_t domain, std::uint8_t bus);
+  /// Marks inputs that list every device (esxcli, sysfs): a bus no bridge leads to is a root bus.
+  void set_complete() { complete_ = true; }
+  void warn(Origin where, std::string message);
+  NumaInfo& numa() { return numa_; }
+  void finalize();
+
+  // --- queries ---
+  const std::vector<Device>& devices() const { return devices_; }
+  const Device& at(std::size_t index) const { return devices_[index]; }
+  std::optional<std::size_t> index_of(const Bdf& bdf) const;
+  const Device* find(const Bdf& bdf) const;
+  const std::vector<RootBus>& roots() const { return roots_; }
+  const std::vector<HostWarning>& warnings() const { return warnings_; }
+  const NumaInfo& numa() const { return numa_; }
+  const Catalog& catalog() const { return *catalog_; }
+  /// "0000:c1:00.0 (RTX 6000 Ada Generation)" for messages.
+  std::string describe(std::size_t index) const;
+
+ private:
+  using BusKey = std::pair<std::uint16_t, std::uint8_t>;  ///< domain, bus
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  /// Per bus of one domain, the two bridges with the narrowest range holding it (kNone: none).
+  struct EnclosingCache {
+    std::optional<std::uint16_t> domain;
+    std::array<std::pair<std::size_t, std::size_t>, 256> best{};
+  };
+
+  void match_catalog();
+  void build_tree();
+  std::map<BusKey, std::size_t> bridges_by_secondary_bus();
+  std::set<BusKey> find_root_buses(const std::map<BusKey, std::size_t>& by_secondary) const;
+  std::optional<std::size_t> nearest_enclosing_bridge(std::size_t i, EnclosingCache& cache) const;
+  bool place_device(std::size_t i, const std::map<BusKey, std::size_t>& by_secondary,
+                    const std::set<BusKey>& root_set, EnclosingCache& cache);
+  void set_depths(const std::vector<bool>& on_root,
+                  const std::map<BusKey, std::size_t>& root_index);
+  void infer_port_types();
+  void assign_roles();
+  void link_vfs();
+  void infer_numa();
+
+  std::shared_ptr<const Catalog> catalog_;
+  std::vector<Device> devices_;
+  std::map<Bdf, std::size_t> index_;
+  std::vector<RootBus> roots_;
+  std::vector<std::pair<std::uint16_t, std::uint8_t>> given_roots_;
+  std::vector<HostWarning> warnings_;
+  NumaInfo numa_;
+  bool complete_ = false;
+  bool finalized_ = false;
+};
+
+/// The input formats a HOST argument may hold.
+enum class InputFormat : unsigned char {
+  lspci_verbose,
+  lspci_tree,
+  esxcli,
+  esxcli_memory,
+  esxcli_passthru,
+  numactl,
+  vsphere_properties,  ///< a HostSystem's vSphere API properties (XML): pci/vsphere_api.h
+  sysfs
+};
+std::string_view to_string(InputFormat format);
+
+/// Detects the format of an input text from its first meaningful line. Throws vmxkit::Error
+/// naming path:line:col when it is none of the known formats.
+InputFormat detect_format(std::string_view text, const std::string& path);
+
+/// Parses one input text (format detected) into `host`. Throws vmxkit::Error on input it cannot
+/// read; adds warnings for what it skipped.
+void load_text(Host& host, std::string_view text, const std::string& path);
+/// Reads a sysfs tree laid out like /sys/bus/pci/devices (entries named by BDF, symlinks or
+/// directories). Throws vmxkit::Error when the directory cannot be read.
+void load_sysfs(Host& host, const std::string& dir);
+
+/// Loads one HOST argument into `host`: a file (format detected), a sysfs directory, or `live`.
+void load_source(Host& host, const std::string& source);
+
+/// Loads and merges HOST arguments: files (format detected), sysfs directories, or `live`
+/// (this machine's /sys/bus/pci/devices), then finalizes the host.
+Host load_host(const std::vector<std::string>& sources,
+               const Catalog& catalog = Catalog::builtin());
+
+// Individual loaders (used by load_text; exposed for tests).
+void load_lspci_verbose(Host& host, std::string_view text, const std::string& path);
+void load_lspci_tree(Host& host, std::string_view text, const std::string& path);
+void load_esxcli(Host& host, std::string_view text, const std::string& path);
+/// The CPU vendor, from the host bridges and root ports (Intel 8086, AMD 1022).
+enum class CpuVendor : unsigned char { unknown, intel, amd };
+CpuVendor cpu_vendor(const Host& host);
+
+/// The host's NVSwitch devices (Device::is_nvswitch), by index, in input order.
+std::vector<std::size_t> nvswitches(const Host& host);
+
+void load_numactl(Host& host, std::string_view text, const std::string& path);
+/// `esxcli hardware memory get` (ESXi has no numactl): its `NUMA Node Count` line.
+void load_esxcli_memory(Host& host, std::string_view text, const std::string& path);
+/// `esxcli hardware pci pcipassthru list` (ESXi 7.0+): `Device ID  Enabled` rows.
+void load_esxcli_passthru(Host& host, std::string_view text, const std::string& path);
+
+}  // namespace vmxkit::pci
