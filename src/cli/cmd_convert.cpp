@@ -49,7 +49,7 @@ int run_convert(const ConvertOptions& o, Context& ctx) {
   if (!loaded.malformed.empty()) {
     // Lines VMware cannot read have no settings to convert: refuse, as fmt does, rather than
     // write a configuration without them.
-    for (Diagnostic d : rules::line_diagnostics(loaded.malformed)) {
+    for (Diagnostic d : checks::line_diagnostics(loaded.malformed)) {
       d.severity = Severity::error;
       print_diagnostic(ctx.err, name, loaded.source.bytes(), loaded.source.lines(), d,
                        ctx.color_err);
@@ -59,7 +59,7 @@ int run_convert(const ConvertOptions& o, Context& ctx) {
                                   "was written)",
                                   n, n == 1 ? "" : "s", n == 1 ? "it" : "them"));
   }
-  for (Diagnostic d : rules::schema_diagnostics(loaded.schema_problems)) {
+  for (Diagnostic d : checks::schema_diagnostics(loaded.schema_problems)) {
     d.severity = Severity::warning;
     print_diagnostic(ctx.err, name, loaded.source.bytes(), loaded.source.lines(), d, ctx.color_err);
   }
@@ -81,7 +81,7 @@ int run_convert(const ConvertOptions& o, Context& ctx) {
   }
 
   // What the OVF reader did not read is not in the output either: say so (as a warning).
-  for (Diagnostic d : rules::unread_diagnostics(vm->unread)) {
+  for (Diagnostic d : checks::unread_diagnostics(vm->unread)) {
     d.severity = Severity::warning;
     d.message += " (not converted)";
     print_diagnostic(ctx.err, name, loaded.source.bytes(), loaded.source.lines(), d, ctx.color_err);

@@ -70,7 +70,7 @@ bool at_or_above(Severity s, Severity threshold) {
   return static_cast<int>(s) <= static_cast<int>(threshold);
 }
 
-bool has_findings(const rules::LintResult& r, Severity threshold) {
+bool has_findings(const checks::LintResult& r, Severity threshold) {
   for (const Diagnostic& d : r.diagnostics) {
     if (at_or_above(d.severity, threshold)) return true;
   }
@@ -84,13 +84,13 @@ bool has_findings(const rules::LintResult& r, Severity threshold) {
 class OrderedLint {
  public:
   struct Item {
-    std::optional<rules::LintResult> result;
+    std::optional<checks::LintResult> result;
     std::string error;             ///< a vmxkit::Error: the file could not be read or parsed
     std::exception_ptr exception;  ///< anything else: a bug, rethrown by take()
   };
 
   OrderedLint(const std::vector<std::string>& files, const std::string& stdin_bytes,
-              const rules::LintOptions& options, unsigned jobs)
+              const checks::LintOptions& options, unsigned jobs)
       : files_(files), stdin_bytes_(stdin_bytes), options_(options), slots_(4 * jobs + 4) {
     for (unsigned t = 1; t < jobs; ++t) threads_.emplace_back([this] { work(); });
   }
@@ -145,7 +145,7 @@ class OrderedLint {
     Item item;
     try {
       std::string bytes = files_[i] == "-" ? stdin_bytes_ : read_file(files_[i]);
-      item.result = rules::lint(display_name(files_[i]), std::move(bytes), options_);
+      item.result = checks::lint(display_name(files_[i]), std::move(bytes), options_);
     } catch (const Error& e) {
       item.error = e.what();
     } catch (...) {
@@ -180,7 +180,7 @@ class OrderedLint {
 
   const std::vector<std::string>& files_;
   const std::string& stdin_bytes_;
-  const rules::LintOptions& options_;
+  const checks::LintOptions& options_;
   std::vector<Slot> slots_;
   std::mutex mutex_;
   std::condition_variable ready_;  // the slot of the next file to hand over was filled
@@ -209,7 +209,7 @@ int run_lint(LintOptions o, Context& ctx) {
   const std::vector<std::string> files = expand_inputs(o.inputs);
   if (files.empty()) throw Error("no .vmx files found in the given directories");
   const LoadedHost host = load_host_options(o.host);
-  rules::LintOptions options;
+  checks::LintOptions options;
   options.host = host.host.get();
   options.catalog = &host.catalog;
 
@@ -256,23 +256,23 @@ int run_fix(const FixOptions& o, Context& ctx) {
   if (o.diff && o.write.in_place) throw Error("--diff and -i exclude each other");
   check_in_place(o.file, o.write);
   const LoadedHost host = load_host_options(o.host);
-  rules::LintOptions options;
+  checks::LintOptions options;
   options.host = host.host.get();
   options.catalog = &host.catalog;
   const std::string name = display_name(o.file);
-  std::optional<rules::FixResult> result;
+  std::optional<checks::FixResult> result;
   if (o.diff) {
     const std::string original = o.file == "-" ? read_stream(ctx.in, name) : read_file(o.file);
-    result = rules::fix(name, original, options, o.unsafe);
+    result = checks::fix(name, original, options, o.unsafe);
     ctx.out << unified_diff(original, result->bytes, "a/" + name, "b/" + name);
   } else {
     // With -i, the read, the fixes and the write happen under the file's lock (edit_input).
     edit_input(o.file, o.write, ctx, [&](const std::string& bytes) {
-      result = rules::fix(name, bytes, options, o.unsafe);
+      result = checks::fix(name, bytes, options, o.unsafe);
       return result->bytes;
     });
   }
-  const rules::FixResult& fixed = *result;
+  const checks::FixResult& fixed = *result;
   {
     DiagnosticPrinter printer(name, fixed.remaining.bytes, fixed.remaining.lines, ctx.color_err);
     std::string out;
@@ -284,7 +284,7 @@ int run_fix(const FixOptions& o, Context& ctx) {
   if (!fixed.fixed_rules.empty())
     ctx.err << " (" << fmt::format("{}", fmt::join(fixed.fixed_rules, ", ")) << ")";
   ctx.err << fmt::format(", {} remain.\n", fixed.remaining.diagnostics.size());
-  if (fixed.remaining.format == rules::InputFormat::configspec) {
+  if (fixed.remaining.format == checks::InputFormat::configspec) {
     ctx.err << "vmxkit: note: fix edits .vmx files only; for a vSphere document, `vmxkit convert "
                "--to vmx`, fix that, and convert back\n";
   }

@@ -23,13 +23,13 @@ void setup_rules(CLI::App& app, Context& ctx) {
       ->check(CLI::IsMember({"text", "markdown"}));
   sub->callback([format, &ctx] {
     if (*format == "markdown") {
-      ctx.out << rules::catalogue_markdown();
+      ctx.out << checks::catalogue_markdown();
       return;
     }
     ctx.out << fmt::format("{:<8} {:<40} {:<8} {}\n", "ID", "NAME", "SEVERITY", "FIX");
-    for (const rules::Rule* r : rules::all_rules()) {
+    for (const checks::Rule* r : checks::all_rules()) {
       const std::string fix =
-          r->fix == rules::FixAvailability::none ? "-" : std::string(to_string(r->fix_safety));
+          r->fix == checks::FixAvailability::none ? "-" : std::string(to_string(r->fix_safety));
       ctx.out << fmt::format("{:<8} {:<40} {:<8} {}\n", r->id, r->name, to_string(r->severity),
                              fix);
     }
@@ -41,9 +41,9 @@ void setup_rule(CLI::App& app, Context& ctx) {
   auto* sub = app.add_subcommand("rule", "Print a rule's documentation");
   sub->add_option("ID", *id, "Rule id (P2P001) or name (missing-allow-p2p)")->required();
   sub->callback([id, &ctx] {
-    for (const rules::Rule* r : rules::all_rules()) {
+    for (const checks::Rule* r : checks::all_rules()) {
       if (iequals(r->id, *id) || r->name == *id) {
-        ctx.out << rules::rule_page(*r);
+        ctx.out << checks::rule_page(*r);
         return;
       }
     }

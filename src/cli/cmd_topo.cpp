@@ -133,30 +133,30 @@ Json topology_json(const pci::Host& host, const pci::Topology& t) {
 }
 
 // The VM's passthrough devices on the host, matched by `id` as the TOPO rules match them, and
-// the pairs those rules judge (rules::peer_pairs), for the diagram.
+// the pairs those rules judge (checks::peer_pairs), for the diagram.
 pci::DiagramHighlight vm_highlight(const std::string& path, const pci::Host& host, Context& ctx) {
   const vmx::Document doc = load_vmx(path, ctx);
   warn_malformed(doc, ctx);
   const VmConfig config = vmx::to_vm_config(doc);
-  const rules::Context rc(display_name(path), doc.bytes(), &doc, config, host.catalog(), &host);
+  const checks::Context rc(display_name(path), doc.bytes(), &doc, config, host.catalog(), &host);
   pci::DiagramHighlight h;
   h.vm = display_name(path);
   const LineIndex lines(doc.bytes());
-  for (const rules::VmDevice& v : rc.devices()) {
+  for (const checks::VmDevice& v : rc.devices()) {
     const std::string name = fmt::format("pciPassthru{}", v.entry->index);
-    if (const auto device = rules::host_device(rc, v)) {
+    if (const auto device = checks::host_device(rc, v)) {
       std::string& shown = h.devices[*device];
       shown += (shown.empty() ? "" : ", ") + name;
       continue;
     }
     const PassthroughKind kind = v.entry->kind();
     if (kind != PassthroughKind::directpath && kind != PassthroughKind::sriov_vf) continue;
-    const Location at = lines.location(rules::id_span(rc, v).begin);
+    const Location at = lines.location(checks::id_span(rc, v).begin);
     ctx.err << fmt::format(
         "vmxkit: warning: {}:{}:{}: {} names no device of the host; it is not highlighted\n", h.vm,
         at.line, at.column, name);
   }
-  for (const rules::PeerPair& p : rules::peer_pairs(rc)) h.pairs.push_back(p.verdict);
+  for (const checks::PeerPair& p : checks::peer_pairs(rc)) h.pairs.push_back(p.verdict);
   return h;
 }
 

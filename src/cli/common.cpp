@@ -22,7 +22,7 @@ vmx::Document load_vmx(const std::string& path, Context& ctx) {
 
 void warn_malformed(const vmx::Document& doc, Context& ctx) {
   const LineIndex index(doc.bytes());
-  for (Diagnostic d : rules::line_diagnostics(doc.problems())) {
+  for (Diagnostic d : checks::line_diagnostics(doc.problems())) {
     d.severity = Severity::warning;
     d.message += " (line kept as it is)";
     print_diagnostic(ctx.err, doc.path(), doc.bytes(), index, d, ctx.color_err);

@@ -20,12 +20,12 @@ std::string plural(std::size_t n, std::string_view word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
 
-std::string_view format_name(rules::InputFormat f) {
-  return f == rules::InputFormat::vmx ? "vmx" : "configspec";
+std::string_view format_name(checks::InputFormat f) {
+  return f == checks::InputFormat::vmx ? "vmx" : "configspec";
 }
 
 // SARIF columns count Unicode code points (run.columnKind = unicodeCodePoints).
-Json sarif_region(const rules::LintResult& r, std::size_t begin, std::size_t end) {
+Json sarif_region(const checks::LintResult& r, std::size_t begin, std::size_t end) {
   auto point = [&](std::size_t offset) {
     const Location at = r.location(offset);
     const std::size_t line_start = offset - (at.column - 1);
@@ -67,7 +67,7 @@ std::string uri_reference(std::string_view path) {
   return out;
 }
 
-void Summary::add(const rules::LintResult& r) {
+void Summary::add(const checks::LintResult& r) {
   ++files;
   for (const Diagnostic& d : r.diagnostics) {
     switch (d.severity) {
@@ -91,7 +91,7 @@ void Summary::add(const rules::LintResult& r) {
   }
 }
 
-Summary summarize(const std::vector<rules::LintResult>& results) {
+Summary summarize(const std::vector<checks::LintResult>& results) {
   Summary s;
   for (const auto& r : results) s.add(r);
   return s;
@@ -142,7 +142,7 @@ class TextWriter final : public ReportWriter {
  public:
   TextWriter(std::ostream& os, bool color) : os_(os), color_(color) {}
 
-  void add(const rules::LintResult& r) override {
+  void add(const checks::LintResult& r) override {
     summary_.add(r);
     if (r.diagnostics.empty()) return;
     DiagnosticPrinter printer(r.path, r.bytes, r.lines, color_);
@@ -283,7 +283,7 @@ class PrettyJson {
   bool after_key_ = false;
 };
 
-void position_json(PrettyJson& j, const rules::LintResult& r, std::size_t offset) {
+void position_json(PrettyJson& j, const checks::LintResult& r, std::size_t offset) {
   const Location at = r.location(offset);
   j.begin_object();
   j.key("line");
@@ -297,7 +297,7 @@ void position_json(PrettyJson& j, const rules::LintResult& r, std::size_t offset
 
 // One element of "files", nested `depth` levels deep, appended to `out`, which is written to
 // `os` whenever it holds 64 KiB: a file with a million findings is not held as one text.
-void file_json(std::ostream& os, std::string& out, std::size_t depth, const rules::LintResult& r) {
+void file_json(std::ostream& os, std::string& out, std::size_t depth, const checks::LintResult& r) {
   PrettyJson j(out, depth);
   j.begin_object();
   j.key("path");
@@ -307,7 +307,7 @@ void file_json(std::ostream& os, std::string& out, std::size_t depth, const rule
   j.key("diagnostics");
   j.begin_array();
   for (const Diagnostic& d : r.diagnostics) {
-    const rules::Rule* rule = rules::find_rule(d.rule_id);
+    const checks::Rule* rule = checks::find_rule(d.rule_id);
     j.begin_object();
     j.key("rule");
     j.value(d.rule_id);
@@ -376,7 +376,7 @@ class JsonWriter final : public ReportWriter {
         << ",\n  \"files\": ";
   }
 
-  void add(const rules::LintResult& r) override {
+  void add(const checks::LintResult& r) override {
     summary_.add(r);
     std::string out = summary_.files == 1 ? "[\n    " : ",\n    ";
     file_json(os_, out, 2, r);
@@ -403,7 +403,7 @@ class JsonWriter final : public ReportWriter {
 
 Json sarif_rules() {
   Json rules_json = Json::array();
-  for (const rules::Rule* rule : rules::all_rules()) {
+  for (const checks::Rule* rule : checks::all_rules()) {
     rules_json.push_back(
         {{"id", rule->id},
          {"name", rule->name},
@@ -437,11 +437,11 @@ class SarifWriter final : public ReportWriter {
     head_ = text.substr(0, at);
     tail_ = text.substr(at + 2);
     std::size_t i = 0;
-    for (const rules::Rule* rule : rules::all_rules()) rule_index_[rule->id] = i++;
+    for (const checks::Rule* rule : checks::all_rules()) rule_index_[rule->id] = i++;
     os_ << head_;
   }
 
-  void add(const rules::LintResult& r) override {
+  void add(const checks::LintResult& r) override {
     summary_.add(r);
     const std::string uri = uri_reference(r.path);
     const Json artifact = {{"uri", uri}};
@@ -454,7 +454,7 @@ class SarifWriter final : public ReportWriter {
   }
 
  private:
-  Json result_json(const rules::LintResult& r, const Diagnostic& d, const Json& artifact) const {
+  Json result_json(const checks::LintResult& r, const Diagnostic& d, const Json& artifact) const {
     Json result = {{"ruleId", d.rule_id},
                    {"level", sarif_level(d.severity)},
                    {"message", {{"text", json_text(d.message)}}},
@@ -497,7 +497,7 @@ class SarifWriter final : public ReportWriter {
   std::map<std::string_view, std::size_t> rule_index_;
 };
 
-void write_all(ReportWriter& writer, const std::vector<rules::LintResult>& results) {
+void write_all(ReportWriter& writer, const std::vector<checks::LintResult>& results) {
   for (const auto& r : results) writer.add(r);
   writer.finish();
 }
@@ -511,17 +511,17 @@ std::unique_ptr<ReportWriter> make_report_writer(std::string_view format, std::o
   return std::make_unique<TextWriter>(os, color);
 }
 
-void write_text(std::ostream& os, const std::vector<rules::LintResult>& results, bool color) {
+void write_text(std::ostream& os, const std::vector<checks::LintResult>& results, bool color) {
   TextWriter writer(os, color);
   write_all(writer, results);
 }
 
-void write_json(std::ostream& os, const std::vector<rules::LintResult>& results) {
+void write_json(std::ostream& os, const std::vector<checks::LintResult>& results) {
   JsonWriter writer(os);
   write_all(writer, results);
 }
 
-void write_sarif(std::ostream& os, const std::vector<rules::LintResult>& results) {
+void write_sarif(std::ostream& os, const std::vector<checks::LintResult>& results) {
   SarifWriter writer(os);
   write_all(writer, results);
 }

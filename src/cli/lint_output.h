@@ -23,9 +23,9 @@ struct Summary {
   std::size_t unread = 0;  ///< files that could not be read or parsed (their errors on stderr)
 
   /// Adds one file's findings.
-  void add(const rules::LintResult& result);
+  void add(const checks::LintResult& result);
 };
-Summary summarize(const std::vector<rules::LintResult>& results);
+Summary summarize(const std::vector<checks::LintResult>& results);
 
 /// A lint report written while the results come in, file by file in order, so a run over many
 /// files holds one file's result at a time: add() each result, then finish() once. What it
@@ -33,7 +33,7 @@ Summary summarize(const std::vector<rules::LintResult>& results);
 class ReportWriter {
  public:
   virtual ~ReportWriter() = default;
-  virtual void add(const rules::LintResult& result) = 0;
+  virtual void add(const checks::LintResult& result) = 0;
   virtual void finish() = 0;
   /// Counts a file that could not be read: the summary must not read as if it were clean.
   void add_unread() { ++summary_.unread; }
@@ -53,11 +53,11 @@ std::unique_ptr<ReportWriter> make_report_writer(std::string_view format, std::o
                                                  bool color);
 
 /// GCC-style diagnostics with source lines and carets, then a summary line.
-void write_text(std::ostream& os, const std::vector<rules::LintResult>& results, bool color);
+void write_text(std::ostream& os, const std::vector<checks::LintResult>& results, bool color);
 /// The documented JSON report (docs/json-output.md).
-void write_json(std::ostream& os, const std::vector<rules::LintResult>& results);
+void write_json(std::ostream& os, const std::vector<checks::LintResult>& results);
 /// SARIF 2.1.0 for code-scanning tools: the rules with their help text, results with regions,
 /// related locations and fixes.
-void write_sarif(std::ostream& os, const std::vector<rules::LintResult>& results);
+void write_sarif(std::ostream& os, const std::vector<checks::LintResult>& results);
 
 }  // namespace vmxkit::cli

@@ -257,10 +257,10 @@ int run_lint_live(const LiveLintOptions& o, Context& ctx) {
           found = it->second;
         }
         const LiveVm& vm = *found;
-        rules::LintOptions options;
+        checks::LintOptions options;
         options.catalog = &catalog;
         if (const auto h = hosts.find(vm.host); h != hosts.end()) options.host = h->second.get();
-        const rules::LintResult r = rules::lint_loaded_vm(
+        const checks::LintResult r = checks::lint_loaded_vm(
             fmt::format("{}/vm/{}", server_name, vm.name), loaded, i, options);
         for (const Diagnostic& d : r.diagnostics) {
           if (static_cast<int>(d.severity) <= static_cast<int>(threshold)) findings = true;

@@ -260,7 +260,7 @@ PlannedDevice to_planned(const generate::Choice& c) {
   return d;
 }
 
-LintReport to_report(rules::LintResult&& r) {
+LintReport to_report(checks::LintResult&& r) {
   LintReport out;
   out.format = from_internal(vsphere::detect_format(r.bytes));
   out.path = std::move(r.path);
@@ -307,8 +307,8 @@ struct detail::Access {
     return result;
   }
 
-  static rules::LintOptions lint_options(const LintOptions& o) {
-    rules::LintOptions out;
+  static checks::LintOptions lint_options(const LintOptions& o) {
+    checks::LintOptions out;
     if (o.host != nullptr) out.host = &host(*o.host);
     if (o.catalog != nullptr) {
       out.catalog = &catalog(*o.catalog);
@@ -422,10 +422,10 @@ Input load(std::string path, std::string bytes) {
   in.format = from_internal(loaded.format);
   // The loader does not repeat a .vmx's malformed lines; the document reports them.
   in.diagnostics = loaded.format == vsphere::Format::vmx
-                       ? rules::line_diagnostics(vmx::Document::parse(in.bytes, in.path).problems())
-                       : rules::schema_diagnostics(loaded.schema_problems);
+                       ? checks::line_diagnostics(vmx::Document::parse(in.bytes, in.path).problems())
+                       : checks::schema_diagnostics(loaded.schema_problems);
   for (vsphere::LoadedVm& vm : loaded.vms) {
-    for (Diagnostic& d : rules::unread_diagnostics(vm.unread)) {
+    for (Diagnostic& d : checks::unread_diagnostics(vm.unread)) {
       if (loaded.vms.size() > 1) d.message = vm.name + ": " + d.message;
       in.diagnostics.push_back(std::move(d));
     }
@@ -564,11 +564,11 @@ std::size_t LintReport::count_at_least(Severity threshold) const {
 }
 
 LintReport lint(const Input& input, const LintOptions& options) {
-  return to_report(rules::lint(input.path, input.bytes, detail::Access::lint_options(options)));
+  return to_report(checks::lint(input.path, input.bytes, detail::Access::lint_options(options)));
 }
 
 FixResult fix(const Input& input, const FixOptions& options) {
-  rules::FixResult r = rules::fix(input.path, input.bytes,
+  checks::FixResult r = checks::fix(input.path, input.bytes,
                                   detail::Access::lint_options(options.lint), options.unsafe);
   FixResult out;
   out.bytes = std::move(r.bytes);

@@ -70,7 +70,7 @@ const vmxkit::pci::Host& host() {
   return h;
 }
 
-std::size_t malformed(const vmxkit::rules::LintResult& r) {
+std::size_t malformed(const vmxkit::checks::LintResult& r) {
   std::size_t n = 0;
   for (const vmxkit::Diagnostic& d : r.diagnostics) {
     n += d.rule_id == "VMX001" || d.rule_id == "VMX002" ? 1 : 0;
@@ -82,12 +82,12 @@ std::size_t malformed(const vmxkit::rules::LintResult& r) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string input(reinterpret_cast<const char*>(data), size);
-  vmxkit::rules::LintOptions options;
+  vmxkit::checks::LintOptions options;
   options.host = &host();
   const bool vmx = vmxkit::vsphere::detect_format(input) == vmxkit::vsphere::Format::vmx;
-  std::optional<vmxkit::rules::LintResult> linted;
+  std::optional<vmxkit::checks::LintResult> linted;
   try {
-    linted.emplace(vmxkit::rules::lint("fuzz.vmx", input, options));
+    linted.emplace(vmxkit::checks::lint("fuzz.vmx", input, options));
   } catch (const vmxkit::Error&) {
     // A .vmx is linted whatever its bytes, unless it is UTF-16 or UTF-32 text, which every
     // reader refuses.
@@ -102,7 +102,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const vmxkit::TextEdit& e : d.fix->edits) FUZZ_ASSERT(e.begin <= e.end && e.end <= size);
   }
   if (!vmx) return 0;
-  const auto fixed = vmxkit::rules::fix("fuzz.vmx", input, options, /*unsafe=*/true);
+  const auto fixed = vmxkit::checks::fix("fuzz.vmx", input, options, /*unsafe=*/true);
   FUZZ_ASSERT(malformed(fixed.remaining) <= malformed(*linted));
   FUZZ_ASSERT(fixed.fixes_applied > 0 || fixed.bytes == input);
   return 0;

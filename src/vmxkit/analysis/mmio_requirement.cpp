@@ -3,7 +3,7 @@
 
 #include "vmxkit/core/pci_address.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 
 namespace {
 
@@ -66,4 +66,4 @@ void add_mmio_notes(const Context& ctx, const MmioRequirement& req, Diagnostic& 
   for (const std::string& line : req.result.lines) d.notes.push_back({at.begin, at.end, line});
 }
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

@@ -9,7 +9,7 @@
 #include "vmxkit/analysis/mmio.h"
 #include "vmxkit/checks/context.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 
 struct MmioRequirement {
   pci::MmioResult result;
@@ -25,4 +25,4 @@ std::optional<MmioRequirement> mmio_requirement(const Context& ctx);
 /// Notes for a diagnostic: the arithmetic, anchored at the first device.
 void add_mmio_notes(const Context& ctx, const MmioRequirement& req, Diagnostic& d);
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

@@ -3,7 +3,7 @@
 
 #include "vmxkit/core/pci_address.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 
 std::optional<std::size_t> host_device(const Context& ctx, const VmDevice& v) {
   if (ctx.host() == nullptr) return std::nullopt;
@@ -85,4 +85,4 @@ std::vector<const pci::Reason*> reasons_of(const PeerPair& p, pci::ReasonKind ki
   return out;
 }
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

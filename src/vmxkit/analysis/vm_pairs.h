@@ -9,7 +9,7 @@
 #include "vmxkit/analysis/topology.h"
 #include "vmxkit/checks/context.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 
 /// The host device a passthrough entry names: `id` for DirectPath and SR-IOV VF entries (the
 /// PF), in the .vmx decimal form or the hex form. nullopt without a host or address.
@@ -48,4 +48,4 @@ void report_pair(const Context& ctx, Sink& sink, const Rule& rule, const PeerPai
 /// The reasons of a pair of one kind.
 std::vector<const pci::Reason*> reasons_of(const PeerPair& p, pci::ReasonKind kind);
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

@@ -10,7 +10,7 @@
 #include "vmxkit/core/text.h"
 #include "vmxkit/devices/catalog.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 namespace {
 
 std::optional<std::uint16_t> parse_id(const std::optional<std::string>& text) {
@@ -122,4 +122,4 @@ Diagnostic& Sink::report(const Rule& rule, std::size_t begin, std::size_t end,
   return d;
 }
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

@@ -19,7 +19,7 @@ class Host;
 struct CatalogEntry;
 }  // namespace vmxkit::pci
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 
 /// What a passthrough entry is, for the P2P rules.
 enum class DeviceClass : unsigned char { gpu, nic, other };
@@ -87,4 +87,4 @@ class Sink {
   std::vector<Diagnostic> diagnostics_;
 };
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

@@ -18,7 +18,7 @@
 #include "vmxkit/formats/vmx/edit.h"
 #include "vmxkit/formats/vsphere/load.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 namespace {
 
 struct Suppression {
@@ -339,4 +339,4 @@ FixResult fix(std::string path, std::string bytes, const LintOptions& options, b
   return out;
 }
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

@@ -18,7 +18,7 @@ struct Loaded;
 }  // namespace vmxkit::vsphere
 
 /// The rule engine: runs the catalogue over one file, applies in-file suppressions, and fixes.
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 
 /// The kinds of input lint reads, told apart by content: a `.vmx`, or a vSphere document
 /// (ConfigSpec XML, SOAP ReconfigVM_Task, VI/JSON, OVF).
@@ -67,4 +67,4 @@ struct FixResult {
 /// a .vmx stays a .vmx whatever the edits make its first line; vSphere documents are not fixed.
 FixResult fix(std::string path, std::string bytes, const LintOptions& options, bool unsafe);
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

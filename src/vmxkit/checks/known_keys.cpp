@@ -10,7 +10,7 @@
 #include "vmxkit/checks/util.h"
 #include "vmxkit/formats/vmx/document.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 namespace {
 
 struct KnownKey {
@@ -144,4 +144,4 @@ std::optional<std::string> likely_meant(std::string_view key) {
   return best;
 }
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 
 enum class ValueType : unsigned char { boolean, integer, text };
 
@@ -20,4 +20,4 @@ std::optional<ValueType> known_type(std::string_view key);
 /// VM-wide key, small edit distances), or nullopt when it is not a likely misspelling.
 std::optional<std::string> likely_meant(std::string_view key);
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

@@ -15,7 +15,7 @@
 #include "vmxkit/formats/vsphere/ovf.h"
 #include "vmxkit/formats/vsphere/schema.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 
 /// The rule a malformed `.vmx` line is reported as: VMX002 for an unterminated quote, VMX001
 /// for every other problem.
@@ -33,4 +33,4 @@ std::vector<Diagnostic> schema_diagnostics(std::span<const vsphere::SchemaProble
 /// An OVF VirtualSystem's settings that vmxkit did not read, as OVF001 diagnostics.
 std::vector<Diagnostic> unread_diagnostics(std::span<const vsphere::OvfUnread> unread);
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

@@ -3,7 +3,7 @@
 
 #include "vmxkit/checks/rules.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 
 std::string_view to_string(FixAvailability availability) {
   switch (availability) {
@@ -37,4 +37,4 @@ const Rule* find_rule(std::string_view id) {
   return it == rules.end() ? nullptr : *it;
 }
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

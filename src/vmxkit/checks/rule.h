@@ -8,7 +8,7 @@
 
 #include "vmxkit/core/diagnostic.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 
 class Context;
 class Sink;
@@ -41,4 +41,4 @@ const std::vector<const Rule*>& all_rules();
 /// A rule by id (exact, uppercase), or nullptr.
 const Rule* find_rule(std::string_view id);
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

@@ -6,7 +6,7 @@
 #include "vmxkit/checks/context.h"
 #include "vmxkit/checks/rule.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 
 extern const Rule kMMIO001;
 extern const Rule kMMIO002;
@@ -56,4 +56,4 @@ extern const Rule kVMX011;
 extern const Rule kVMX012;
 extern const Rule kXML001;
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

@@ -10,7 +10,7 @@
 #include "vmxkit/core/text.h"
 #include "vmxkit/formats/vmx/edit.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 
 std::optional<Fix> set_key_fix(const Context& ctx, std::string_view key, std::string_view value,
                                std::string title, FixSafety safety) {
@@ -68,4 +68,4 @@ std::size_t edit_distance_folded(std::string_view a, std::string_view b, std::si
   return std::min(prev[b.size()], limit + 1);
 }
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

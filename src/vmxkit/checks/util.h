@@ -8,7 +8,7 @@
 
 #include "vmxkit/checks/context.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 
 /// A fix that sets `key` to `value` in the `.vmx` (replacing the value, or adding the key beside
 /// its family); nullopt for inputs that are not a `.vmx` document.
@@ -30,4 +30,4 @@ inline constexpr std::string_view kRelaxAcs = "pciPassthru.RelaxACSforP2P";
 inline constexpr std::string_view kUse64bitMmio = "pciPassthru.use64bitMMIO";
 inline constexpr std::string_view kMmioSizeGb = "pciPassthru.64bitMMIOSizeGB";
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

@@ -4,7 +4,7 @@
 #include <charconv>
 #include <vector>
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 namespace {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -65,4 +65,4 @@ std::optional<VgpuProfile> parse_vgpu_profile(std::string_view name) {
   return p;
 }
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

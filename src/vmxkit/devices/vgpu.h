@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 
 struct VgpuProfile {
   std::string board;    ///< "a100", "h100", "a16"
@@ -20,4 +20,4 @@ struct VgpuProfile {
 /// The parts of a profile name in NVIDIA's form, or nullopt (PT006 reports those).
 std::optional<VgpuProfile> parse_vgpu_profile(std::string_view name);
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

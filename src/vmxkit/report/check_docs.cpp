@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 namespace {
 
 std::string_view trim(std::string_view s) {
@@ -56,4 +56,4 @@ std::string catalogue_markdown() {
   return out;
 }
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

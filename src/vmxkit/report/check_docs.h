@@ -5,11 +5,11 @@
 
 #include "vmxkit/checks/rule.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 
 /// One rule's page: a title line, its metadata and its doc.
 std::string rule_page(const Rule& rule);
 /// The whole catalogue as markdown: a table, then every rule's page (docs/rules.md).
 std::string catalogue_markdown();
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

@@ -37,7 +37,7 @@ std::vector<std::vector<std::string>> example_hosts() {
   return hosts;
 }
 
-std::string lint_report(const rules::LintResult& r) {
+std::string lint_report(const checks::LintResult& r) {
   std::string out;
   for (const Diagnostic& d : r.diagnostics) {
     out += std::string(d.rule_id) + " " + d.message + "\n";
@@ -79,9 +79,9 @@ TEST_CASE("generated output lints clean for every template and example host", "[
       const generate::Plan plan = generate::make_plan(s.request, &host, host.catalog());
       CHECK(generate::default_template(plan) == s.name);
       const std::string text = generate::render_template(generate::load_template(s.name), plan);
-      rules::LintOptions options;
+      checks::LintOptions options;
       options.host = &host;
-      const auto result = rules::lint("generated.vmx", text, options);
+      const auto result = checks::lint("generated.vmx", text, options);
       INFO(text);
       INFO(lint_report(result));
       // A vGPU with a NIC gets P2P005's note, and nothing else: a .vmx cannot hold the device
@@ -262,7 +262,7 @@ TEST_CASE("generate without a host writes placeholders that lint reports", "[gen
   const std::string text =
       generate::render_template(generate::load_template("gpudirect-rdma"), plan);
   CHECK(text.find("<fill in: host address of the H100 PCIe") != std::string::npos);
-  const auto result = rules::lint("generated.vmx", text, {});
+  const auto result = checks::lint("generated.vmx", text, {});
   std::size_t placeholders = 0;
   for (const Diagnostic& d : result.diagnostics) {
     if (d.rule_id == "PT009") ++placeholders;

@@ -10,7 +10,7 @@ using namespace vmxkit;
 
 namespace {
 
-std::vector<std::string> ids(const rules::LintResult& r) {
+std::vector<std::string> ids(const checks::LintResult& r) {
   std::vector<std::string> out;
   for (const Diagnostic& d : r.diagnostics) out.emplace_back(d.rule_id);
   return out;
@@ -19,7 +19,7 @@ std::vector<std::string> ids(const rules::LintResult& r) {
 }  // namespace
 
 TEST_CASE("a suppression on the line before hides only that line's finding", "[rules][engine]") {
-  const auto r = rules::lint("vm.vmx",
+  const auto r = checks::lint("vm.vmx",
                              "# vmxkit: disable=VMX008\n"
                              "a = TRUE\n"
                              "b = TRUE\n",
@@ -30,21 +30,21 @@ TEST_CASE("a suppression on the line before hides only that line's finding", "[r
 }
 
 TEST_CASE("a file suppression hides a rule everywhere and counts as used", "[rules][engine]") {
-  const auto r = rules::lint("vm.vmx", "a = TRUE\n# vmxkit: disable-file=VMX008\nb = TRUE\n", {});
+  const auto r = checks::lint("vm.vmx", "a = TRUE\n# vmxkit: disable-file=VMX008\nb = TRUE\n", {});
   CHECK(r.diagnostics.empty());
 }
 
 TEST_CASE("a trailing suppression applies to its own line", "[rules][engine]") {
-  const auto r = rules::lint("vm.vmx", "a = TRUE # vmxkit: disable=VMX008\nb = \"1\"\n", {});
+  const auto r = checks::lint("vm.vmx", "a = TRUE # vmxkit: disable=VMX008\nb = \"1\"\n", {});
   CHECK(r.diagnostics.empty());
 }
 
 TEST_CASE("an unused suppression is reported and its fix removes the comment",
           "[rules][engine][fix]") {
   const std::string text = "a = \"1\"\n# vmxkit: disable=VMX008\nb = \"2\"\n";
-  const auto r = rules::lint("vm.vmx", text, {});
+  const auto r = checks::lint("vm.vmx", text, {});
   REQUIRE(ids(r) == std::vector<std::string>{"VMX009"});
-  const auto fixed = rules::fix("vm.vmx", text, {}, false);
+  const auto fixed = checks::fix("vm.vmx", text, {}, false);
   CHECK(fixed.bytes == "a = \"1\"\nb = \"2\"\n");
   CHECK(fixed.remaining.diagnostics.empty());
 }
@@ -57,11 +57,11 @@ TEST_CASE("fix applies only safe fixes unless unsafe ones are asked for", "[rule
       "pciPassthru0.systemId = \"x\"\n"
       "pciPassthru1.present = \"TRUE\"\npciPassthru1.vgpu = \"grid_a100-40c\"\n"
       "pciPassthru.use64bitMMIO = TRUE\n";
-  const auto safe = rules::fix("vm.vmx", text, {}, false);
+  const auto safe = checks::fix("vm.vmx", text, {}, false);
   CHECK(safe.bytes.find("00000:059:00.0") != std::string::npos);           // PT002, safe
   CHECK(safe.bytes.find("use64bitMMIO = \"TRUE\"") != std::string::npos);  // VMX008, safe
   CHECK(safe.bytes.find("allowP2P") == std::string::npos);                 // P2P001, unsafe
-  const auto all = rules::fix("vm.vmx", text, {}, true);
+  const auto all = checks::fix("vm.vmx", text, {}, true);
   CHECK(all.bytes.find("pciPassthru.allowP2P = \"TRUE\"") != std::string::npos);
   CHECK(all.bytes.find("pciPassthru.RelaxACSforP2P = \"TRUE\"") != std::string::npos);
 }
@@ -73,7 +73,7 @@ TEST_CASE("fix never changes a byte outside its edits", "[rules][engine][fix]") 
       "sata0.present = TRUE\r\n"
       "\r\n"
       "weird.key =   \"x\"\t\r\n";
-  const auto fixed = rules::fix("vm.vmx", text, {}, true);
+  const auto fixed = checks::fix("vm.vmx", text, {}, true);
   CHECK(fixed.bytes ==
         "# keep   this comment\r\n"
         "displayName = \"a|0Ab\"   # and this one\r\n"
@@ -96,10 +96,10 @@ TEST_CASE("two fixes inserting at one offset are applied in separate passes",
       "pciPassthru1.systemId = \"x\"\npciPassthru.allowP2P = \"TRUE\"\n"
       "pciPassthru.RelaxACSforP2P = \"TRUE\"\npciPassthru.use64bitMMIO = \"TRUE\"\n"
       "pciPassthru.64bitMMIOSizeGB =   # size me\n";
-  const auto before = rules::lint("vm.vmx", text, {});
+  const auto before = checks::lint("vm.vmx", text, {});
   CHECK(ids(before) == std::vector<std::string>{"MMIO003", "VMX008"});
   CHECK(before.diagnostics[0].begin == before.diagnostics[1].begin);
-  const auto fixed = rules::fix("vm.vmx", text, {}, true);
+  const auto fixed = checks::fix("vm.vmx", text, {}, true);
   CHECK(fixed.remaining.diagnostics.empty());
   CHECK(fixed.bytes.ends_with("pciPassthru.64bitMMIOSizeGB =   \"256\" # size me\n"));
 }
@@ -108,13 +108,13 @@ TEST_CASE("fix keeps a .vmx a .vmx when an edit leaves XML-looking text first",
           "[rules][engine][fix]") {
   // Found by fuzz_lint: removing the unused suppression left `<spec>` as the first line, and the
   // next pass read the file as ConfigSpec XML and threw.
-  const auto fixed = rules::fix("vm.vmx", "# vmxkit: disable=VMX008\n<spec>\n", {}, false);
+  const auto fixed = checks::fix("vm.vmx", "# vmxkit: disable=VMX008\n<spec>\n", {}, false);
   CHECK(fixed.bytes == "<spec>\n");
-  CHECK(fixed.remaining.format == rules::InputFormat::vmx);
+  CHECK(fixed.remaining.format == checks::InputFormat::vmx);
   CHECK(ids(fixed.remaining) == std::vector<std::string>{"VMX001"});
   // A vSphere document is linted, never edited.
   const std::string xml = "<spec xmlns=\"urn:vim25\"><memoryMB>1024</memoryMB></spec>\n";
-  const auto spec = rules::fix("spec.xml", xml, {}, true);
+  const auto spec = checks::fix("spec.xml", xml, {}, true);
   CHECK(spec.bytes == xml);
   CHECK(spec.fixes_applied == 0);
 }
@@ -123,9 +123,9 @@ TEST_CASE("fix never turns a file into one read as UTF-16", "[rules][engine][fix
   // Found by fuzz_lint: quoting the value of NUL-laden bytes made them NUL-interleaved, the next
   // pass refused them as UTF-16BE and fix threw. That pass is not taken; the finding stays.
   const std::string text("\0\xff\0\0\0=\xfe\0m\0\0\0==)", 15);
-  const auto before = rules::lint("vm.vmx", text, {});
+  const auto before = checks::lint("vm.vmx", text, {});
   REQUIRE(ids(before) == std::vector<std::string>{"VMX008"});
-  const auto fixed = rules::fix("vm.vmx", text, {}, true);
+  const auto fixed = checks::fix("vm.vmx", text, {}, true);
   CHECK(fixed.bytes == text);
   CHECK(fixed.fixes_applied == 0);
   CHECK(ids(fixed.remaining) == std::vector<std::string>{"VMX008"});
@@ -134,14 +134,14 @@ TEST_CASE("fix never turns a file into one read as UTF-16", "[rules][engine][fix
 TEST_CASE("every corpus file lints without a crash", "[rules][engine][corpus]") {
   for (const auto& path : test::corpus_files("vmx", ".vmx")) {
     INFO(path.filename().string());
-    const auto r = rules::lint(path.string(), test::read_bytes(path), {});
+    const auto r = checks::lint(path.string(), test::read_bytes(path), {});
     for (const Diagnostic& d : r.diagnostics) {
       CHECK(d.begin <= r.bytes.size());
       CHECK(d.end <= r.bytes.size() + 1);
     }
     // Fixing is idempotent: fixing the fixed file changes nothing.
-    const auto once = rules::fix(path.string(), test::read_bytes(path), {}, true);
-    const auto twice = rules::fix(path.string(), once.bytes, {}, true);
+    const auto once = checks::fix(path.string(), test::read_bytes(path), {}, true);
+    const auto twice = checks::fix(path.string(), once.bytes, {}, true);
     CHECK(twice.bytes == once.bytes);
   }
 }
@@ -181,7 +181,7 @@ TEST_CASE("the rules fire on the corpus exactly where a reader agrees", "[rules]
   for (const auto& path : test::corpus_files("vmx", ".vmx")) {
     const std::string name = path.filename().string();
     INFO(name);
-    const auto r = rules::lint(name, test::read_bytes(path), {});
+    const auto r = checks::lint(name, test::read_bytes(path), {});
     std::map<std::string, int> got;
     for (const Diagnostic& d : r.diagnostics) ++got[std::string(d.rule_id)];
     const auto it = expected.find(name);
@@ -201,7 +201,7 @@ TEST_CASE("suppressions on many lines each hide only their own line's finding", 
     if (i % 4 == 3) text += "k" + std::to_string(i) + " = TRUE\n";
   }
   text += "# vmxkit: disable=VMX005\nlast = \"1\"\n";
-  const auto r = rules::lint("vm.vmx", text, {});
+  const auto r = checks::lint("vm.vmx", text, {});
   std::size_t vmx008 = 0, vmx009 = 0;
   for (const Diagnostic& d : r.diagnostics) {
     if (d.rule_id == "VMX008") {
@@ -220,7 +220,7 @@ TEST_CASE("a lint result's line index is that of its bytes", "[rules][engine]") 
   for (const std::string text : {"\xEF\xBB\xBF"
                                  "a = TRUE\r\nb = \"1\"\rc = x\n",
                                  "", "a = x"}) {
-    const auto r = rules::lint("vm.vmx", text, {});
+    const auto r = checks::lint("vm.vmx", text, {});
     CHECK(r.bytes == text);
     const LineIndex expected(text);
     REQUIRE(r.lines.line_count() == expected.line_count());
@@ -242,7 +242,7 @@ TEST_CASE("fix removes every duplicate of many keys in one pass", "[rules][engin
                           : "c") +
             std::string(" = \"") + std::to_string(i) + "\"\n";
   }
-  const auto fixed = rules::fix("vm.vmx", text, {}, true);
+  const auto fixed = checks::fix("vm.vmx", text, {}, true);
   CHECK(fixed.bytes == "a = \"0\"\nB = \"1\"\nc = \"2\"\n");
   CHECK(fixed.fixes_applied == 3);
   CHECK(fixed.remaining.diagnostics.empty());
@@ -257,7 +257,7 @@ TEST_CASE("findings come sorted by position, then rule id, whatever order rules 
   for (int i = 0; i < 500; ++i) {
     text += "sched.mem.pin = maybe\nk" + std::to_string(i) + " = x\nsched.mem.pin = \"TRUE\"\n";
   }
-  const auto r = rules::lint("vm.vmx", text, {});
+  const auto r = checks::lint("vm.vmx", text, {});
   REQUIRE(r.diagnostics.size() > 1500);
   for (std::size_t i = 1; i < r.diagnostics.size(); ++i) {
     const Diagnostic& a = r.diagnostics[i - 1];

@@ -102,11 +102,11 @@ constexpr std::string_view kSnapshotExtension = ".expected";
 // rendered with the functions `vmxkit lint` uses, without colour.
 std::string lint_text(const fs::path& path) {
   const Fixture f = load_fixture(path);
-  rules::LintOptions options;
+  checks::LintOptions options;
   options.host = f.host.get();
   const std::string name = fs::relative(path, test::source_path("")).generic_string();
   std::ostringstream out;
-  cli::write_text(out, {rules::lint(name, f.text, options)}, /*color=*/false);
+  cli::write_text(out, {checks::lint(name, f.text, options)}, /*color=*/false);
   return out.str();
 }
 
@@ -124,9 +124,9 @@ TEST_CASE("every rule fixture reports exactly its expected findings", "[rules][f
     const std::string rel = fs::relative(path, test::source_path("tests/rules")).string();
     INFO(rel);
     const Fixture f = load_fixture(path);
-    rules::LintOptions options;
+    checks::LintOptions options;
     options.host = f.host.get();
-    const auto result = rules::lint(rel, f.text, options);
+    const auto result = checks::lint(rel, f.text, options);
     std::set<Finding> actual;
     std::string report;
     for (const Diagnostic& d : result.diagnostics) {
@@ -147,9 +147,9 @@ TEST_CASE("every .fixed.vmx equals fix --unsafe-fixes of its fixture", "[rules][
     if (!fs::exists(fixed)) continue;
     INFO(path.filename().string());
     const Fixture f = load_fixture(path);
-    rules::LintOptions options;
+    checks::LintOptions options;
     options.host = f.host.get();
-    const auto result = rules::fix(path.string(), f.text, options, /*unsafe=*/true);
+    const auto result = checks::fix(path.string(), f.text, options, /*unsafe=*/true);
     CHECK(result.bytes == test::read_bytes(fixed));
     CHECK(result.fixes_applied > 0);
     // After the fix nothing that was fixed fires again.
@@ -178,12 +178,12 @@ TEST_CASE("every rule has a firing and a clean fixture, and a .fixed file when i
     fixed.replace_extension(".fixed.vmx");
     if (fs::exists(fixed)) with_fixed.insert(dir);
   }
-  for (const rules::Rule* rule : rules::all_rules()) {
+  for (const checks::Rule* rule : checks::all_rules()) {
     INFO(rule->id);
     CHECK(counts[std::string(rule->id)].first >= 1);
     CHECK(counts[std::string(rule->id)].second >= 1);
     const bool applies_fixes =
-        rule->fix != rules::FixAvailability::none && rule->fix_safety != FixSafety::display_only;
+        rule->fix != checks::FixAvailability::none && rule->fix_safety != FixSafety::display_only;
     if (applies_fixes) CHECK(with_fixed.count(std::string(rule->id)) == 1);
   }
 }

@@ -11,7 +11,7 @@
 #include "vmxkit/checks/parse_problems.h"
 #include "vmxkit/checks/rule.h"
 
-using namespace vmxkit::rules;
+using namespace vmxkit::checks;
 
 TEST_CASE("rule ids are unique, sorted and of the form PREFIX plus three digits",
           "[rules][registry]") {

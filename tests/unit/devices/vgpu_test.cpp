@@ -7,7 +7,7 @@
 
 #include "support/support.h"
 
-using vmxkit::rules::parse_vgpu_profile;
+using vmxkit::checks::parse_vgpu_profile;
 
 TEST_CASE("vGPU profile names split into board, MIG slices, framebuffer and series",
           "[rules][vgpu]") {

@@ -7,7 +7,7 @@
 #include "vmxkit/checks/rules.h"
 #include "vmxkit/checks/util.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 namespace {
 
 constexpr std::string_view kDoc = R"md(
@@ -68,4 +68,4 @@ extern const Rule kMMIO003{
     .check = &check,
 };
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

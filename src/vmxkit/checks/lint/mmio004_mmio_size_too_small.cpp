@@ -5,7 +5,7 @@
 #include "vmxkit/checks/rules.h"
 #include "vmxkit/checks/util.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 namespace {
 
 constexpr std::string_view kDoc = R"md(
@@ -71,4 +71,4 @@ extern const Rule kMMIO004{
     .check = &check,
 };
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

@@ -6,7 +6,7 @@
 #include "vmxkit/checks/rules.h"
 #include "vmxkit/checks/util.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 namespace {
 
 constexpr std::string_view kDoc = R"md(
@@ -75,4 +75,4 @@ extern const Rule kMMIO005{
     .check = &check,
 };
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

@@ -2,7 +2,7 @@
 #include "vmxkit/checks/parse_problems.h"
 #include "vmxkit/checks/rules.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 namespace {
 
 constexpr std::string_view kDoc = R"md(
@@ -57,4 +57,4 @@ std::vector<Diagnostic> unread_diagnostics(std::span<const vsphere::OvfUnread> u
   return std::move(sink.diagnostics());
 }
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

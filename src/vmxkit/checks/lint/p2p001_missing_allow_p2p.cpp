@@ -4,7 +4,7 @@
 #include "vmxkit/checks/rules.h"
 #include "vmxkit/checks/util.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 namespace {
 
 constexpr std::string_view kDoc = R"md(
@@ -66,4 +66,4 @@ extern const Rule kP2P001{
     .check = &check,
 };
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

@@ -6,7 +6,7 @@
 #include "vmxkit/checks/rules.h"
 #include "vmxkit/devices/vgpu.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 namespace {
 
 constexpr std::string_view kDoc = R"md(
@@ -77,4 +77,4 @@ extern const Rule kP2P004{
     .check = &check,
 };
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

@@ -3,7 +3,7 @@
 
 #include "vmxkit/checks/rules.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 namespace {
 
 constexpr std::string_view kDoc = R"md(
@@ -65,4 +65,4 @@ extern const Rule kPT001{
     .check = &check,
 };
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

@@ -4,7 +4,7 @@
 #include "vmxkit/core/pci_address.h"
 #include "vmxkit/checks/rules.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 namespace {
 
 constexpr std::string_view kDoc = R"md(
@@ -98,4 +98,4 @@ extern const Rule kPT002{
     .check = &check,
 };
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

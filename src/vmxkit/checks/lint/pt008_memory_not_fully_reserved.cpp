@@ -5,7 +5,7 @@
 #include "vmxkit/checks/util.h"
 #include "vmxkit/formats/vmx/edit.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 namespace {
 
 constexpr std::string_view kDoc = R"md(
@@ -86,4 +86,4 @@ extern const Rule kPT008{
     .check = &check,
 };
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

@@ -4,7 +4,7 @@
 #include "vmxkit/checks/rules.h"
 #include "vmxkit/formats/vmx/edit.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 namespace {
 
 constexpr std::string_view kDoc = R"md(
@@ -60,4 +60,4 @@ extern const Rule kPT010{
     .check = &check,
 };
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

@@ -4,7 +4,7 @@
 #include "vmxkit/checks/rules.h"
 #include "vmxkit/devices/vgpu.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 namespace {
 
 constexpr std::string_view kDoc = R"md(
@@ -70,4 +70,4 @@ extern const Rule kPT012{
     .check = &check,
 };
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

@@ -5,7 +5,7 @@
 #include "vmxkit/checks/rules.h"
 #include "vmxkit/analysis/vm_pairs.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 namespace {
 
 constexpr std::string_view kDoc = R"md(
@@ -57,4 +57,4 @@ extern const Rule kTOPO001{
     .needs_host = true,
 };
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

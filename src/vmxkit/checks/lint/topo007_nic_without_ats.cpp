@@ -4,7 +4,7 @@
 #include "vmxkit/checks/rules.h"
 #include "vmxkit/analysis/vm_pairs.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 namespace {
 
 constexpr std::string_view kDoc = R"md(
@@ -52,4 +52,4 @@ extern const Rule kTOPO007{
     .needs_host = true,
 };
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

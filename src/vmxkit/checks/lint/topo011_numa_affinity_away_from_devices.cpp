@@ -9,7 +9,7 @@
 #include "vmxkit/checks/rules.h"
 #include "vmxkit/analysis/vm_pairs.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 namespace {
 
 constexpr std::string_view kDoc = R"md(
@@ -109,4 +109,4 @@ extern const Rule kTOPO011{
     .needs_host = true,
 };
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

@@ -2,7 +2,7 @@
 #include "vmxkit/checks/parse_problems.h"
 #include "vmxkit/checks/rules.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 namespace {
 
 constexpr std::string_view kDoc = R"md(
@@ -68,4 +68,4 @@ extern const Rule kVMX001{
     .check = &check,
 };
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

@@ -5,7 +5,7 @@
 
 #include "vmxkit/checks/rules.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 namespace {
 
 constexpr std::string_view kDoc = R"md(
@@ -148,4 +148,4 @@ extern const Rule kVMX004{
     .check = &check,
 };
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

@@ -4,7 +4,7 @@
 #include "vmxkit/checks/rules.h"
 #include "vmxkit/formats/vmx/edit.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 namespace {
 
 constexpr std::string_view kDoc = R"md(
@@ -75,4 +75,4 @@ extern const Rule kVMX005{
     .check = &check,
 };
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

@@ -4,7 +4,7 @@
 #include "vmxkit/core/text.h"
 #include "vmxkit/checks/rules.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 namespace {
 
 constexpr std::string_view kDoc = R"md(
@@ -74,4 +74,4 @@ extern const Rule kVMX008{
     .check = &check,
 };
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vmxkit/checks/rules.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 namespace {
 
 constexpr std::string_view kDoc = R"md(
@@ -40,4 +40,4 @@ extern const Rule kVMX009{
     .check = nullptr,
 };
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

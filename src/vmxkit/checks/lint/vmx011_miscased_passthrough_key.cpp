@@ -5,7 +5,7 @@
 #include "vmxkit/checks/known_keys.h"
 #include "vmxkit/checks/rules.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 namespace {
 
 constexpr std::string_view kDoc = R"md(
@@ -65,4 +65,4 @@ extern const Rule kVMX011{
     .check = &check,
 };
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

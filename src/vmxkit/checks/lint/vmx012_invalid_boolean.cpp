@@ -4,7 +4,7 @@
 #include "vmxkit/checks/known_keys.h"
 #include "vmxkit/checks/rules.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 namespace {
 
 constexpr std::string_view kDoc = R"md(
@@ -56,4 +56,4 @@ extern const Rule kVMX012{
     .check = &check,
 };
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

@@ -2,7 +2,7 @@
 #include "vmxkit/checks/parse_problems.h"
 #include "vmxkit/checks/rules.h"
 
-namespace vmxkit::rules {
+namespace vmxkit::checks {
 namespace {
 
 constexpr std::string_view kDoc = R"md(
@@ -54,4 +54,4 @@ std::vector<Diagnostic> schema_diagnostics(std::span<const vsphere::SchemaProble
   return std::move(sink.diagnostics());
 }
 
-}  // namespace vmxkit::rules
+}  // namespace vmxkit::checks

@@ -59,10 +59,10 @@ struct Loaded {
   /// One, except for OVF files with several VirtualSystems and for vSphere client documents
   /// with several VMs (a RetrievePropertiesEx response, `govc vm.info -json` of several VMs).
   std::vector<LoadedVm> vms;
-  /// Schema problems of ConfigSpec XML and SOAP input (XML001: rules::schema_diagnostics()).
+  /// Schema problems of ConfigSpec XML and SOAP input (XML001: checks::schema_diagnostics()).
   std::vector<SchemaProblem> schema_problems;
   std::string vm;  ///< SOAP: the `_this` VirtualMachine moref
-  /// A `.vmx`'s malformed lines (VMX001, VMX002: rules::line_diagnostics()), which VMware
+  /// A `.vmx`'s malformed lines (VMX001, VMX002: checks::line_diagnostics()), which VMware
   /// cannot read and which its VmConfig therefore lacks: a conversion would lose them.
   std::vector<vmx::LineProblem> malformed;
 };

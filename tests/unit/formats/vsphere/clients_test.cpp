@@ -71,7 +71,7 @@ void check_vgpu_vm(const LoadedVm& vm) {
   CHECK_FALSE(c.get("pciPassthru.allowP2P"));
 }
 
-std::set<std::string> rule_ids(const rules::LintResult& r, const std::string& prefix = {}) {
+std::set<std::string> rule_ids(const checks::LintResult& r, const std::string& prefix = {}) {
   std::set<std::string> ids;
   for (const Diagnostic& d : r.diagnostics) {
     if (d.message.rfind(prefix, 0) == 0) ids.insert(std::string(d.rule_id));
@@ -79,9 +79,9 @@ std::set<std::string> rule_ids(const rules::LintResult& r, const std::string& pr
   return ids;
 }
 
-rules::LintResult lint_client(const std::string& name) {
+checks::LintResult lint_client(const std::string& name) {
   const std::string path = path_of(name);
-  return rules::lint(path, test::read_bytes(path), {});
+  return checks::lint(path, test::read_bytes(path), {});
 }
 
 }  // namespace
@@ -188,14 +188,14 @@ TEST_CASE("every client document lints with the findings its VMs' configurations
        {"pyvmomi-configinfo.xml", "pyvmomi-configspec.xml", "pyvmomi-reconfigvm-request.xml",
         "fetch-config.xml", "govc-object-collect-config.json"}) {
     INFO(name);
-    const rules::LintResult r = lint_client(name);
+    const checks::LintResult r = lint_client(name);
     check_includes(rule_ids(r), gpu);
     CHECK(rule_ids(r).count("XML001") == 0);
   }
   for (const std::string name : {"retrievepropertiesex-2vms.xml", "retrieveproperties-2vms.xml",
                                  "govc-vm-info.json", "govc-object-collect-type-m.json"}) {
     INFO(name);
-    const rules::LintResult r = lint_client(name);
+    const checks::LintResult r = lint_client(name);
     check_includes(rule_ids(r, kGpuVm + ": "), gpu);
     check_includes(rule_ids(r, kVgpuVm + ": "), vgpu);
     CHECK(rule_ids(r, kVgpuVm + ": ").count("MMIO005") == 0);  // it is EFI
