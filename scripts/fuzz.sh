@@ -26,7 +26,7 @@ run_fuzzer fuzz_vi_json 16384 250000 tests/fuzz/corpus/vi_json ../shared/corpus/
 run_fuzzer fuzz_pci_loaders 16384 150000 tests/fuzz/corpus/pci ../shared/corpus/topology \
   tests/data/vsphere/clients
 run_fuzzer fuzz_sysfs 4096 45000 tests/fuzz/corpus/sysfs
-run_fuzzer fuzz_lint 8192 12000 tests/fuzz/corpus/vmx ../shared/corpus/vmx tests/rules
+run_fuzzer fuzz_lint 8192 12000 tests/fuzz/corpus/vmx ../shared/corpus/vmx tests/checks
 run_fuzzer fuzz_guest 16384 60000 tests/fuzz/corpus/guest tests/data/guest
 
 echo "fuzz: every target ran clean"

@@ -24,9 +24,9 @@
 #include <utility>
 #include <vector>
 
+#include "vmxkit/checks/check.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
-#include "vmxkit/checks/rule.h"
 #include "vmxkit/formats/vmx/document.h"
 #include "vmxkit/formats/vmx/edit.h"
 #include "vmxkit/vmxkit.h"
@@ -79,7 +79,7 @@ vmxkit::Input load_input(const std::string& name, const std::optional<std::strin
 
 py::tuple finding(const vmxkit::LintReport& report, const vmxkit::Diagnostic& d) {
   const vmxkit::Location at = report.location(d.begin);
-  const vmxkit::checks::Rule* rule = vmxkit::checks::find_rule(d.rule_id);
+  const vmxkit::checks::Check* rule = vmxkit::checks::find_check(d.rule_id);
   py::list notes;
   for (const vmxkit::Note& n : d.notes) {
     const vmxkit::Location note_at = report.location(n.begin);
@@ -124,8 +124,8 @@ py::bytes convert(const std::string& name, const std::optional<std::string>& dat
 
 py::list rules() {
   py::list out;
-  for (const vmxkit::checks::Rule* r : vmxkit::checks::all_rules()) {
-    if (r->status == vmxkit::checks::RuleStatus::removed) continue;
+  for (const vmxkit::checks::Check* r : vmxkit::checks::all_checks()) {
+    if (r->status == vmxkit::checks::CheckStatus::removed) continue;
     out.append(py::make_tuple(text(r->id), text(r->name), text(vmxkit::to_string(r->severity)),
                               text(r->summary), r->needs_host));
   }

@@ -26,7 +26,7 @@ def read(path):
 def vmx_files():
     """Every .vmx of the examples, the plans and the rule fixtures."""
     found = []
-    for root in (EXAMPLES, PLANS_DIR, os.path.join(SOURCE_DIR, "tests", "rules")):
+    for root in (EXAMPLES, PLANS_DIR, os.path.join(SOURCE_DIR, "tests", "checks")):
         for dirpath, _, files in os.walk(root):
             found.extend(os.path.join(dirpath, f) for f in files if f.endswith(".vmx"))
     return sorted(found)

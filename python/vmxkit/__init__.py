@@ -64,7 +64,7 @@ __all__ = [
     "Plan",
     "PlannedDevice",
     "PlannedPair",
-    "Rule",
+    "Check",
     "Topology",
     "config_spec",
     "convert",
@@ -259,7 +259,7 @@ def lint(source: Source, *, host: Optional[HostArg] = None,
 
 
 @dataclass(frozen=True)
-class Rule:
+class Check:
     """A rule of the catalogue (``vmxkit rules``)."""
 
     id: str
@@ -269,9 +269,9 @@ class Rule:
     needs_host: bool
 
 
-def rules() -> List[Rule]:
+def rules() -> List[Check]:
     """The rule catalogue, sorted by id."""
-    return [Rule(i, n, _check_severity(s), summary, needs_host)
+    return [Check(i, n, _check_severity(s), summary, needs_host)
             for i, n, s, summary, needs_host in _vmxkit.rules()]
 
 

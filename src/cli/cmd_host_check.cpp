@@ -12,10 +12,11 @@
 #include "cli/common.h"
 #include "cli/json_output.h"
 #include "cli/live.h"
+#include "vmxkit/analysis/topology.h"
+#include "vmxkit/checks/host_context.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
-#include "vmxkit/checks/host_checks.h"
-#include "vmxkit/analysis/topology.h"
+#include "vmxkit/formats/host/cmdline.h"
 
 namespace vmxkit::cli {
 
@@ -43,32 +44,42 @@ int run_host_check(const HostCheckOptions& o, Context& ctx) {
   // A host read from the vSphere API is an ESXi host.
   pci::HostKind kind = from_server ? pci::HostKind::esxi : pci::HostKind::unknown;
   if (!o.host_kind.empty()) kind = *pci::parse_host_kind(o.host_kind);  // checked by CLI11
-  const std::vector<pci::HostFinding> findings = pci::check_host(host, cmdline, kind);
+  const std::vector<checks::Finding> findings = checks::check_host(host, cmdline, kind);
+  const pci::HostKind detected = pci::detect_host_kind(host, cmdline);
+  const pci::HostKind advised = kind == pci::HostKind::unknown ? detected : kind;
   int code = kExitClean;
-  for (const pci::HostFinding& f : findings) {
+  for (const checks::Finding& f : findings) {
     if (f.severity == Severity::error || f.severity == Severity::warning) code = kExitFindings;
   }
   if (o.format == "json") {
     Json list = Json::array();
-    for (const pci::HostFinding& f : findings) {
-      list.push_back({{"id", f.id},
+    for (const checks::Finding& f : findings) {
+      list.push_back({{"id", f.check->id},
+                      {"name", f.check->name},
                       {"severity", to_string(f.severity)},
                       {"subject", json_text(f.subject)},
                       {"message", json_text(f.message)},
                       {"fix", f.fix.empty() ? Json(nullptr) : Json(json_text(f.fix))}});
     }
-    write_json_document(ctx.out, {{"findings", std::move(list)}});
+    write_json_document(
+        ctx.out, {{"host_kind",
+                   advised == pci::HostKind::unknown ? Json(nullptr) : Json(to_string(advised))},
+                  {"findings", std::move(list)}});
     return code;
   }
-  for (const pci::HostFinding& f : findings) {
+  if (advised != pci::HostKind::unknown) {
+    ctx.out << fmt::format("host: {} ({})\n", to_string(advised),
+                           kind == pci::HostKind::unknown ? "from the inputs" : "--host-kind");
+  }
+  for (const checks::Finding& f : findings) {
     if (!f.subject.empty()) ctx.out << f.subject << ": ";
-    ctx.out << fmt::format("{}: {} [{}]\n", to_string(f.severity), f.message, f.id);
+    ctx.out << fmt::format("{}: {} [{}]\n", to_string(f.severity), f.message, f.check->id);
     if (!f.fix.empty()) ctx.out << "  fix: " << f.fix << '\n';
   }
   std::size_t unchecked = 0;
   std::size_t problems = 0;
-  for (const pci::HostFinding& f : findings) {
-    unchecked += f.id == "not-checked";
+  for (const checks::Finding& f : findings) {
+    unchecked += f.check->name == "not-checked";
     problems += f.severity == Severity::error || f.severity == Severity::warning;
   }
   if (problems == 0 && unchecked == 0) {

@@ -14,15 +14,15 @@
 #include "cli/common.h"
 #include "cli/json_output.h"
 #include "cli/live.h"
+#include "vmxkit/analysis/readiness.h"
+#include "vmxkit/analysis/topology.h"
+#include "vmxkit/analysis/vm_pairs.h"
+#include "vmxkit/checks/context.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/core/source_file.h"
-#include "vmxkit/report/diagram.h"
-#include "vmxkit/checks/host_checks.h"
-#include "vmxkit/analysis/topology.h"
-#include "vmxkit/checks/context.h"
-#include "vmxkit/analysis/vm_pairs.h"
 #include "vmxkit/formats/vmx/document.h"
+#include "vmxkit/report/diagram.h"
 
 namespace vmxkit::cli {
 

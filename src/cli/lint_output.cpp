@@ -9,7 +9,7 @@
 
 #include "cli/json_output.h"
 #include "cli/report.h"
-#include "vmxkit/checks/rule.h"
+#include "vmxkit/checks/check.h"
 
 namespace vmxkit::cli {
 namespace {
@@ -307,7 +307,7 @@ void file_json(std::ostream& os, std::string& out, std::size_t depth, const chec
   j.key("diagnostics");
   j.begin_array();
   for (const Diagnostic& d : r.diagnostics) {
-    const checks::Rule* rule = checks::find_rule(d.rule_id);
+    const checks::Check* rule = checks::find_check(d.rule_id);
     j.begin_object();
     j.key("rule");
     j.value(d.rule_id);
@@ -403,7 +403,7 @@ class JsonWriter final : public ReportWriter {
 
 Json sarif_rules() {
   Json rules_json = Json::array();
-  for (const checks::Rule* rule : checks::all_rules()) {
+  for (const checks::Check* rule : checks::all_checks()) {
     rules_json.push_back(
         {{"id", rule->id},
          {"name", rule->name},
@@ -437,7 +437,7 @@ class SarifWriter final : public ReportWriter {
     head_ = text.substr(0, at);
     tail_ = text.substr(at + 2);
     std::size_t i = 0;
-    for (const checks::Rule* rule : checks::all_rules()) rule_index_[rule->id] = i++;
+    for (const checks::Check* rule : checks::all_checks()) rule_index_[rule->id] = i++;
     os_ << head_;
   }
 

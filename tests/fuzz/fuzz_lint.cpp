@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Rule-engine fuzzer: lint and fix any bytes against a host capture (so the TOPO rules run).
+// Lint-engine fuzzer: lint and fix any bytes against a host capture (so the TOPO rules run).
 // A .vmx never makes lint throw; a vSphere document may only throw vmxkit::Error. Every
 // position a diagnostic, note or fix carries is inside the file, each fix's edits are disjoint,
 // and fixing (unsafe fixes included) never adds a malformed line.
@@ -8,12 +8,12 @@
 #include <optional>
 #include <string>
 
+#include "vmxkit/checks/engine.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/text_edit.h"
 #include "vmxkit/core/wide_encoding.h"
-#include "vmxkit/model/host.h"
-#include "vmxkit/checks/engine.h"
 #include "vmxkit/formats/vsphere/load.h"
+#include "vmxkit/model/host.h"
 
 #define FUZZ_ASSERT(cond)      \
   do {                         \

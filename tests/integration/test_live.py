@@ -85,10 +85,10 @@ class GpuHostTest(unittest.TestCase):
     def test_host_check_reads_passthrough_and_sriov_state(self):
         r = run("host-check", *self.server, "--esx-host", GPU_HOST, "--format", "json")
         self.assertIn(r.returncode, (0, 1), r.err)
-        findings = json.loads(r.out)["findings"]
-        self.assertTrue(any(f["id"] == "host-kind" and "ESXi" in f["message"] for f in findings),
-                        findings)
-        self.assertFalse(any("0000:19:00.0" in f["subject"] and f["id"] == "sriov-no-vfs"
+        doc = json.loads(r.out)
+        findings = doc["findings"]
+        self.assertEqual(doc["host_kind"], "ESXi", doc)
+        self.assertFalse(any("0000:19:00.0" in f["subject"] and f["name"] == "sriov-no-vfs"
                              for f in findings), findings)
 
     def test_generate_writes_the_hosts_system_id(self):

@@ -178,6 +178,51 @@ std::vector<std::filesystem::path> captures_where(bool esxcli) {
 
 }  // namespace
 
+std::string socket(unsigned rb, int numa, const std::vector<std::string>& endpoints, bool acs) {
+  std::string out;
+  auto bridge = [&](unsigned bus, unsigned dev, unsigned sec, unsigned sub, const char* type,
+                    bool redirect) {
+    out += fmt::format(
+        "0000:{:02x}:{:02x}.0 PCI bridge [0604]: Broadcom / LSI PEX890xx PCIe Gen 5 Switch "
+        "[1000:c030]\n"
+        "\tBus: primary={:02x}, secondary={:02x}, subordinate={:02x}, sec-latency=0\n"
+        "\tNUMA node: {}\n\tCapabilities: [68] Express (v2) {}, IntMsgNum 0\n"
+        "\tCapabilities: [f24 v1] Access Control Services\n"
+        "\t\tACSCtl:\tSrcValid{} TransBlk- ReqRedir{} CmpltRedir{} UpstreamFwd- EgressCtrl- "
+        "DirectTrans-\n\n",
+        bus, dev, bus, sec, sub, numa, type, redirect ? '+' : '-', redirect ? '+' : '-',
+        redirect ? '+' : '-');
+  };
+  const auto n = static_cast<unsigned>(endpoints.size());
+  bridge(rb, 1, rb + 1, rb + 2 + n, "Root Port (Slot+)", false);
+  bridge(rb + 1, 0, rb + 2, rb + 2 + n, "Upstream Port", false);
+  for (unsigned k = 0; k < n; ++k)
+    bridge(rb + 2, k, rb + 3 + k, rb + 3 + k, "Downstream Port (Slot+)", acs);
+  for (unsigned k = 0; k < n; ++k) {
+    const std::string& e = endpoints[k];
+    const unsigned bus = rb + 3 + k;
+    if (e.rfind("gpu", 0) == 0) {
+      const char* id = e == "gpu-geforce"     ? "10de:2684"
+                       : e == "gpu-small-bar" ? "10de:2230"
+                                              : "10de:2331";
+      out += fmt::format(
+          "0000:{:02x}:00.0 3D controller [0302]: NVIDIA Corporation Device [{}]\n"
+          "\tNUMA node: {}\n"
+          "\tRegion 1: Memory at 22000000000 (64-bit, prefetchable) [size={}]\n\n",
+          bus, id, numa, e == "gpu-small-bar" ? "256M" : "128G");
+    } else {
+      out += fmt::format(
+          "0000:{:02x}:00.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family "
+          "[ConnectX-7] [15b3:1021]\n"
+          "\tNUMA node: {}\n"
+          "\tCapabilities: [1c0 v1] Address Translation Service (ATS)\n"
+          "\t\tATSCtl:\tEnable{}, Smallest Translation Unit: 00\n\n",
+          bus, numa, e == "nic-ats-off" ? '-' : '+');
+    }
+  }
+  return out;
+}
+
 std::vector<std::filesystem::path> corpus_captures() { return captures_where(false); }
 
 std::vector<std::filesystem::path> corpus_esxcli_captures() { return captures_where(true); }

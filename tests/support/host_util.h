@@ -7,12 +7,19 @@
 #include <utility>
 #include <vector>
 
-#include "vmxkit/model/host.h"
 #include "vmxkit/analysis/topology.h"
+#include "vmxkit/model/host.h"
 
 namespace vmxkit::test {
 
 /// A host from (name, text) inputs, each loaded as one HOST file would be.
+/// One host bridge (root bus rb, NUMA node numa) with a root port and a switch, as
+/// `lspci -vvv -nn -D` text; below the switch one device per entry of `endpoints` ("gpu",
+/// "gpu-geforce", "nic", "nic-ats-off", "gpu-small-bar"). `acs` sets ACSCtl on the switch's
+/// downstream ports.
+std::string socket(unsigned rb, int numa, const std::vector<std::string>& endpoints,
+                   bool acs = false);
+
 pci::Host host_from(const std::vector<std::pair<std::string, std::string>>& inputs);
 
 /// The square part of a `nvidia-smi topo -m` style matrix: labels and cells, whitespace split.

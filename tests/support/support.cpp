@@ -40,9 +40,8 @@ std::vector<std::filesystem::path> corpus_files(const std::string& sub, const st
 
 std::vector<std::filesystem::path> repo_files(const std::string& ext) {
   std::vector<std::filesystem::path> files;
-  for (const char* top : {"examples", "tests/rules", "tests/data"}) {
-    for (const auto& entry :
-         std::filesystem::recursive_directory_iterator(source_path(top))) {
+  for (const char* top : {"examples", "tests/checks", "tests/data"}) {
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(source_path(top))) {
       if (entry.is_regular_file() && entry.path().extension() == ext) {
         files.push_back(entry.path());
       }

@@ -13,7 +13,7 @@ namespace vmxkit::test {
 std::filesystem::path corpus_dir(const std::string& sub);
 /// Every regular file in a corpus folder with the extension (".vmx"), sorted by name.
 std::vector<std::filesystem::path> corpus_files(const std::string& sub, const std::string& ext);
-/// Every regular file with the extension under the repository's `examples/`, `tests/rules/` and
+/// Every regular file with the extension under the repository's `examples/`, `tests/checks/` and
 /// `tests/data/` (the repo's own fixtures: inputs for tests that must pass without the corpus;
 /// not the fuzz seeds, which are not all text), sorted by path.
 std::vector<std::filesystem::path> repo_files(const std::string& ext);

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <map>
 
+#include "vmxkit/analysis/readiness.h"
 #include "vmxkit/core/error.h"
-#include "vmxkit/checks/host_checks.h"
 
 namespace vmxkit::generate {
 namespace {
@@ -81,7 +81,7 @@ pci::PathClass best_nic_class(const pci::Host& host, std::size_t gpu,
 // passthrough, or enabled when vGPU/SR-IOV need it with the VMkernel), else 0: among devices
 // connected alike, `auto` takes the ones the host is ready to give.
 int not_ready(const pci::Host& host, std::size_t i, pci::PassthroughUse use) {
-  return pci::check_esxi_owner(host.at(i), use) ? 1 : 0;
+  return pci::esxi_owner_problem(host.at(i), use) ? 1 : 0;
 }
 
 // The devices of `candidates` the host is ready to give for `use` (an ESXi capture says who
@@ -94,7 +94,7 @@ std::vector<std::size_t> ready_only(Plan& plan, const pci::Host& host,
   std::vector<std::size_t> ready;
   const std::size_t first_skipped = plan.not_ready.size();
   for (const std::size_t i : candidates) {
-    if (const auto f = pci::check_esxi_owner(host.at(i), use)) {
+    if (const auto f = pci::esxi_owner_problem(host.at(i), use)) {
       plan.explanation.push_back(fmt::format("skipped (not ready): {}", f->message));
       plan.explanation.push_back("    fix: " + f->fix);
       plan.not_ready.push_back(f->message + "\n    fix: " + f->fix);
@@ -407,7 +407,7 @@ std::vector<std::string> judge_pairs(Plan& plan, const Request& request, const p
 void explain_esxi_owners(Plan& plan, const Request& request, const pci::Host& host) {
   auto note_owner = [&](std::optional<std::size_t> index, pci::PassthroughUse use) {
     if (!index) return;
-    if (const auto f = pci::check_esxi_owner(host.at(*index), use)) {
+    if (const auto f = pci::esxi_owner_problem(host.at(*index), use)) {
       plan.explanation.push_back("ESXi: " + f->message);
       plan.explanation.push_back("    fix: " + f->fix);
     }

@@ -69,7 +69,7 @@ std::optional<HostNic> nearest_host_nic(const Context& ctx, const VmDevice& gpu)
   return best;
 }
 
-void report_pair(const Context& ctx, Sink& sink, const Rule& rule, const PeerPair& p,
+void report_pair(const Context& ctx, Sink& sink, const Check& rule, const PeerPair& p,
                  std::string message, const std::string& fix) {
   const SourceSpan gpu = id_span(ctx, *p.gpu);
   Diagnostic& d = sink.report(rule, id_span(ctx, *p.peer), std::move(message));

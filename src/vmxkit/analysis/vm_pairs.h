@@ -42,7 +42,7 @@ std::optional<HostNic> nearest_host_nic(const Context& ctx, const VmDevice& gpu)
 
 /// Reports a pair at the peer's address with a note at the GPU's, and the command that fixes it
 /// as a display-only fix when there is one.
-void report_pair(const Context& ctx, Sink& sink, const Rule& rule, const PeerPair& p,
+void report_pair(const Context& ctx, Sink& sink, const Check& rule, const PeerPair& p,
                  std::string message, const std::string& fix = {});
 
 /// The reasons of a pair of one kind.

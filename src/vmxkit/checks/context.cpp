@@ -111,7 +111,7 @@ SourceSpan Context::device_span(const PassthroughDevice& d) const {
   return d.settings.empty() ? SourceSpan{} : config_.settings[d.settings.front()].whole;
 }
 
-Diagnostic& Sink::report(const Rule& rule, std::size_t begin, std::size_t end,
+Diagnostic& Sink::report(const Check& rule, std::size_t begin, std::size_t end,
                          std::string message) {
   Diagnostic& d = diagnostics_.emplace_back();
   d.rule_id = rule.id;

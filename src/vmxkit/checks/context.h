@@ -8,10 +8,10 @@
 #include <string_view>
 #include <vector>
 
+#include "vmxkit/checks/check.h"
 #include "vmxkit/core/diagnostic.h"
-#include "vmxkit/model/vm_config.h"
-#include "vmxkit/checks/rule.h"
 #include "vmxkit/formats/vmx/document.h"
+#include "vmxkit/model/vm_config.h"
 
 namespace vmxkit::pci {
 class Catalog;
@@ -77,8 +77,8 @@ class Context {
 /// take notes and a fix.
 class Sink {
  public:
-  Diagnostic& report(const Rule& rule, std::size_t begin, std::size_t end, std::string message);
-  Diagnostic& report(const Rule& rule, SourceSpan span, std::string message) {
+  Diagnostic& report(const Check& rule, std::size_t begin, std::size_t end, std::string message);
+  Diagnostic& report(const Check& rule, SourceSpan span, std::string message) {
     return report(rule, span.begin, span.end, std::move(message));
   }
   std::vector<Diagnostic>& diagnostics() { return diagnostics_; }

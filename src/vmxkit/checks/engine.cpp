@@ -8,12 +8,12 @@
 #include <map>
 #include <unordered_map>
 
+#include "vmxkit/checks/all.h"
+#include "vmxkit/checks/context.h"
+#include "vmxkit/checks/parse_problems.h"
 #include "vmxkit/core/text_edit.h"
 #include "vmxkit/core/wide_encoding.h"
 #include "vmxkit/devices/catalog.h"
-#include "vmxkit/checks/context.h"
-#include "vmxkit/checks/parse_problems.h"
-#include "vmxkit/checks/rules.h"
 #include "vmxkit/formats/vmx/document.h"
 #include "vmxkit/formats/vmx/edit.h"
 #include "vmxkit/formats/vsphere/load.h"
@@ -135,7 +135,7 @@ void apply_suppressions(const vmx::Document& doc, std::vector<Diagnostic>& diagn
     d.severity = kVMX009.severity;
     d.begin = s.begin;
     d.end = s.end;
-    d.message = find_rule(s.id) == nullptr
+    d.message = find_check(s.id) == nullptr
                     ? fmt::format("suppression of unknown rule '{}'", s.id)
                     : fmt::format("suppression of {} suppresses nothing", s.id);
     if (s.comment_line != nullptr && s.ids_on_line == 1) {
@@ -177,8 +177,8 @@ void sort_diagnostics(std::vector<Diagnostic>& diagnostics) {
 }
 
 void run_rules(const Context& ctx, const LintOptions& options, Sink& sink) {
-  for (const Rule* rule : all_rules()) {
-    if (rule->status == RuleStatus::removed || rule->check == nullptr) continue;
+  for (const Check* rule : all_checks()) {
+    if (rule->status == CheckStatus::removed || rule->check == nullptr) continue;
     if (rule->needs_host && options.host == nullptr) continue;
     rule->check(ctx, sink);
   }

@@ -8,9 +8,9 @@
 #include <span>
 #include <vector>
 
-#include "vmxkit/core/diagnostic.h"
+#include "vmxkit/checks/check.h"
 #include "vmxkit/checks/context.h"
-#include "vmxkit/checks/rule.h"
+#include "vmxkit/core/diagnostic.h"
 #include "vmxkit/formats/vmx/document.h"
 #include "vmxkit/formats/vsphere/ovf.h"
 #include "vmxkit/formats/vsphere/schema.h"
@@ -19,10 +19,10 @@ namespace vmxkit::checks {
 
 /// The rule a malformed `.vmx` line is reported as: VMX002 for an unterminated quote, VMX001
 /// for every other problem.
-const Rule& rule_for(vmx::Problem kind);
+const Check& rule_for(vmx::Problem kind);
 
 /// Reports the document's malformed lines that are `rule`'s (the check of VMX001 and VMX002).
-void report_line_problems(const Rule& rule, const Context& ctx, Sink& sink);
+void report_line_problems(const Check& rule, const Context& ctx, Sink& sink);
 
 /// Malformed lines as VMX001/VMX002 diagnostics, in the order given.
 std::vector<Diagnostic> line_diagnostics(std::span<const vmx::LineProblem> problems);

@@ -1,9 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <algorithm>
 
-#include "vmxkit/checks/rules.h"
+#include "vmxkit/checks/all.h"
 
 namespace vmxkit::checks {
+
+std::string_view to_string(Kind kind) {
+  switch (kind) {
+    case Kind::lint:
+      return "lint";
+    case Kind::host:
+      return "host";
+    case Kind::guest:
+      return "guest";
+  }
+  return "lint";
+}
 
 std::string_view to_string(FixAvailability availability) {
   switch (availability) {
@@ -17,24 +29,30 @@ std::string_view to_string(FixAvailability availability) {
   return "none";
 }
 
-const std::vector<const Rule*>& all_rules() {
-  // Sorted by id (a test checks the order). A retired rule stays here with status `removed`.
-  static const std::vector<const Rule*> kRules = {
-      &kMMIO001, &kMMIO002, &kMMIO003, &kMMIO004, &kMMIO005, &kOVF001,  &kP2P001,  &kP2P002,
-      &kP2P003,  &kP2P004,  &kP2P005,  &kPT001,   &kPT002,   &kPT003,   &kPT004,   &kPT005,
-      &kPT006,   &kPT007,   &kPT008,   &kPT009,   &kPT010,   &kPT011,   &kPT012,   &kTOPO001,
-      &kTOPO002, &kTOPO003, &kTOPO004, &kTOPO005, &kTOPO006, &kTOPO007, &kTOPO008, &kTOPO009,
-      &kTOPO010, &kTOPO011, &kVMX001,  &kVMX002,  &kVMX003,  &kVMX004,  &kVMX005,  &kVMX006,
-      &kVMX007,  &kVMX008,  &kVMX009,  &kVMX010,  &kVMX011,  &kVMX012,  &kXML001,
+const std::vector<const Check*>& all_checks() {
+  // Sorted by id (the build sorts the list; a test checks the order). A retired check stays
+  // here with status `removed`.
+  static const std::vector<const Check*> kChecks = {
+#define VMXKIT_CHECK(id) &k##id,
+#include "vmxkit/checks/check_list.inc"
+#undef VMXKIT_CHECK
   };
-  return kRules;
+  return kChecks;
 }
 
-const Rule* find_rule(std::string_view id) {
-  const auto& rules = all_rules();
+std::vector<const Check*> checks_of(Kind kind) {
+  std::vector<const Check*> out;
+  for (const Check* c : all_checks()) {
+    if (c->kind == kind) out.push_back(c);
+  }
+  return out;
+}
+
+const Check* find_check(std::string_view id) {
+  const auto& checks = all_checks();
   const auto it =
-      std::find_if(rules.begin(), rules.end(), [id](const Rule* r) { return r->id == id; });
-  return it == rules.end() ? nullptr : *it;
+      std::find_if(checks.begin(), checks.end(), [id](const Check* c) { return c->id == id; });
+  return it == checks.end() ? nullptr : *it;
 }
 
 }  // namespace vmxkit::checks

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "vmxkit/core/pci_address.h"
+#include "vmxkit/model/cmdline.h"
 #include "vmxkit/model/host.h"
-#include "vmxkit/checks/host_checks.h"
 
 namespace vmxkit::guest {
 

@@ -10,9 +10,8 @@
 #include <chrono>
 #include <cstdlib>
 
-#include "support/support.h"
 #include "support/host_util.h"
-#include "vmxkit/checks/host_checks.h"
+#include "support/support.h"
 #include "vmxkit/analysis/mmio.h"
 #include "vmxkit/formats/host/text.h"
 
@@ -21,57 +20,9 @@ using vmxkit::pci::PathClass;
 using vmxkit::pci::ReasonKind;
 using vmxkit::pci::Verdict;
 using vmxkit::test::host_from;
+using vmxkit::test::socket;
 
 namespace {
-
-// One host bridge (root bus rb, NUMA node numa) with a root port and a switch; below the
-// switch one device per entry of `endpoints` ("gpu", "gpu-geforce", "nic", "nic-ats-off",
-// "gpu-small-bar"). `acs` sets ACSCtl on the switch's downstream ports.
-std::string socket(unsigned rb, int numa, const std::vector<std::string>& endpoints,
-                   bool acs = false) {
-  std::string out;
-  auto bridge = [&](unsigned bus, unsigned dev, unsigned sec, unsigned sub, const char* type,
-                    bool redirect) {
-    out += fmt::format(
-        "0000:{:02x}:{:02x}.0 PCI bridge [0604]: Broadcom / LSI PEX890xx PCIe Gen 5 Switch "
-        "[1000:c030]\n"
-        "\tBus: primary={:02x}, secondary={:02x}, subordinate={:02x}, sec-latency=0\n"
-        "\tNUMA node: {}\n\tCapabilities: [68] Express (v2) {}, IntMsgNum 0\n"
-        "\tCapabilities: [f24 v1] Access Control Services\n"
-        "\t\tACSCtl:\tSrcValid{} TransBlk- ReqRedir{} CmpltRedir{} UpstreamFwd- EgressCtrl- "
-        "DirectTrans-\n\n",
-        bus, dev, bus, sec, sub, numa, type, redirect ? '+' : '-', redirect ? '+' : '-',
-        redirect ? '+' : '-');
-  };
-  const auto n = static_cast<unsigned>(endpoints.size());
-  bridge(rb, 1, rb + 1, rb + 2 + n, "Root Port (Slot+)", false);
-  bridge(rb + 1, 0, rb + 2, rb + 2 + n, "Upstream Port", false);
-  for (unsigned k = 0; k < n; ++k)
-    bridge(rb + 2, k, rb + 3 + k, rb + 3 + k, "Downstream Port (Slot+)", acs);
-  for (unsigned k = 0; k < n; ++k) {
-    const std::string& e = endpoints[k];
-    const unsigned bus = rb + 3 + k;
-    if (e.rfind("gpu", 0) == 0) {
-      const char* id = e == "gpu-geforce"     ? "10de:2684"
-                       : e == "gpu-small-bar" ? "10de:2230"
-                                              : "10de:2331";
-      out += fmt::format(
-          "0000:{:02x}:00.0 3D controller [0302]: NVIDIA Corporation Device [{}]\n"
-          "\tNUMA node: {}\n"
-          "\tRegion 1: Memory at 22000000000 (64-bit, prefetchable) [size={}]\n\n",
-          bus, id, numa, e == "gpu-small-bar" ? "256M" : "128G");
-    } else {
-      out += fmt::format(
-          "0000:{:02x}:00.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family "
-          "[ConnectX-7] [15b3:1021]\n"
-          "\tNUMA node: {}\n"
-          "\tCapabilities: [1c0 v1] Address Translation Service (ATS)\n"
-          "\t\tATSCtl:\tEnable{}, Smallest Translation Unit: 00\n\n",
-          bus, numa, e == "nic-ats-off" ? '-' : '+');
-    }
-  }
-  return out;
-}
 
 bool has_reason(const vmxkit::pci::PairVerdict& v, ReasonKind kind) {
   for (const auto& r : v.reasons) {
@@ -495,166 +446,6 @@ TEST_CASE("a vGPU in a VM of 32 GB or more is sized as its physical GPU, at leas
   vmxkit::pci::apply_minimum(r, unknown.min_gb, unknown.why);
   CHECK(r.size_gb == 64);
   CHECK(r.lines.back().find("NVIDIA's minimum") != std::string::npos);
-}
-
-TEST_CASE("host-check reports IOMMU, SR-IOV, ACS and ATS with the fixing command",
-          "[pci][host-check]") {
-  using vmxkit::pci::check_host;
-  using vmxkit::pci::parse_kernel_cmdline;
-  const auto host = host_from({{"h.txt", socket(0x10, 0, {"gpu", "nic-ats-off"}, true)}});
-  auto ids = [](std::vector<vmxkit::pci::HostFinding>& f) {
-    // The first finding says what kind of host the advice is for (tested below).
-    REQUIRE(!f.empty());
-    CHECK(f.front().id == "host-kind");
-    f.erase(f.begin());
-    std::vector<std::string> out;
-    for (const auto& x : f) out.push_back(x.id);
-    return out;
-  };
-  const auto grub = parse_kernel_cmdline(
-      "# x\nGRUB_CMDLINE_LINUX_DEFAULT=\"quiet amd_iommu=off iommu=pt\"\nGRUB_CMDLINE_LINUX=\"\"\n",
-      "grub");
-  CHECK(grub.from_grub);
-  CHECK(grub.line == 2);
-  auto f = check_host(host, grub);
-  CHECK(ids(f) ==
-        std::vector<std::string>{"iommu-off", "ats-disabled", "acs-redirect", "acs-redirect"});
-  CHECK(f[1].fix == "mlxconfig -d 0000:14:00.0 set ATS_ENABLED=true, then reboot the host");
-  f = check_host(host, parse_kernel_cmdline("BOOT_IMAGE=/vmlinuz intel_iommu=on\n", "cmdline"));
-  CHECK(ids(f) ==
-        std::vector<std::string>{"iommu-not-pt", "ats-disabled", "acs-redirect", "acs-redirect"});
-  const auto ok = host_from({{"ok.txt", socket(0x10, 0, {"gpu", "nic"})}});
-  f = check_host(ok, parse_kernel_cmdline("intel_iommu=on iommu=pt\n", "c"));
-  CHECK(ids(f).empty());
-  // ACS redirect with DirectTrans+ and ATS on the NIC (NVIDIA's VM configuration) is said, as
-  // info; the same redirect without DirectTrans+ on the other NIC's port is a warning.
-  const auto dt =
-      host_from({{"dt.txt", vmxkit::test::read_bytes(vmxkit::test::source_path(
-                                "tests/data/rules/host-one-switch-acs-directtrans.txt"))}});
-  f = check_host(dt, std::nullopt, vmxkit::pci::HostKind::kvm);
-  std::vector<std::string> acs;
-  for (const auto& x : f) {
-    if (x.id == "acs-redirect")
-      acs.push_back(fmt::format("{} {}", x.subject, to_string(x.severity)));
-  }
-  CHECK(acs == std::vector<std::string>{"0000:17:01.0 warning", "0000:17:03.0 info"});
-  // SR-IOV: VFs not created; more VFs than Total VFs.
-  const auto sriov = host_from(
-      {{"s.txt",
-        "0000:00:00.0 Host bridge [0600]: Intel Corporation Device [8086:09a2]\n\n"
-        "0000:00:03.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family "
-        "[ConnectX-7] [15b3:1021]\n"
-        "\tCapabilities: [180 v1] Single Root I/O Virtualization (SR-IOV)\n"
-        "\t\tInitial VFs: 16, Total VFs: 16, Number of VFs: 0, Function Dependency Link: 00\n\n"
-        "0000:00:04.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family "
-        "[ConnectX-7] [15b3:1021]\n"
-        "\tCapabilities: [180 v1] Single Root I/O Virtualization (SR-IOV)\n"
-        "\t\tInitial VFs: 16, Total VFs: 16, Number of VFs: 32, Function Dependency Link: 00\n"}});
-  f = check_host(sriov, std::nullopt);
-  // Without a command line the IOMMU is not known, and without their Express capability the
-  // NICs' ATS is not either: both are said, not passed over.
-  CHECK(ids(f) == std::vector<std::string>{"sriov-no-vfs", "sriov-too-many-vfs", "not-checked",
-                                           "not-checked"});
-  CHECK(f[2].message.starts_with("IOMMU: not checked (needs: --cmdline /proc/cmdline"));
-  CHECK(f[3].message.starts_with("ATS of 0000:00:03.0, 0000:00:04.0: not checked"));
-  CHECK(f[0].fix.rfind("echo 8 > /sys/bus/pci/devices/0000:00:03.0/sriov_numvfs", 0) == 0);
-  CHECK_THROWS_WITH(parse_kernel_cmdline("\n", "empty"),
-                    Catch::StartsWith("empty: no kernel command line"));
-}
-
-TEST_CASE("host-check gives the IOMMU advice of the host's kind", "[pci][host-check]") {
-  using vmxkit::pci::check_host;
-  using vmxkit::pci::HostKind;
-  using vmxkit::pci::parse_kernel_cmdline;
-  const std::string gpu =
-      "0000:00:00.0 Host bridge [0600]: Intel Corporation Device [8086:09a2]\n\n"
-      "0000:00:03.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 PCIe] [10de:2331]\n"
-      "\tKernel driver in use: DRIVER\n";
-  auto with_driver = [&](std::string_view driver) {
-    std::string text = gpu;
-    text.replace(text.find("DRIVER"), 6, driver);
-    return host_from({{"h.txt", text}});
-  };
-  const auto kvm = with_driver("vfio-pci");  // bound for a VM: a KVM host
-  const auto plain = with_driver("nvidia");
-  const auto quiet = parse_kernel_cmdline("BOOT_IMAGE=/vmlinuz quiet\n", "cmdline");
-  const auto on = parse_kernel_cmdline("BOOT_IMAGE=/vmlinuz intel_iommu=on\n", "cmdline");
-  auto find = [](const std::vector<vmxkit::pci::HostFinding>& f, std::string_view id) {
-    const auto it = std::find_if(f.begin(), f.end(), [&](const auto& x) { return x.id == id; });
-    return it == f.end() ? nullptr : &*it;
-  };
-  CHECK(vmxkit::pci::detect_host_kind(kvm, quiet) == HostKind::kvm);
-  CHECK(vmxkit::pci::detect_host_kind(plain, quiet) == HostKind::unknown);
-  CHECK(vmxkit::pci::detect_host_kind(
-            plain, parse_kernel_cmdline("intel_iommu=on vfio-pci.ids=10de:2331\n", "c")) ==
-        HostKind::kvm);
-  // KVM host: the IOMMU must be on; pass-through mode is not asked for.
-  auto f = check_host(kvm, quiet);
-  CHECK(f.front().message == "host: Linux KVM host (from the inputs)");
-  REQUIRE(find(f, "iommu-off") != nullptr);
-  CHECK(find(f, "iommu-off")->severity == vmxkit::Severity::error);
-  CHECK(find(check_host(kvm, on), "iommu-not-pt") == nullptr);
-  // Bare metal: an IOMMU left off is right; one that translates is not.
-  f = check_host(plain, quiet, HostKind::bare_metal);
-  CHECK(f.front().message == "host: Linux bare metal (--host-kind)");
-  CHECK(find(f, "iommu-off") == nullptr);
-  CHECK(find(check_host(plain, on, HostKind::bare_metal), "iommu-not-pt") != nullptr);
-  // Unknown kind: the KVM advice as a warning that names --host-kind.
-  f = check_host(plain, quiet);
-  REQUIRE(find(f, "iommu-off") != nullptr);
-  CHECK(find(f, "iommu-off")->severity == vmxkit::Severity::warning);
-  CHECK(find(f, "iommu-off")->message.find("--host-kind bare-metal") != std::string::npos);
-}
-
-TEST_CASE("ESXi ownership: passthrough enabled, pending a reboot, or kept for vGPU/SR-IOV",
-          "[pci][host-check][esxcli]") {
-  using vmxkit::pci::check_esxi_owner;
-  using vmxkit::pci::PassthroughUse;
-  auto block = [](const char* bdf, const char* ids, const char* configured, const char* current,
-                  const char* capable) {
-    return fmt::format(
-        "{}\n   Vendor ID: 0x{}\n   Device ID: 0x{}\n   Device Class: 0x{}\n"
-        "   Configured Owner: {}\n   Current Owner: {}\n   Passthru Capable: {}\n"
-        "   Parent Device: \n\n",
-        bdf, std::string(ids).substr(0, 4), std::string(ids).substr(5, 4),
-        std::string(ids).substr(10), configured, current, capable);
-  };
-  const auto host = host_from(
-      {{"esx.txt", block("0000:00:01.0", "10de:2331:0302", "VM Passthru", "VM Passthru", "true") +
-                       block("0000:00:02.0", "10de:2331:0302", "VM Passthru", "VMkernel", "true") +
-                       block("0000:00:03.0", "15b3:1021:0207", "VMkernel", "VMkernel", "true") +
-                       block("0000:00:04.0", "10de:2331:0302", "VMkernel", "VMkernel", "false")}});
-  const auto& ready = host.at(*host.index_of(Bdf{0, 0, 1, 0}));
-  const auto& pending = host.at(*host.index_of(Bdf{0, 0, 2, 0}));
-  const auto& vmkernel = host.at(*host.index_of(Bdf{0, 0, 3, 0}));
-  const auto& incapable = host.at(*host.index_of(Bdf{0, 0, 4, 0}));
-  CHECK(ready.configured_owner == "VM Passthru");
-  CHECK(incapable.passthru_capable == false);
-  CHECK(!check_esxi_owner(ready, PassthroughUse::full));
-  CHECK(check_esxi_owner(pending, PassthroughUse::full)->id == "passthru-pending");
-  const auto off = check_esxi_owner(vmkernel, PassthroughUse::full);
-  REQUIRE(off);
-  CHECK(off->id == "passthru-off");
-  CHECK(off->fix.rfind("esxcli hardware pci pcipassthru set -d 0000:00:03.0 -e true -a", 0) == 0);
-  CHECK(check_esxi_owner(incapable, PassthroughUse::full)->id == "passthru-incapable");
-  // vGPU and SR-IOV PFs want the opposite: the device with the VMkernel.
-  CHECK(!check_esxi_owner(vmkernel, PassthroughUse::sriov_pf));
-  const auto on = check_esxi_owner(ready, PassthroughUse::vgpu);
-  REQUIRE(on);
-  CHECK(on->id == "passthru-on");
-  CHECK(on->fix.rfind("esxcli hardware pci pcipassthru set -d 0000:00:01.0 -e false -a", 0) == 0);
-  // host-check cannot know the use: a device left with the VMkernel is only noted.
-  std::vector<std::pair<std::string, vmxkit::Severity>> got;
-  for (const auto& f : vmxkit::pci::check_host(host, std::nullopt)) {
-    if (f.id.rfind("passthru-", 0) == 0) got.emplace_back(f.id, f.severity);
-  }
-  CHECK(got == std::vector<std::pair<std::string, vmxkit::Severity>>{
-                   {"passthru-pending", vmxkit::Severity::warning},
-                   {"passthru-off", vmxkit::Severity::info},
-                   {"passthru-incapable", vmxkit::Severity::warning}});
-  // lspci captures say nothing about ESXi ownership: no finding, never a guess.
-  const auto linux_host = host_from({{"ok.txt", socket(0x10, 0, {"gpu", "nic"})}});
-  for (const auto& d : linux_host.devices()) CHECK(!check_esxi_owner(d, PassthroughUse::full));
 }
 
 TEST_CASE("a 4,096-device tree loads and classifies in well under a second", "[pci][scale]") {

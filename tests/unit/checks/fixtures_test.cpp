@@ -1,27 +1,31 @@
 // SPDX-License-Identifier: Apache-2.0
-// Data-driven rule tests: every `tests/rules/<ID>/*.vmx` (and `*.xml` ConfigSpec) is linted and
+// Data-driven rule tests: every `tests/checks/<ID>/*.vmx` (and `*.xml` ConfigSpec) is linted and
 // the findings compared, exactly, with its `# expect: ID` marks (`<!-- expect: ID -->` in XML) on
 // the line before, or at the end of the line itself;
 // `<name>.fixed.vmx` beside it is the expected output of `fix --unsafe-fixes`. A first-line
 // `# fixture: host=FILE` lints with that host capture (path relative to the fixture).
 // Every fixture, `.fixed.vmx` files included, also has `<fixture>.expected` beside it: the whole
-// text `vmxkit lint [--host FILE] tests/rules/<ID>/<fixture>` prints from the project root
-// (tests/rules/README.md). VMXKIT_UPDATE_SNAPSHOTS=1 rewrites those snapshots instead of failing.
+// text `vmxkit lint [--host FILE] tests/checks/<ID>/<fixture>` prints from the project root
+// (tests/checks/README.md). VMXKIT_UPDATE_SNAPSHOTS=1 rewrites those snapshots instead of failing.
+// Host and guest checks (HOST..., GUEST...) have `*.args` fixtures instead: the arguments of
+// `vmxkit host-check` or `vmxkit guest-check`, one per line, with `# expect: ID...` naming
+// exactly the check ids the run reports (see fixture_run below).
 #include <fmt/format.h>
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
 #include "cli/diff.h"
 #include "cli/lint_output.h"
 #include "support/support.h"
+#include "vmxkit/checks/check.h"
+#include "vmxkit/checks/engine.h"
 #include "vmxkit/core/source_file.h"
 #include "vmxkit/model/host.h"
-#include "vmxkit/checks/engine.h"
-#include "vmxkit/checks/rule.h"
 
 namespace fs = std::filesystem;
 using namespace vmxkit;
@@ -84,7 +88,7 @@ Fixture load_fixture(const fs::path& path) {
 // The fixtures (`*.vmx`, `*.xml`), without or with the `*.fixed.vmx` files.
 std::vector<fs::path> fixture_files(bool with_fixed = false) {
   std::vector<fs::path> files;
-  for (const auto& e : fs::recursive_directory_iterator(test::source_path("tests/rules"))) {
+  for (const auto& e : fs::recursive_directory_iterator(test::source_path("tests/checks"))) {
     const std::string name = e.path().filename().string();
     const auto ext = e.path().extension();
     if (e.is_regular_file() && (ext == ".vmx" || ext == ".xml") &&
@@ -98,7 +102,7 @@ std::vector<fs::path> fixture_files(bool with_fixed = false) {
 
 constexpr std::string_view kSnapshotExtension = ".expected";
 
-// What `vmxkit lint [--host FILE] tests/rules/<ID>/<fixture>` prints from the project root,
+// What `vmxkit lint [--host FILE] tests/checks/<ID>/<fixture>` prints from the project root,
 // rendered with the functions `vmxkit lint` uses, without colour.
 std::string lint_text(const fs::path& path) {
   const Fixture f = load_fixture(path);
@@ -108,6 +112,59 @@ std::string lint_text(const fs::path& path) {
   std::ostringstream out;
   cli::write_text(out, {checks::lint(name, f.text, options)}, /*color=*/false);
   return out.str();
+}
+
+// --- host and guest check fixtures (`*.args`) ---
+
+struct ArgsFixture {
+  std::vector<std::string> args;   ///< the command and its arguments, paths from the project root
+  std::set<std::string> expected;  ///< `# expect:` ids
+};
+
+// Reads an `.args` fixture: `# expect: ID...` lines, other `#` lines are comments, every other
+// line one argument; an argument naming a file beside the fixture becomes its path from the
+// project root, as a user would type it there.
+ArgsFixture load_args_fixture(const fs::path& path) {
+  ArgsFixture f;
+  const std::string id = path.parent_path().filename().string();
+  f.args.push_back(id.starts_with("GUEST") ? "guest-check" : "host-check");
+  std::istringstream lines(test::read_bytes(path));
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("# expect:")) {
+      for (const std::string& e : ids_after(line, "# expect:")) f.expected.insert(e);
+    } else if (!line.empty() && line.front() != '#') {
+      const fs::path beside = path.parent_path() / line;
+      f.args.push_back(fs::exists(beside)
+                           ? fs::relative(fs::weakly_canonical(beside),
+                                          fs::weakly_canonical(test::source_path("")))
+                                 .generic_string()
+                           : line);
+    }
+  }
+  return f;
+}
+
+// Runs the command of an `.args` fixture from the project root, as `vmxkit` would print it.
+test::CliResult run_args_fixture(const ArgsFixture& f, const std::string& format) {
+  const fs::path before = fs::current_path();
+  fs::current_path(test::source_path(""));
+  std::vector<std::string> args = f.args;
+  if (format != "text") {
+    args.push_back("--format");
+    args.push_back(format);
+  }
+  test::CliResult r = test::run_cli(args);
+  fs::current_path(before);
+  return r;
+}
+
+std::vector<fs::path> args_fixture_files() {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::recursive_directory_iterator(test::source_path("tests/checks"))) {
+    if (e.is_regular_file() && e.path().extension() == ".args") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 bool updating_snapshots() {
@@ -121,7 +178,7 @@ TEST_CASE("every rule fixture reports exactly its expected findings", "[rules][f
   const auto files = fixture_files();
   REQUIRE(files.size() >= 40);
   for (const fs::path& path : files) {
-    const std::string rel = fs::relative(path, test::source_path("tests/rules")).string();
+    const std::string rel = fs::relative(path, test::source_path("tests/checks")).string();
     INFO(rel);
     const Fixture f = load_fixture(path);
     checks::LintOptions options;
@@ -178,7 +235,11 @@ TEST_CASE("every rule has a firing and a clean fixture, and a .fixed file when i
     fixed.replace_extension(".fixed.vmx");
     if (fs::exists(fixed)) with_fixed.insert(dir);
   }
-  for (const checks::Rule* rule : checks::all_rules()) {
+  for (const fs::path& path : args_fixture_files()) {
+    const std::string dir = path.parent_path().filename().string();
+    (load_args_fixture(path).expected.count(dir) != 0 ? counts[dir].first : counts[dir].second)++;
+  }
+  for (const checks::Check* rule : checks::all_checks()) {
     INFO(rule->id);
     CHECK(counts[std::string(rule->id)].first >= 1);
     CHECK(counts[std::string(rule->id)].second >= 1);
@@ -225,12 +286,14 @@ TEST_CASE("every rule fixture's lint output equals its .expected snapshot",
   CHECK(compared >= 100);
 }
 
-TEST_CASE("every .expected snapshot under tests/rules belongs to a fixture",
+TEST_CASE("every .expected snapshot under tests/checks belongs to a fixture",
           "[rules][fixtures][snapshots]") {
-  const auto fixtures = fixture_files(/*with_fixed=*/true);
+  auto fixtures = fixture_files(/*with_fixed=*/true);
+  const auto args = args_fixture_files();
+  fixtures.insert(fixtures.end(), args.begin(), args.end());
   const std::set<fs::path> known(fixtures.begin(), fixtures.end());
   int snapshots = 0;
-  for (const auto& e : fs::recursive_directory_iterator(test::source_path("tests/rules"))) {
+  for (const auto& e : fs::recursive_directory_iterator(test::source_path("tests/checks"))) {
     if (!e.is_regular_file() || e.path().extension() != kSnapshotExtension) continue;
     ++snapshots;
     fs::path fixture = e.path();
@@ -239,4 +302,48 @@ TEST_CASE("every .expected snapshot under tests/rules belongs to a fixture",
     CHECK(known.count(fixture) == 1);
   }
   CHECK(snapshots == static_cast<int>(fixtures.size()));
+}
+
+TEST_CASE("every host and guest check fixture reports exactly its expected checks",
+          "[rules][fixtures][host-check][guest-check]") {
+  const auto files = args_fixture_files();
+  REQUIRE(files.size() >= 28);
+  for (const fs::path& path : files) {
+    INFO(fs::relative(path, test::source_path("")).generic_string());
+    const ArgsFixture f = load_args_fixture(path);
+    const test::CliResult r = run_args_fixture(f, "json");
+    INFO(fmt::format("vmxkit {}\n{}{}", fmt::join(f.args, " "), r.out, r.err));
+    REQUIRE((r.code == 0 || r.code == 1));
+    std::set<std::string> actual;
+    const nlohmann::json doc = nlohmann::json::parse(r.out);
+    for (const auto& finding : doc.at("findings")) {
+      actual.insert(finding.at("id").get<std::string>());
+    }
+    CHECK(actual == f.expected);
+  }
+}
+
+TEST_CASE("every host and guest check fixture's output equals its .expected snapshot",
+          "[rules][fixtures][snapshots][host-check][guest-check]") {
+  const bool update = updating_snapshots();
+  int written = 0;
+  for (const fs::path& path : args_fixture_files()) {
+    const std::string rel = fs::relative(path, test::source_path("")).generic_string();
+    INFO(rel);
+    const test::CliResult r = run_args_fixture(load_args_fixture(path), "text");
+    fs::path snapshot = path;
+    snapshot += std::string(kSnapshotExtension);
+    const bool exists = fs::exists(snapshot);
+    const std::string expected = exists ? test::read_bytes(snapshot) : std::string();
+    if (exists && r.out == expected) continue;
+    if (update) {
+      test::write_bytes(snapshot, r.out);
+      ++written;
+    } else {
+      FAIL_CHECK(fmt::format("{}.expected {} (VMXKIT_UPDATE_SNAPSHOTS=1 writes it):\n{}", rel,
+                             exists ? "differs" : "is missing",
+                             cli::unified_diff(expected, r.out, "a/" + rel, "b/" + rel)));
+    }
+  }
+  if (written > 0) WARN(fmt::format("VMXKIT_UPDATE_SNAPSHOTS=1: rewrote {} snapshots", written));
 }

@@ -6,20 +6,20 @@
 #include <string>
 
 #include "support/support.h"
+#include "vmxkit/checks/check.h"
+#include "vmxkit/checks/parse_problems.h"
 #include "vmxkit/core/text.h"
 #include "vmxkit/report/check_docs.h"
-#include "vmxkit/checks/parse_problems.h"
-#include "vmxkit/checks/rule.h"
 
 using namespace vmxkit::checks;
 
 TEST_CASE("rule ids are unique, sorted and of the form PREFIX plus three digits",
           "[rules][registry]") {
-  const std::regex id_form("^(VMX|PT|P2P|MMIO|TOPO|XML|OVF)[0-9]{3}$");
+  const std::regex id_form("^(VMX|PT|P2P|MMIO|TOPO|XML|OVF|HOST|GUEST)[0-9]{3}$");
   const std::regex name_form("^[a-z0-9]+(-[a-z0-9]+)*$");
   std::set<std::string_view> ids, names;
   std::string_view previous;
-  for (const Rule* r : all_rules()) {
+  for (const Check* r : all_checks()) {
     INFO(r->id);
     CHECK(std::regex_match(std::string(r->id), id_form));
     CHECK(std::regex_match(std::string(r->name), name_form));
@@ -27,17 +27,19 @@ TEST_CASE("rule ids are unique, sorted and of the form PREFIX plus three digits"
     CHECK(names.insert(r->name).second);
     CHECK(previous < r->id);
     previous = r->id;
-    CHECK(find_rule(r->id) == r);
+    CHECK(find_check(r->id) == r);
     CHECK_FALSE(r->summary.empty());
   }
 }
 
-TEST_CASE("every rule is defined in <id>_<name>.cpp and every rule file defines a rule",
+TEST_CASE("every check is defined in <kind>/<id>_<name>.cpp and every check file defines one",
           "[rules][registry]") {
-  // `PT002` named `hex-passthrough-id` lives in src/vmxkit/checks/lint/pt002_hex_passthrough_id.cpp.
-  const std::filesystem::path dir = vmxkit::test::source_path("src/vmxkit/checks/lint");
+  // `PT002` named `hex-passthrough-id` lives in
+  // src/vmxkit/checks/lint/pt002_hex_passthrough_id.cpp, `HOST003` in checks/host/, `GUEST001` in
+  // checks/guest/.
+  const std::filesystem::path root = vmxkit::test::source_path("src/vmxkit/checks");
   std::set<std::string> expected;
-  for (const Rule* r : all_rules()) {
+  for (const Check* r : all_checks()) {
     std::string file;
     for (const char c : r->id) file.push_back(vmxkit::ascii_lower(c));
     file.push_back('_');
@@ -45,6 +47,7 @@ TEST_CASE("every rule is defined in <id>_<name>.cpp and every rule file defines 
     file.append(".cpp");
     INFO(r->id << " " << r->name);
     expected.insert(file);
+    const std::filesystem::path dir = root / std::string(to_string(r->kind));
     const bool exists = std::filesystem::is_regular_file(dir / file);
     CHECK(exists);
     if (!exists) continue;
@@ -52,16 +55,16 @@ TEST_CASE("every rule is defined in <id>_<name>.cpp and every rule file defines 
     CHECK(text.find(".id = \"" + std::string(r->id) + "\"") != std::string::npos);
     CHECK(text.find(".name = \"" + std::string(r->name) + "\"") != std::string::npos);
   }
-  const std::regex rule_file("^(vmx|pt|p2p|mmio|topo|xml|ovf)[0-9]{3}_.*\\.cpp$");
+  const std::regex rule_file("^(vmx|pt|p2p|mmio|topo|xml|ovf|host|guest)[0-9]{3}_.*\\.cpp$");
   std::size_t rule_files = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
     const std::string file = entry.path().filename().string();
     if (!std::regex_match(file, rule_file)) continue;
     ++rule_files;
     INFO(file << " defines no registered rule under that name");
     CHECK(expected.count(file) == 1);
   }
-  CHECK(rule_files == all_rules().size());
+  CHECK(rule_files == all_checks().size());
 }
 
 TEST_CASE("malformed lines are VMX002 for an unterminated quote and VMX001 otherwise",
@@ -74,7 +77,7 @@ TEST_CASE("malformed lines are VMX002 for an unterminated quote and VMX001 other
   CHECK(diags[1].rule_id == "VMX002");
   CHECK(diags[2].rule_id == "VMX001");
   for (std::size_t i = 0; i < diags.size(); ++i) {
-    CHECK(diags[i].severity == find_rule(diags[i].rule_id)->severity);
+    CHECK(diags[i].severity == find_check(diags[i].rule_id)->severity);
     CHECK(diags[i].begin == problems[i].begin);
     CHECK(diags[i].end == problems[i].end);
     CHECK(diags[i].message == problems[i].message);
@@ -93,7 +96,7 @@ TEST_CASE("schema problems are XML001 errors at their element", "[rules][registr
 }
 
 TEST_CASE("every rule doc has the five headings in order", "[rules][registry]") {
-  for (const Rule* r : all_rules()) {
+  for (const Check* r : all_checks()) {
     INFO(r->id);
     std::size_t pos = 0;
     for (const char* heading : {"## What it does", "## Why is this bad?", "## Example",

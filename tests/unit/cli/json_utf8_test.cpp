@@ -117,11 +117,11 @@ TEST_CASE("host-check JSON replaces a Latin-1 byte in a finding's subject and me
   bool saw_input = false;
   for (const auto& f : j["findings"]) {
     const std::string subject = f["subject"].get<std::string>();
-    if (f["id"] == "iommu-off") {
+    if (f["name"] == "iommu-off") {
       saw_iommu = true;
       CHECK(subject.find(std::string("gr") + kReplacement + "b:1") != std::string::npos);
     }
-    if (f["id"] == "input") {
+    if (f["name"] == "input") {
       saw_input = true;
       CHECK(subject.find(std::string("h") + kReplacement + "st.txt:1") != std::string::npos);
     }

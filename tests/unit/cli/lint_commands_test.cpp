@@ -117,7 +117,7 @@ TEST_CASE("fix writes the fixed file, a diff, or in place", "[cli][fix]") {
   CHECK(r.err.find("Fixed ") != std::string::npos);
   CHECK(run_cli({"lint", path.string()}).code == 0);
   // A vSphere document is reported, left as it is, and the way to fix it is named.
-  const std::string spec = read_bytes(vmxkit::test::source_path("tests/rules/XML001/fires.xml"));
+  const std::string spec = read_bytes(vmxkit::test::source_path("tests/checks/XML001/fires.xml"));
   const auto xml = dir / "spec.xml";
   write_bytes(xml, spec);
   r = run_cli({"fix", "-i", "--unsafe-fixes", xml.string()});

@@ -105,14 +105,14 @@ TEST_CASE("host-check prints findings with fixes and exits 1", "[cli][host-check
   CHECK(r.out.find("info: host: Linux, kind unknown") != std::string::npos);
   CHECK(r.out.find("warning: the kernel command line does not turn the IOMMU on (intel_iommu=on) "
                    "(needed on a KVM host; `--host-kind bare-metal` if it runs no VMs) "
-                   "[iommu-off]") != std::string::npos);
+                   "[HOST003]") != std::string::npos);
   r = run_cli(
       {"host-check", example(), "--cmdline", (dir / "grub").string(), "--host-kind", "kvm"});
   CHECK(r.out.find("error: the kernel command line does not turn the IOMMU on (intel_iommu=on) "
-                   "[iommu-off]") != std::string::npos);
+                   "[HOST003]") != std::string::npos);
   r = run_cli(
       {"host-check", example(), "--cmdline", (dir / "grub").string(), "--host-kind", "bare-metal"});
-  CHECK(r.out.find("[iommu-off]") == std::string::npos);
+  CHECK(r.out.find("[HOST003]") == std::string::npos);
   CHECK(run_cli({"host-check", example(), "--host-kind", "xen"}).code == 2);
   r = run_cli({"host-check", example(), "--cmdline", (dir / "grub").string()});
   CHECK(r.out.find("  fix: add intel_iommu=on iommu=pt to GRUB_CMDLINE_LINUX_DEFAULT") !=
@@ -122,8 +122,8 @@ TEST_CASE("host-check prints findings with fixes and exits 1", "[cli][host-check
   r = run_cli(
       {"host-check", example(), "--cmdline", (dir / "cmdline").string(), "--format", "json"});
   CHECK(r.code == 1);  // the VFs are still not created
-  CHECK(r.out.find("\"id\": \"sriov-no-vfs\"") != std::string::npos);
-  CHECK(r.out.find("\"id\": \"iommu") == std::string::npos);
+  CHECK(r.out.find("\"name\": \"sriov-no-vfs\"") != std::string::npos);
+  CHECK(r.out.find("\"name\": \"iommu") == std::string::npos);
 }
 
 TEST_CASE("host-check on an lspci -tv capture names the checks it could not make, never ready",
@@ -167,7 +167,7 @@ TEST_CASE("host-check gives an ESXi host no GRUB advice for its IOMMU", "[cli][h
        vmxkit::test::source_path("examples/hosts/synthetic-esxi-1s-2sw-4gpu-2nic.esxcli-pci.txt")
            .string(),
        "--cmdline", vmxkit::test::source_path("tests/data/cli/grub-quiet.txt").string()});
-  CHECK(r.out.find("[iommu-esxi]") != std::string::npos);
+  CHECK(r.out.find("[HOST002]") != std::string::npos);
   CHECK(r.out.find("update-grub") == std::string::npos);
-  CHECK(r.out.find("[iommu-off]") == std::string::npos);
+  CHECK(r.out.find("[HOST003]") == std::string::npos);
 }

@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 
 #include "vmxkit/analysis/mmio_requirement.h"
-#include "vmxkit/checks/rules.h"
+#include "vmxkit/checks/all.h"
 #include "vmxkit/checks/util.h"
 #include "vmxkit/formats/vmx/edit.h"
 
@@ -71,7 +71,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kMMIO001{
+extern const Check kMMIO001{
     .id = "MMIO001",
     .name = "missing-64bit-mmio",
     .severity = Severity::error,

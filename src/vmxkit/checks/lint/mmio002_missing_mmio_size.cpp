@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 
 #include "vmxkit/analysis/mmio_requirement.h"
-#include "vmxkit/checks/rules.h"
+#include "vmxkit/checks/all.h"
 #include "vmxkit/checks/util.h"
 
 namespace vmxkit::checks {
@@ -53,7 +53,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kMMIO002{
+extern const Check kMMIO002{
     .id = "MMIO002",
     .name = "missing-mmio-size",
     .severity = Severity::error,

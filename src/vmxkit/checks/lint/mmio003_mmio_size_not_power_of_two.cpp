@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "vmxkit/analysis/mmio_requirement.h"
-#include "vmxkit/checks/rules.h"
+#include "vmxkit/checks/all.h"
 #include "vmxkit/checks/util.h"
 
 namespace vmxkit::checks {
@@ -57,7 +57,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kMMIO003{
+extern const Check kMMIO003{
     .id = "MMIO003",
     .name = "mmio-size-not-power-of-two",
     .severity = Severity::error,

@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 
 #include "vmxkit/analysis/mmio_requirement.h"
-#include "vmxkit/checks/rules.h"
+#include "vmxkit/checks/all.h"
 #include "vmxkit/checks/util.h"
 
 namespace vmxkit::checks {
@@ -60,7 +60,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kMMIO004{
+extern const Check kMMIO004{
     .id = "MMIO004",
     .name = "mmio-size-too-small",
     .severity = Severity::error,

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
-#include "vmxkit/core/text.h"
 #include "vmxkit/analysis/mmio_requirement.h"
-#include "vmxkit/checks/rules.h"
+#include "vmxkit/checks/all.h"
 #include "vmxkit/checks/util.h"
+#include "vmxkit/core/text.h"
 
 namespace vmxkit::checks {
 namespace {
@@ -64,7 +64,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kMMIO005{
+extern const Check kMMIO005{
     .id = "MMIO005",
     .name = "firmware-not-efi",
     .severity = Severity::error,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "vmxkit/checks/all.h"
 #include "vmxkit/checks/parse_problems.h"
-#include "vmxkit/checks/rules.h"
 
 namespace vmxkit::checks {
 namespace {
@@ -42,7 +42,7 @@ No automatic fix: the setting may be right; vmxkit only says it did not read it.
 
 // Found by the OVF reader (vsphere::read_ovf) for each VirtualSystem, so there is no check
 // function: the engine reports unread_diagnostics() with the VM's other findings.
-extern const Rule kOVF001{
+extern const Check kOVF001{
     .id = "OVF001",
     .name = "ovf-setting-not-read",
     .severity = Severity::info,

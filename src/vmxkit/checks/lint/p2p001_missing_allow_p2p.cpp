@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
-#include "vmxkit/checks/rules.h"
+#include "vmxkit/checks/all.h"
 #include "vmxkit/checks/util.h"
 
 namespace vmxkit::checks {
@@ -55,7 +55,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kP2P001{
+extern const Check kP2P001{
     .id = "P2P001",
     .name = "missing-allow-p2p",
     .severity = Severity::warning,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
-#include "vmxkit/checks/rules.h"
+#include "vmxkit/checks/all.h"
 #include "vmxkit/checks/util.h"
 
 namespace vmxkit::checks {
@@ -48,7 +48,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kP2P002{
+extern const Check kP2P002{
     .id = "P2P002",
     .name = "missing-relax-acs-for-p2p",
     .severity = Severity::warning,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
+#include "vmxkit/checks/all.h"
 #include "vmxkit/devices/catalog.h"
-#include "vmxkit/checks/rules.h"
 
 namespace vmxkit::checks {
 namespace {
@@ -52,7 +52,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kP2P003{
+extern const Check kP2P003{
     .id = "P2P003",
     .name = "hidden-hypervisor-with-datacenter-gpu",
     .severity = Severity::info,

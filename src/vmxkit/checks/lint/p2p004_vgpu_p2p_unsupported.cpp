@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "vmxkit/checks/rules.h"
+#include "vmxkit/checks/all.h"
 #include "vmxkit/devices/vgpu.h"
 
 namespace vmxkit::checks {
@@ -68,7 +68,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kP2P004{
+extern const Check kP2P004{
     .id = "P2P004",
     .name = "vgpu-p2p-unsupported",
     .severity = Severity::warning,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
+#include "vmxkit/checks/all.h"
 #include "vmxkit/core/pci_address.h"
-#include "vmxkit/checks/rules.h"
 
 namespace vmxkit::checks {
 namespace {
@@ -87,7 +87,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kPT002{
+extern const Check kPT002{
     .id = "PT002",
     .name = "hex-passthrough-id",
     .severity = Severity::error,

@@ -3,7 +3,7 @@
 
 #include <cctype>
 
-#include "vmxkit/checks/rules.h"
+#include "vmxkit/checks/all.h"
 
 namespace vmxkit::checks {
 namespace {
@@ -60,7 +60,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kPT003{
+extern const Check kPT003{
     .id = "PT003",
     .name = "passthrough-id-not-hex",
     .severity = Severity::error,

@@ -3,8 +3,8 @@
 
 #include <map>
 
+#include "vmxkit/checks/all.h"
 #include "vmxkit/core/pci_address.h"
-#include "vmxkit/checks/rules.h"
 
 namespace vmxkit::checks {
 namespace {
@@ -55,7 +55,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kPT004{
+extern const Check kPT004{
     .id = "PT004",
     .name = "duplicate-passthrough-device",
     .severity = Severity::error,

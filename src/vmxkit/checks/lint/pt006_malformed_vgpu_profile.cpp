@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
-#include "vmxkit/checks/rules.h"
+#include "vmxkit/checks/all.h"
 #include "vmxkit/devices/vgpu.h"
 
 namespace vmxkit::checks {
@@ -47,7 +47,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kPT006{
+extern const Check kPT006{
     .id = "PT006",
     .name = "malformed-vgpu-profile",
     .severity = Severity::warning,

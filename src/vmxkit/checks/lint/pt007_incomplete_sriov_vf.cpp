@@ -2,8 +2,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "vmxkit/checks/all.h"
 #include "vmxkit/core/text.h"
-#include "vmxkit/checks/rules.h"
 
 namespace vmxkit::checks {
 namespace {
@@ -59,7 +59,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kPT007{
+extern const Check kPT007{
     .id = "PT007",
     .name = "incomplete-sriov-vf",
     .severity = Severity::error,

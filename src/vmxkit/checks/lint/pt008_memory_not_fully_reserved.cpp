@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
-#include "vmxkit/checks/rules.h"
+#include "vmxkit/checks/all.h"
 #include "vmxkit/checks/util.h"
 #include "vmxkit/formats/vmx/edit.h"
 
@@ -75,7 +75,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kPT008{
+extern const Check kPT008{
     .id = "PT008",
     .name = "memory-not-fully-reserved",
     .severity = Severity::error,

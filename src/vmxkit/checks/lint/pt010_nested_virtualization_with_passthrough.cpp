@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
-#include "vmxkit/checks/rules.h"
+#include "vmxkit/checks/all.h"
 #include "vmxkit/formats/vmx/edit.h"
 
 namespace vmxkit::checks {
@@ -49,7 +49,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kPT010{
+extern const Check kPT010{
     .id = "PT010",
     .name = "nested-virtualization-with-passthrough",
     .severity = Severity::warning,

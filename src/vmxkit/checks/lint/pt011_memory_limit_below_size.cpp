@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
-#include "vmxkit/checks/rules.h"
+#include "vmxkit/checks/all.h"
 #include "vmxkit/formats/vmx/edit.h"
 
 namespace vmxkit::checks {
@@ -54,7 +54,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kPT011{
+extern const Check kPT011{
     .id = "PT011",
     .name = "memory-limit-below-size",
     .severity = Severity::error,

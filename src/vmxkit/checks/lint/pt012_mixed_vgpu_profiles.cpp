@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
-#include "vmxkit/checks/rules.h"
+#include "vmxkit/checks/all.h"
 #include "vmxkit/devices/vgpu.h"
 
 namespace vmxkit::checks {
@@ -61,7 +61,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kPT012{
+extern const Check kPT012{
     .id = "PT012",
     .name = "mixed-vgpu-profiles",
     .severity = Severity::error,

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
-#include "vmxkit/core/pci_address.h"
-#include "vmxkit/checks/rules.h"
 #include "vmxkit/analysis/vm_pairs.h"
+#include "vmxkit/checks/all.h"
+#include "vmxkit/core/pci_address.h"
 
 namespace vmxkit::checks {
 namespace {
@@ -47,7 +47,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kTOPO001{
+extern const Check kTOPO001{
     .id = "TOPO001",
     .name = "passthrough-device-not-on-host",
     .severity = Severity::error,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
-#include "vmxkit/checks/rules.h"
 #include "vmxkit/analysis/vm_pairs.h"
+#include "vmxkit/checks/all.h"
 
 namespace vmxkit::checks {
 namespace {
@@ -42,7 +42,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kTOPO003{
+extern const Check kTOPO003{
     .id = "TOPO003",
     .name = "unknown-device-model",
     .severity = Severity::info,

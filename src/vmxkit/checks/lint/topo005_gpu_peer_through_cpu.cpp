@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
-#include "vmxkit/checks/rules.h"
 #include "vmxkit/analysis/vm_pairs.h"
+#include "vmxkit/checks/all.h"
 
 namespace vmxkit::checks {
 namespace {
@@ -77,7 +77,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kTOPO005{
+extern const Check kTOPO005{
     .id = "TOPO005",
     .name = "gpu-peer-through-cpu",
     .severity = Severity::warning,

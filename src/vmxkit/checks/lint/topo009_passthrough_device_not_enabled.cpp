@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "vmxkit/checks/host_checks.h"
-#include "vmxkit/checks/rules.h"
+#include "vmxkit/analysis/readiness.h"
 #include "vmxkit/analysis/vm_pairs.h"
+#include "vmxkit/checks/all.h"
 
 namespace vmxkit::checks {
 namespace {
@@ -42,7 +42,7 @@ void check(const Context& ctx, Sink& sink) {
     if (!index) continue;
     const auto use = v.entry->kind() == PassthroughKind::sriov_vf ? pci::PassthroughUse::sriov_pf
                                                                   : pci::PassthroughUse::full;
-    const auto finding = pci::check_esxi_owner(ctx.host()->at(*index), use);
+    const auto finding = pci::esxi_owner_problem(ctx.host()->at(*index), use);
     if (!finding) continue;
     Diagnostic& d =
         sink.report(kTOPO009, id_span(ctx, v),
@@ -53,7 +53,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kTOPO009{
+extern const Check kTOPO009{
     .id = "TOPO009",
     .name = "passthrough-device-not-enabled",
     .severity = Severity::error,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
-#include "vmxkit/checks/rules.h"
 #include "vmxkit/analysis/vm_pairs.h"
+#include "vmxkit/checks/all.h"
 
 namespace vmxkit::checks {
 namespace {
@@ -62,7 +62,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kTOPO010{
+extern const Check kTOPO010{
     .id = "TOPO010",
     .name = "gpu-passthrough-on-nvswitch-system",
     .severity = Severity::error,

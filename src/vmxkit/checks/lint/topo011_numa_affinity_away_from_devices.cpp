@@ -5,9 +5,9 @@
 #include <charconv>
 #include <set>
 
-#include "vmxkit/core/text.h"
-#include "vmxkit/checks/rules.h"
 #include "vmxkit/analysis/vm_pairs.h"
+#include "vmxkit/checks/all.h"
+#include "vmxkit/core/text.h"
 
 namespace vmxkit::checks {
 namespace {
@@ -99,7 +99,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kTOPO011{
+extern const Check kTOPO011{
     .id = "TOPO011",
     .name = "numa-affinity-away-from-devices",
     .severity = Severity::warning,

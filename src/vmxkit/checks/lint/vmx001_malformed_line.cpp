@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "vmxkit/checks/all.h"
 #include "vmxkit/checks/parse_problems.h"
-#include "vmxkit/checks/rules.h"
 
 namespace vmxkit::checks {
 namespace {
@@ -39,12 +39,12 @@ void check(const Context& ctx, Sink& sink) { report_line_problems(kVMX001, ctx, 
 
 }  // namespace
 
-const Rule& rule_for(vmx::Problem kind) {
+const Check& rule_for(vmx::Problem kind) {
   // VMX002 has the line cut short; VMX001 every other line VMware's reader rejects.
   return kind == vmx::Problem::unterminated_quote ? kVMX002 : kVMX001;
 }
 
-void report_line_problems(const Rule& rule, const Context& ctx, Sink& sink) {
+void report_line_problems(const Check& rule, const Context& ctx, Sink& sink) {
   if (ctx.document() == nullptr) return;
   for (vmx::LineProblem& p : ctx.document()->problems()) {
     if (&rule_for(p.kind) == &rule) sink.report(rule, p.begin, p.end, std::move(p.message));
@@ -59,7 +59,7 @@ std::vector<Diagnostic> line_diagnostics(std::span<const vmx::LineProblem> probl
   return std::move(sink.diagnostics());
 }
 
-extern const Rule kVMX001{
+extern const Check kVMX001{
     .id = "VMX001",
     .name = "malformed-line",
     .severity = Severity::error,

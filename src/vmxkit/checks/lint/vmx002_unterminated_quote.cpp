@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "vmxkit/checks/all.h"
 #include "vmxkit/checks/parse_problems.h"
-#include "vmxkit/checks/rules.h"
 
 namespace vmxkit::checks {
 namespace {
@@ -36,7 +36,7 @@ void check(const Context& ctx, Sink& sink) { report_line_problems(kVMX002, ctx, 
 
 }  // namespace
 
-extern const Rule kVMX002{
+extern const Check kVMX002{
     .id = "VMX002",
     .name = "unterminated-quote",
     .severity = Severity::error,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
-#include "vmxkit/checks/rules.h"
+#include "vmxkit/checks/all.h"
 #include "vmxkit/formats/vmx/escape.h"
 
 namespace vmxkit::checks {
@@ -59,7 +59,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kVMX003{
+extern const Check kVMX003{
     .id = "VMX003",
     .name = "invalid-escape",
     .severity = Severity::warning,

@@ -3,7 +3,7 @@
 
 #include <array>
 
-#include "vmxkit/checks/rules.h"
+#include "vmxkit/checks/all.h"
 
 namespace vmxkit::checks {
 namespace {
@@ -137,7 +137,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kVMX004{
+extern const Check kVMX004{
     .id = "VMX004",
     .name = "look-alike-characters",
     .severity = Severity::error,

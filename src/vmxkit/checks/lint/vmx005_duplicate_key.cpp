@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
-#include "vmxkit/checks/rules.h"
+#include "vmxkit/checks/all.h"
 #include "vmxkit/formats/vmx/edit.h"
 
 namespace vmxkit::checks {
@@ -64,7 +64,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kVMX005{
+extern const Check kVMX005{
     .id = "VMX005",
     .name = "duplicate-key",
     .severity = Severity::error,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "vmxkit/checks/rules.h"
+#include "vmxkit/checks/all.h"
 
 namespace vmxkit::checks {
 namespace {
@@ -32,7 +32,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kVMX006{
+extern const Check kVMX006{
     .id = "VMX006",
     .name = "byte-order-mark",
     .severity = Severity::warning,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
+#include "vmxkit/checks/all.h"
 #include "vmxkit/core/text.h"
-#include "vmxkit/checks/rules.h"
 
 namespace vmxkit::checks {
 namespace {
@@ -88,7 +88,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kVMX007{
+extern const Check kVMX007{
     .id = "VMX007",
     .name = "encoding-mismatch",
     .severity = Severity::error,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "vmxkit/checks/rules.h"
+#include "vmxkit/checks/all.h"
 
 namespace vmxkit::checks {
 namespace {
@@ -29,7 +29,7 @@ Safe when the comment is a line of its own that names only this rule: the line i
 }  // namespace
 
 // Reported by the engine after suppressions are applied, so there is no check function.
-extern const Rule kVMX009{
+extern const Check kVMX009{
     .id = "VMX009",
     .name = "unused-suppression",
     .severity = Severity::warning,

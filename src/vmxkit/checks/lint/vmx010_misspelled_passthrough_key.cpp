@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
+#include "vmxkit/checks/all.h"
 #include "vmxkit/checks/known_keys.h"
-#include "vmxkit/checks/rules.h"
 
 namespace vmxkit::checks {
 namespace {
@@ -58,7 +58,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kVMX010{
+extern const Check kVMX010{
     .id = "VMX010",
     .name = "misspelled-passthrough-key",
     .severity = Severity::error,

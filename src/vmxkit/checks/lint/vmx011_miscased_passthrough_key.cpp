@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
-#include "vmxkit/core/text.h"
+#include "vmxkit/checks/all.h"
 #include "vmxkit/checks/known_keys.h"
-#include "vmxkit/checks/rules.h"
+#include "vmxkit/core/text.h"
 
 namespace vmxkit::checks {
 namespace {
@@ -54,7 +54,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kVMX011{
+extern const Check kVMX011{
     .id = "VMX011",
     .name = "miscased-passthrough-key",
     .severity = Severity::style,

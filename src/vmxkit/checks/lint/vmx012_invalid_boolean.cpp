@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
+#include "vmxkit/checks/all.h"
 #include "vmxkit/checks/known_keys.h"
-#include "vmxkit/checks/rules.h"
 
 namespace vmxkit::checks {
 namespace {
@@ -47,7 +47,7 @@ void check(const Context& ctx, Sink& sink) {
 
 }  // namespace
 
-extern const Rule kVMX012{
+extern const Check kVMX012{
     .id = "VMX012",
     .name = "invalid-boolean",
     .severity = Severity::error,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "vmxkit/checks/all.h"
 #include "vmxkit/checks/parse_problems.h"
-#include "vmxkit/checks/rules.h"
 
 namespace vmxkit::checks {
 namespace {
@@ -39,7 +39,7 @@ No automatic fix: `vmxkit convert IN --to configspec-xml` writes a valid documen
 
 // Found by the loader (libxml2 schema validation, vsphere::validate_configspec) for the whole
 // file, not per VM, so there is no check function: the engine reports schema_diagnostics().
-extern const Rule kXML001{
+extern const Check kXML001{
     .id = "XML001",
     .name = "configspec-schema-violation",
     .severity = Severity::error,

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "vmxkit/core/error.h"
+#include "vmxkit/formats/host/cmdline.h"
 #include "vmxkit/formats/host/text.h"
 
 namespace vmxkit::guest {

@@ -5,12 +5,12 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
-#include "support/support.h"
 #include "support/host_util.h"
+#include "support/support.h"
+#include "vmxkit/analysis/readiness.h"
 #include "vmxkit/core/error.h"
-#include "vmxkit/model/host.h"
-#include "vmxkit/checks/host_checks.h"
 #include "vmxkit/formats/host/text.h"
+#include "vmxkit/model/host.h"
 
 using vmxkit::Bdf;
 using vmxkit::pci::PortType;
@@ -425,11 +425,12 @@ TEST_CASE("esxcli hardware pci pcipassthru list says which devices are enabled",
   CHECK(gpu.passthru_enabled == true);
   CHECK(nic.passthru_enabled == false);
   using vmxkit::pci::PassthroughUse;
-  CHECK(!vmxkit::pci::check_esxi_owner(gpu, PassthroughUse::full));
-  const auto off = vmxkit::pci::check_esxi_owner(nic, PassthroughUse::full);
+  CHECK(!vmxkit::pci::esxi_owner_problem(gpu, PassthroughUse::full));
+  const auto off = vmxkit::pci::esxi_owner_problem(nic, PassthroughUse::full);
   REQUIRE(off);
   CHECK(off->message.find("(pcipassthru list: Enabled false)") != std::string::npos);
-  CHECK(vmxkit::pci::check_esxi_owner(gpu, PassthroughUse::vgpu)->id == "passthru-on");
+  CHECK(vmxkit::pci::esxi_owner_problem(gpu, PassthroughUse::vgpu)->problem ==
+        vmxkit::pci::OwnerProblem::not_vmkernel);
   CHECK_THROWS_WITH(host_from({{"pt.txt", "Device ID  Enabled\n0000:01:00.0  maybe\n"}}),
                     Catch::StartsWith("pt.txt:2:1: expected a 'DDDD:BB:DD.F  true|false' row"));
   CHECK_THROWS_WITH(host_from({{"pt.txt", "Device ID  Enabled\n-----  -----\n"}}),
@@ -516,6 +517,6 @@ TEST_CASE("esxcli hardware pci list loader reads the corpus captures of real ESX
   CHECK(hba->vendor_id == 0x1000);
   CHECK(hba->device_id == 0x0087);
   using vmxkit::pci::PassthroughUse;
-  CHECK_FALSE(vmxkit::pci::check_esxi_owner(*hba, PassthroughUse::full));
-  CHECK(vmxkit::pci::check_esxi_owner(*nic, PassthroughUse::full));
+  CHECK_FALSE(vmxkit::pci::esxi_owner_problem(*hba, PassthroughUse::full));
+  CHECK(vmxkit::pci::esxi_owner_problem(*nic, PassthroughUse::full));
 }

@@ -5,9 +5,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "vmxkit/core/error.h"
-#include "vmxkit/checks/host_checks.h"
 #include "vmxkit/analysis/topology.h"
+#include "vmxkit/checks/host_context.h"
+#include "vmxkit/core/error.h"
 
 using vmxkit::pci::ApiHost;
 using vmxkit::pci::ApiPassthru;
@@ -113,9 +113,9 @@ TEST_CASE("The API's passthrough, SR-IOV and NUMA state reach the host model",
   CHECK(host.numa().node_count == 2u);
   CHECK(host.numa().cpus.at(1) == "4-7");
   // host-check sees an ESXi host, and the pending passthrough of the GPU.
-  const auto findings = vmxkit::pci::check_host(host, std::nullopt, vmxkit::pci::HostKind::esxi);
+  const auto findings = vmxkit::checks::check_host(host, std::nullopt, vmxkit::pci::HostKind::esxi);
   bool pending = false;
-  for (const auto& f : findings) pending = pending || f.id == "passthru-pending";
+  for (const auto& f : findings) pending = pending || f.check->name == "passthru-pending";
   CHECK(pending);
 }
 
