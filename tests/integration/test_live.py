@@ -102,14 +102,14 @@ class GpuHostTest(unittest.TestCase):
         # QueryConfigTarget on the host's compute resource: the simulator offers no vendor
         # device groups, and generate says so for a vGPU with a NIC.
         r = run("generate", *self.server, "--esx-host", GPU_HOST, "--gpu", "0000:9a:00.0",
-                "--nic", "0000:9b:00.0", "--vgpu", "grid_h100-80c", "--sriov", "--verbose")
+                "--nic", "0000:9b:00.0", "--vgpu", "nvidia_h100xm-80c", "--sriov", "--verbose")
         self.check(r)
         self.assertIn("QueryConfigTarget: the host offers no vendor device group of a vGPU and "
                       "a NIC (0 groups in all)", r.err)
         self.assertNotIn("warning", r.err)
         # A group the host does not offer is refused, naming what it offers.
         r = run("generate", *self.server, "--esx-host", GPU_HOST, "--gpu", "0000:9a:00.0",
-                "--nic", "0000:9b:00.0", "--vgpu", "grid_h100-80c", "--sriov", "--format",
+                "--nic", "0000:9b:00.0", "--vgpu", "nvidia_h100xm-80c", "--sriov", "--format",
                 "vi-json", "--device-group", "nvidia-h100-cx7-0")
         self.check(r, 2)
         self.assertIn("--device-group \"nvidia-h100-cx7-0\": " + GPU_HOST + " (vSphere API) "

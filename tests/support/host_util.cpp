@@ -145,7 +145,7 @@ LineRangeSpec parse_range(const std::string& value) {
 
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
-  for (const std::string_view l : pci::LineRange(text)) lines.emplace_back(l);
+  for (const std::string_view l : LineRange(text)) lines.emplace_back(l);
   return lines;
 }
 

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "vmxkit/core/error.h"
+#include "vmxkit/devices/vgpu.h"
 
 namespace vmxkit::pci {
 namespace {
@@ -37,49 +38,22 @@ std::string origin_text(const Device& d, const Bar& b) {
 }  // namespace
 
 std::optional<unsigned> vgpu_framebuffer_gb(std::string_view profile) {
-  // The last `-<digits><series>` group holds the framebuffer.
-  const auto dash = profile.rfind('-');
-  if (dash == std::string_view::npos) return std::nullopt;
-  unsigned gb = 0;
-  const char* first = profile.data() + dash + 1;
-  const auto [ptr, ec] = std::from_chars(first, profile.data() + profile.size(), gb);
-  if (ec != std::errc() || ptr == first || gb == 0 || gb > kMaxFramebufferGb) return std::nullopt;
-  return gb;
+  const devices::VgpuLookup found = devices::VgpuTable::builtin().lookup(profile);
+  if (found.match == devices::VgpuMatch::known) return found.type->framebuffer_gb();
+  if (!found.parts || found.parts->framebuffer_gb == 0 ||
+      found.parts->framebuffer_gb > kMaxFramebufferGb) {
+    return std::nullopt;
+  }
+  return found.parts->framebuffer_gb;
 }
-
-namespace {
-
-// The board a profile names, as catalogue aliases start: `grid_a100d-80c` -> "a100",
-// `grid_h100xm-80c` -> "h100", `grid_l40s-48q` -> "l40" (letters after the digits are variants).
-std::string_view vgpu_board_stem(std::string_view profile) {
-  if (profile.starts_with("grid_")) profile.remove_prefix(5);
-  const std::string_view board = profile.substr(0, profile.find('-'));
-  std::size_t i = 0;
-  while (i < board.size() && std::isalpha(static_cast<unsigned char>(board[i])) != 0) ++i;
-  const std::size_t letters = i;
-  while (i < board.size() && std::isdigit(static_cast<unsigned char>(board[i])) != 0) ++i;
-  if (letters == 0 || i == letters) return {};
-  return board.substr(0, i);
-}
-
-}  // namespace
 
 std::vector<const CatalogEntry*> vgpu_physical_models(const Catalog& catalog,
                                                       std::string_view profile) {
   std::vector<const CatalogEntry*> out;
-  const std::string_view stem = vgpu_board_stem(profile);
-  const auto fb = vgpu_framebuffer_gb(profile);
-  if (stem.empty() || !fb) return out;
-  for (const CatalogEntry& e : catalog.entries()) {
-    if (e.role != Role::gpu || !e.framebuffer_gb || *e.framebuffer_gb < *fb) continue;
-    const std::string_view alias = e.alias;
-    // `a10` is the board of `a10` and `a10g`, not of `a100-40g`.
-    if (!alias.starts_with(stem)) continue;
-    if (alias.size() > stem.size() &&
-        std::isdigit(static_cast<unsigned char>(alias[stem.size()]))) {
-      continue;
-    }
-    out.push_back(&e);
+  const devices::VgpuLookup found = devices::VgpuTable::builtin().lookup(profile);
+  if (found.match != devices::VgpuMatch::known) return out;
+  for (const std::uint16_t id : found.type->device_ids) {
+    if (const CatalogEntry* e = catalog.find(0x10de, id)) out.push_back(e);
   }
   return out;
 }

@@ -57,8 +57,8 @@ MmioResult size_64bit_mmio(const Host& host, const std::vector<Bdf>& devices);
 MmioResult size_64bit_mmio(const Catalog& catalog,
                            const std::vector<std::pair<std::uint16_t, std::uint16_t>>& ids);
 
-/// The framebuffer in GB an NVIDIA vGPU profile name gives (`grid_a100-40c` -> 40,
-/// `grid_a100-3-20c` -> 20), or nullopt.
+/// The framebuffer in GB of an NVIDIA vGPU profile: the vGPU table's, else (a profile the table
+/// does not know, which the lint reports) what the name says (`grid_zz9-8q` -> 8), or nullopt.
 std::optional<unsigned> vgpu_framebuffer_gb(std::string_view profile);
 
 /// NVIDIA AI Enterprise, VMware appendix: a VM with a vGPU and 32 GB (32768 MB) or more of
@@ -67,9 +67,9 @@ std::optional<unsigned> vgpu_framebuffer_gb(std::string_view profile);
 inline constexpr std::int64_t kVgpuLargeMemoryMb = 32768;
 inline constexpr unsigned kVgpuLargeMemoryMinGb = 64;
 
-/// The catalogue GPU models a vGPU profile can run on: those whose alias is the profile's board
-/// (`grid_a100d-80c` -> `a100...`, `grid_l40s-48q` -> `l40...`) with at least the profile's
-/// framebuffer.
+/// The catalogue GPU models a vGPU profile can run on: the boards the vGPU table names for it
+/// (devices/vgpu_types.tsv), as far as the catalogue knows them; none for a profile the table
+/// does not know.
 std::vector<const CatalogEntry*> vgpu_physical_models(const Catalog& catalog,
                                                       std::string_view profile);
 

@@ -8,6 +8,7 @@
 
 #include "vmxkit/analysis/readiness.h"
 #include "vmxkit/core/error.h"
+#include "vmxkit/devices/vgpu.h"
 
 namespace vmxkit::generate {
 namespace {
@@ -156,32 +157,86 @@ void explain_mmio(Plan& plan) {
   for (const std::string& line : plan.mmio.lines) plan.explanation.push_back("  " + line);
 }
 
-// The GPUs a vGPU profile can run on (its board, as the catalogue knows it, and GPUs the
-// catalogue does not know); all of them when the catalogue knows no model of the board. Throws when
-// none of `gpus` is one, or with `every` (GPUs the user named) when one is not.
+// The vGPU types the host's GPUs offer, of one series (C when the name gave none), for a
+// message: "nvidia_h100-80c, nvidia_h100-40c, ... (H100 PCIe)".
+std::string types_offered(const pci::Host& host, char series) {
+  std::vector<std::uint16_t> ids;
+  std::vector<std::string> parts;
+  for (const pci::Device& d : host.devices()) {
+    if (d.role != pci::Role::gpu || d.vendor_id != 0x10de || !d.device_id) continue;
+    if (std::find(ids.begin(), ids.end(), *d.device_id) != ids.end()) continue;
+    ids.push_back(*d.device_id);
+    std::vector<std::string> names;
+    const auto types = devices::VgpuTable::builtin().offered({*d.device_id}, series);
+    for (const devices::VgpuType* t : types) names.push_back(t->profile);
+    const std::string gpu = d.model ? d.model->model : fmt::format("10de:{:04x}", *d.device_id);
+    parts.push_back(names.empty() ? fmt::format("{}: none in vmxkit's vGPU table", gpu)
+                                  : fmt::format("{}: {}", gpu, fmt::join(names, ", ")));
+  }
+  if (parts.empty()) return "the host capture shows no NVIDIA GPU with a device id";
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+// The vGPU type `--vgpu` names, from the one vGPU table (devices/vgpu_types.tsv), which lint
+// reads too: a name the table does not know is refused with the nearest real names and, with a
+// host, the types of the series asked that the host's GPUs offer.
+const devices::VgpuType& vgpu_type(const std::string& profile, const pci::Host* host) {
+  const devices::VgpuLookup found = devices::VgpuTable::builtin().lookup(profile);
+  if (found.match == devices::VgpuMatch::known) return *found.type;
+  std::string why;
+  switch (found.match) {
+    case devices::VgpuMatch::wrong_prefix:
+      why =
+          fmt::format("ESXi names NVIDIA's type {} {}", found.type->type_name, found.type->profile);
+      break;
+    case devices::VgpuMatch::unknown_type:
+      why = fmt::format("the {} board offers no such type", found.parts->board);
+      break;
+    case devices::VgpuMatch::unknown_board:
+      why = fmt::format("vmxkit's vGPU table knows no board '{}' (docs/devices.md)",
+                        found.parts->board);
+      break;
+    default:
+      why = "not an NVIDIA vGPU profile name (lower case: grid_<board>-<GB><series>)";
+  }
+  std::string text = fmt::format("--vgpu {}: {}", profile, why);
+  if (!found.nearest.empty() && found.match != devices::VgpuMatch::wrong_prefix) {
+    text += fmt::format("; nearest: {}", fmt::join(found.nearest, ", "));
+  }
+  if (host != nullptr) {
+    const char series = found.parts && !found.parts->series.empty()
+                            ? static_cast<char>(found.parts->series[0] - 'a' + 'A')
+                            : 'C';
+    text += fmt::format("; the host's GPUs offer: {}", types_offered(*host, series));
+  }
+  throw Error(text);
+}
+
+// The GPUs a vGPU type runs on: the boards the vGPU table names for it (a GPU whose device id
+// the capture does not give is kept, not refused on a guess). Throws when none of `gpus` is one,
+// or with `every` (GPUs the user named) when one is not, naming the types the host offers.
 std::vector<std::size_t> vgpu_boards_only(const pci::Host& host,
                                           const std::vector<std::size_t>& gpus,
                                           const std::string& profile, bool every) {
-  const auto models = pci::vgpu_physical_models(host.catalog(), profile);
-  if (models.empty()) return gpus;
+  const devices::VgpuType& type = vgpu_type(profile, &host);
   std::vector<std::size_t> out;
   std::vector<std::string> others;
   for (const std::size_t g : gpus) {
-    const pci::CatalogEntry* m = host.at(g).model;
-    // A GPU the catalogue does not know may be of the board: kept, not refused on a guess.
-    if (m == nullptr || pci::is_one_of(models, *m)) {
+    const pci::Device& d = host.at(g);
+    const bool board = !d.device_id || std::find(type.device_ids.begin(), type.device_ids.end(),
+                                                 *d.device_id) != type.device_ids.end();
+    if (board) {
       out.push_back(g);
     } else {
       others.push_back(device_label(host, g));
     }
   }
   if (out.empty() || (every && !others.empty())) {
-    std::vector<std::string> names;
-    for (const auto* e : models) names.push_back(e->model);
-    throw Error(
-        fmt::format("--vgpu {}: a profile of {}; not a GPU of this host that it runs on: "
-                    "{}",
-                    profile, fmt::join(names, ", "), fmt::join(others, ", ")));
+    throw Error(fmt::format(
+        "--vgpu {}: a type of the {} board (NVIDIA {}); not a GPU of this host that offers it: "
+        "{}; the host's GPUs offer: {}",
+        profile, type.board, type.type_name, fmt::join(others, ", "),
+        types_offered(host, type.series)));
   }
   return out;
 }
@@ -464,7 +519,7 @@ void refuse_nvswitch_passthrough(const pci::Host& host) {
   throw Error(fmt::format(
       "the host has NVSwitch ({} device{}, the first {}): NVIDIA does not support GPU "
       "passthrough on NVSwitch systems with vSphere; plan time-sliced vGPUs of whole GPUs "
-      "instead (--vgpu grid_h100-80c on HGX H100)",
+      "instead (--vgpu nvidia_h100xm-80c on HGX H100)",
       count, count == 1 ? "" : "s", host.at(found.front()).bdf.to_string()));
 }
 
@@ -473,6 +528,7 @@ void refuse_nvswitch_passthrough(const pci::Host& host) {
 std::string placeholder(std::string_view what) { return fmt::format("<fill in: {}>", what); }
 
 Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog& catalog) {
+  if (request.vgpu) (void)vgpu_type(*request.vgpu, host);  // a name the table knows, or refused
   Plan plan;
   plan.vgpu = request.vgpu;
   plan.network = request.network;

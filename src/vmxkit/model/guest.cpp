@@ -198,7 +198,7 @@ void Guest::load_text(std::string_view text, const std::string& path) {
   std::vector<Part> parts(1);
   std::uint32_t line_no = 0;
   bool any_prompt = false;
-  for (const std::string_view line : pci::LineRange(text)) {
+  for (const std::string_view line : LineRange(text)) {
     ++line_no;
     if (const auto cmd = prompt_command(line)) {
       any_prompt = true;

@@ -298,7 +298,7 @@ TEST_CASE("a group whose vGPU sits on another GPU model than the plan's is named
       source_path("examples/hosts/synthetic-esxi-1s-2sw-4gpu-2nic.esxcli-pci.txt").string();
   const auto r = run_cli(generate(
       1, {"--sriov", "--format", "vi-json", "--config-target", kTarget, "--device-group", kGroup},
-      "grid_l40s-48c", esxi));
+      "nvidia_l40s-48c", esxi));
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK(r.err.find("device group \"nvidia-h100-cx7-0\": its vGPU's GPU is GH100 [H100 PCIe], "

@@ -3,16 +3,16 @@
 #include <cctype>
 #include <map>
 
-#include "support/support.h"
 #include "support/host_util.h"
-#include "vmxkit/core/error.h"
-#include "vmxkit/core/text.h"
+#include "support/support.h"
 #include "vmxkit/analysis/plan.h"
-#include "vmxkit/formats/plan_render.h"
-#include "vmxkit/model/vm_config.h"
 #include "vmxkit/analysis/topology.h"
 #include "vmxkit/checks/engine.h"
+#include "vmxkit/core/error.h"
+#include "vmxkit/core/text.h"
+#include "vmxkit/formats/plan_render.h"
 #include "vmxkit/formats/vmx/document.h"
+#include "vmxkit/model/vm_config.h"
 
 using namespace vmxkit;
 
@@ -71,7 +71,7 @@ TEST_CASE("generated output lints clean for every template and example host", "[
     const bool l40s = std::any_of(host.devices().begin(), host.devices().end(), [](const auto& d) {
       return d.model != nullptr && d.model->alias == "l40s";
     });
-    r.vgpu = l40s ? "grid_l40s-48q" : "grid_h100-80c";
+    r.vgpu = l40s ? "nvidia_l40s-48q" : "grid_h100-80c";
     r.sriov = true;
     scenarios.push_back({"vgpu-sriov", r});
     for (const Scenario& s : scenarios) {
@@ -122,7 +122,7 @@ TEST_CASE("on an ESXi host, auto takes devices ready for the use and says what e
   CHECK(got.gpu == "0000:03:00.0 (L40S)");
   CHECK(got.nic == "0000:05:00.0 (ConnectX-7)");
   CHECK(got.explanation.find("ESXi:") == std::string::npos);
-  r.vgpu = "grid_l40s-48q";
+  r.vgpu = "nvidia_l40s-48q";
   r.sriov = true;
   got = plan(r);
   CHECK(got.gpu == "0000:43:00.0 (L40S)");

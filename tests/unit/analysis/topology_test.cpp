@@ -124,7 +124,7 @@ TEST_CASE("an lspci -vvv read from sysfs without NUMA lines puts every device on
   const std::string example = vmxkit::test::read_bytes(
       vmxkit::test::source_path("examples/hosts/synthetic-2s-4sw-8gpu-8nic.lspci-vvv.txt"));
   std::string text;
-  for (const std::string_view line : vmxkit::pci::LineRange(example)) {
+  for (const std::string_view line : vmxkit::LineRange(example)) {
     if (line.find("NUMA node:") == std::string_view::npos) text += std::string(line) + "\n";
   }
   const auto host = host_from({{"one-node.txt", text}});
@@ -137,7 +137,7 @@ TEST_CASE("an lspci -vvv read from sysfs without NUMA lines puts every device on
   CHECK(rendered.find("  ?    =") == std::string::npos);
   // A config-space dump (no driver or IOMMU lines either) says nothing about NUMA.
   std::string dump;
-  for (const std::string_view line : vmxkit::pci::LineRange(text)) {
+  for (const std::string_view line : vmxkit::LineRange(text)) {
     if (line.find("Kernel driver in use:") == std::string_view::npos &&
         line.find("IOMMU group:") == std::string_view::npos) {
       dump += std::string(line) + "\n";
@@ -420,9 +420,11 @@ TEST_CASE("a vGPU in a VM of 32 GB or more is sized as its physical GPU, at leas
     return out;
   };
   // `a10` is not the board of `a100-*`; a variant letter (`a100d`, `l40s`) keeps the board.
-  CHECK(aliases("grid_a10-24q") == std::vector<std::string>{"a10", "a10g"});
-  CHECK(aliases("grid_a100d-80c") == std::vector<std::string>{"a100-80g", "a100-sxm4-80g"});
-  CHECK(aliases("grid_l40s-48q") == std::vector<std::string>{"l40", "l40s"});
+  CHECK(aliases("nvidia_a10-24q") == std::vector<std::string>{"a10"});
+  CHECK(aliases("grid_a10-24q").empty());  // ESXi names it nvidia_a10-24q
+  CHECK(aliases("grid_a100d-80c") == std::vector<std::string>{"a100-80g"});
+  CHECK(aliases("grid_a100dx-80c") == std::vector<std::string>{"a100-sxm4-80g"});
+  CHECK(aliases("nvidia_l40s-48q") == std::vector<std::string>{"l40s"});
   CHECK(aliases("grid_zz9-8q").empty());
   CHECK(aliases("not-a-profile").empty());
 

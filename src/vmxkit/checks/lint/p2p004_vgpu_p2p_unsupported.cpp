@@ -30,7 +30,7 @@ pciPassthru.allowP2P = "TRUE"
 
 ## Fix safety
 No automatic fix: for P2P use time-sliced profiles of the whole framebuffer on NVLink-connected
-GPUs (`grid_a100-80c` on HGX A100), or full GPU passthrough.
+GPUs (`grid_a100dx-80c` on HGX A100 80GB), or full GPU passthrough.
 
 ## References
 - NVIDIA AI Enterprise documentation, vGPU features: peer-to-peer CUDA transfers
@@ -41,11 +41,11 @@ GPUs (`grid_a100-80c` on HGX A100), or full GPU passthrough.
 void check(const Context& ctx, Sink& sink) {
   const auto allow = ctx.config().get_bool("pciPassthru.allowP2P");
   if (!allow.value_or(false)) return;
-  std::vector<std::pair<const Setting*, VgpuProfile>> vgpus;
+  std::vector<std::pair<const Setting*, devices::VgpuProfile>> vgpus;
   for (const VmDevice& v : ctx.devices()) {
     const Setting* s = ctx.device_setting(*v.entry, "vgpu");
     if (s == nullptr) continue;
-    if (const auto p = parse_vgpu_profile(s->value)) vgpus.emplace_back(s, *p);
+    if (const auto p = devices::parse_vgpu_profile(s->value)) vgpus.emplace_back(s, *p);
   }
   if (vgpus.size() < 2) return;
   bool any_mig = false;

@@ -10,8 +10,9 @@ namespace {
 constexpr std::string_view kDoc = R"md(
 ## What it does
 Flags a `pciPassthruN.vgpu` profile name that is not in the form NVIDIA's vGPU manager reports:
-`grid_<gpu>-<framebuffer GB><series>`, lower case, optionally with a MIG slice count
-(`grid_a100-40c`, `grid_m10-8q`, `grid_a100-3-20c`; `nvidia_` is accepted as prefix too).
+`grid_<board>-<framebuffer GB><series>` or `nvidia_<board>-...`, lower case, optionally with a
+MIG slice count (`grid_a100-40c`, `nvidia_l40s-48q`, `grid_a100-3-20c`). Whether a name in this
+form is one a board offers is PT013's question.
 
 ## Why is this bad?
 The profile must equal one of the host's `sharedGpuCapabilities` names; a profile in another case,
@@ -34,14 +35,21 @@ No automatic fix: check the names the host offers (`HostConfigInfo.sharedGpuCapa
 - NVIDIA Virtual GPU Software User Guide (profile names)
 )md";
 
+// ": did you mean nvidia_h100-80c?" for `grid_H100-80C`, from the vGPU table.
+std::string nearest_text(std::string_view value) {
+  const devices::VgpuLookup found = devices::VgpuTable::builtin().lookup(value);
+  if (found.nearest.empty()) return {};
+  return fmt::format("; did you mean {}?", fmt::join(found.nearest, " or "));
+}
+
 void check(const Context& ctx, Sink& sink) {
   for (const VmDevice& v : ctx.devices()) {
     const Setting* s = ctx.device_setting(*v.entry, "vgpu");
-    if (s == nullptr || parse_vgpu_profile(s->value)) continue;
+    if (s == nullptr || devices::parse_vgpu_profile(s->value)) continue;
     sink.report(kPT006, s->value_span,
-                fmt::format("vGPU profile '{}' is not of the form grid_<gpu>-<GB><series> "
-                            "(such as grid_a100-40c)",
-                            s->value));
+                fmt::format("vGPU profile '{}' is not of the form grid_<board>-<GB><series> "
+                            "(such as grid_a100-40c){}",
+                            s->value, nearest_text(s->value)));
   }
 }
 

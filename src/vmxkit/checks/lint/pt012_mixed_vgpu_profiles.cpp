@@ -10,7 +10,7 @@ namespace {
 constexpr std::string_view kDoc = R"md(
 ## What it does
 Flags a VM with several vGPUs whose profiles are for different boards (`grid_a100-40c` with
-`grid_a16-8q`) or of different series (`grid_a100-40c` with `grid_a100-40q`).
+`nvidia_a16-8q`) or of different series (`nvidia_a40-48c` with `nvidia_a40-48q`).
 
 ## Why is this bad?
 NVIDIA supports several vGPUs in one VM "provided the board type and the series of all the vGPUs
@@ -20,7 +20,7 @@ configuration the vGPU manager does not support.
 ## Example
 ```
 pciPassthru0.vgpu = "grid_a100-40c"
-pciPassthru1.vgpu = "grid_a16-16q"
+pciPassthru1.vgpu = "nvidia_a16-16q"
 ```
 
 ## Fix safety
@@ -32,11 +32,11 @@ No automatic fix: choose profiles of one board and one series (`vmxkit generate 
 
 void check(const Context& ctx, Sink& sink) {
   const Setting* first = nullptr;
-  std::optional<VgpuProfile> first_profile;
+  std::optional<devices::VgpuProfile> first_profile;
   for (const VmDevice& v : ctx.devices()) {
     const Setting* s = ctx.device_setting(*v.entry, "vgpu");
     if (s == nullptr) continue;
-    const auto p = parse_vgpu_profile(s->value);
+    const auto p = devices::parse_vgpu_profile(s->value);
     if (!p) continue;
     if (!first_profile) {
       first = s;

@@ -28,7 +28,7 @@ where the host's `lspci -vvv` also lists `Bridge [0680]: NVIDIA Corporation GH10
 
 ## Fix safety
 No automatic fix: use a time-sliced vGPU profile of the whole GPU
-(`pciPassthru0.vgpu = "grid_h100-80c"`; `vmxkit generate --vgpu grid_h100-80c`) in place of the
+(`pciPassthru0.vgpu = "nvidia_h100xm-80c"`; `vmxkit generate --vgpu nvidia_h100xm-80c`) in place of the
 passthrough entry, with the host's GPUs left to the NVIDIA vGPU manager.
 
 ## References
@@ -54,7 +54,7 @@ void check(const Context& ctx, Sink& sink) {
                     v.label, count, count == 1 ? "" : "s", nvswitch->bdf.to_string()));
     d.fix =
         Fix{"use a time-sliced vGPU profile of the whole GPU (pciPassthruN.vgpu, e.g. "
-            "\"grid_h100-80c\") in place of the passthrough entry",
+            "\"nvidia_h100xm-80c\" on HGX H100) in place of the passthrough entry",
             FixSafety::display_only,
             {}};
   }

@@ -15,9 +15,6 @@
 namespace vmxkit::guest {
 namespace {
 
-using pci::LineRange;
-using pci::parse_decimal;
-
 // Where a loader is, for errors with a column.
 struct At {
   const std::string& path;
@@ -34,7 +31,7 @@ struct At {
   pci::Origin origin() const { return pci::Origin{path, line}; }
 };
 
-std::vector<std::string_view> words(std::string_view s) { return pci::split_any(s, " \t"); }
+std::vector<std::string_view> words(std::string_view s) { return split_any(s, " \t"); }
 
 bool contains(std::string_view hay, std::string_view needle) {
   return hay.find(needle) != std::string_view::npos;
@@ -235,7 +232,7 @@ void load_nvidia_smi(Guest& g, std::string_view text, const std::string& path) {
     }
     // "|   0  Tesla P100-PCIE...  Off  | 00000000:03:00.0 Off |   0 |"
     if (!line.starts_with("|")) continue;
-    const auto cells = pci::split_any(line, "|");
+    const auto cells = split_any(line, "|");
     if (cells.size() < 2) continue;
     const auto id = words(cells[1]);
     if (id.empty()) continue;

@@ -272,7 +272,7 @@ TEST_CASE("lspci -tv loader builds the tree, with -nn ids and pasted without the
   // The same tree pasted with lines 2..N missing their leading space.
   std::string pasted;
   bool first = true;
-  for (const auto line : vmxkit::pci::LineRange(tree)) {
+  for (const auto line : vmxkit::LineRange(tree)) {
     pasted += std::string(first ? line : line.substr(1)) + "\n";
     first = false;
   }
