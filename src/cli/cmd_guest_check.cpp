@@ -98,6 +98,18 @@ Json guest_sarif(const std::vector<guest::Finding>& findings) {
              {"results", std::move(results)}}})}};
 }
 
+const char* pair_from(const guest::NcclPair& p) {
+  return p.from_nccl_topo ? "NCCL_TOPO_FILE" : p.from_smi_topo ? "nvidia-smi topo -m" : "lspci";
+}
+
+// --nccl-topo FILE, read; nullopt when not given.
+std::optional<guest::NcclTopoInput> read_nccl_topo(const std::string& path, Context& ctx) {
+  if (path.empty()) return std::nullopt;
+  const std::string text = path == "-" ? read_stream(ctx.in, "<stdin>") : read_file(path);
+  return guest::NcclTopoInput{display_name(path),
+                              guest::read_nccl_topo_xml(text, display_name(path))};
+}
+
 int run_guest_check(const GuestCheckOptions& o, Context& ctx) {
   if (o.inputs.empty()) throw Error("guest-check: give at least one GUEST capture");
   guest::Guest g;
@@ -106,13 +118,7 @@ int run_guest_check(const GuestCheckOptions& o, Context& ctx) {
     g.load_text(text, display_name(path));
   }
   g.finalize();
-  std::optional<guest::NcclTopoInput> topo;
-  if (!o.nccl_topo.empty()) {
-    const std::string text =
-        o.nccl_topo == "-" ? read_stream(ctx.in, "<stdin>") : read_file(o.nccl_topo);
-    topo = guest::NcclTopoInput{display_name(o.nccl_topo),
-                                guest::read_nccl_topo_xml(text, display_name(o.nccl_topo))};
-  }
+  const std::optional<guest::NcclTopoInput> topo = read_nccl_topo(o.nccl_topo, ctx);
   const guest::NcclTopoInput* topo_in = topo ? &*topo : nullptr;
   const std::vector<guest::Finding> findings = guest::check_guest(g, topo_in);
   const std::vector<guest::NcclPair> pairs = guest::nccl_view(g, topo_in);
@@ -148,9 +154,7 @@ int run_guest_check(const GuestCheckOptions& o, Context& ctx) {
       nccl.push_back({{"gpu", json_text(pair_gpu(g, p))},
                       {"nic", json_text(pair_nic(g, p))},
                       {"path", pci::to_string(p.cls)},
-                      {"from", p.from_nccl_topo  ? "NCCL_TOPO_FILE"
-                               : p.from_smi_topo ? "nvidia-smi topo -m"
-                                                 : "lspci"},
+                      {"from", pair_from(p)},
                       {"gdr_at_defaults", p.gdr}});
     }
     Json list = Json::array();

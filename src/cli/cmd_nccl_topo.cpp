@@ -8,10 +8,10 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "vmxkit/analysis/nccl_topo.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/model/guest.h"
-#include "vmxkit/analysis/nccl_topo.h"
 #include "vmxkit/report/nccl_topo_xml.h"
 
 namespace vmxkit::cli {

@@ -110,8 +110,8 @@ std::optional<std::size_t> entry_position(const pci::Host& host, const vmx::Docu
   const auto at_id = host.index_of(e.id_bdf);
   if (!e.vf) return at_id;
   if (p.pf_id) {
-    return host.index_of(entry_address(doc, entry_setting(cfg, p, "pfId"), p.index, "pfId",
-                                       *p.pf_id));
+    return host.index_of(
+        entry_address(doc, entry_setting(cfg, p, "pfId"), p.index, "pfId", *p.pf_id));
   }
   if (at_id && host.at(*at_id).physfn) return host.at(*at_id).physfn;
   return at_id;
@@ -178,9 +178,9 @@ DeviceMapping mapping_from_map(const std::string& m, const pci::Host& host, cons
   const auto g = eq == std::string::npos ? std::nullopt : parse_bdf(m.substr(0, eq));
   const auto h = eq == std::string::npos ? std::nullopt : parse_bdf(m.substr(eq + 1));
   if (!g || !h) {
-    throw Error(fmt::format(
-        "--map {}: expected GUEST_BDF=HOST_BDF, both like 0000:03:00.0 (lspci -D form)",
-        vmx::shorten(m)));
+    throw Error(
+        fmt::format("--map {}: expected GUEST_BDF=HOST_BDF, both like 0000:03:00.0 (lspci -D form)",
+                    vmx::shorten(m)));
   }
   const auto gi = gp.index_of(*g);
   if (!gi || std::find(candidates.begin(), candidates.end(), *gi) == candidates.end()) {
@@ -236,9 +236,9 @@ void apply_maps(const NcclTopoOptions& options, const pci::Host& host, const pci
   }
   fail_guest(gd, fmt::format("guest {} {} ({}) has no host match: {} has {} pciPassthruN "
                              "entr{} of that id{}{}; give --map {}=HOST_BDF",
-                             kind_name(gd), gd.bdf.to_string(), id_text(id), vm.path(),
-                             pool.size(), pool.size() == 1 ? "y" : "ies", pool.empty() ? "" : ":",
-                             have, gd.bdf.to_string()));
+                             kind_name(gd), gd.bdf.to_string(), id_text(id), vm.path(), pool.size(),
+                             pool.size() == 1 ? "y" : "ies", pool.empty() ? "" : ":", have,
+                             gd.bdf.to_string()));
 }
 
 /// The guest devices --map did not place, grouped by vendor:device id, in bus order.
@@ -289,8 +289,8 @@ void match_by_id(const vmx::Document& vm, const pci::Host& gp,
             "that id (pciPassthru{}); give --map GUEST_BDF=HOST_BDF if the guest orders them "
             "otherwise",
             ordinal(n), guests.size(), id_text(id), ordinal(n), pool.size(), e.index);
-        notes.push_back(fmt::format("guest {} {} -> host {}: {}", kind_name(gd),
-                                    gd.bdf.to_string(), e.id_bdf.to_string(), dm.how));
+        notes.push_back(fmt::format("guest {} {} -> host {}: {}", kind_name(gd), gd.bdf.to_string(),
+                                    e.id_bdf.to_string(), dm.how));
       } else {
         dm.how = fmt::format("by id {} (pciPassthru{})", id_text(id), e.index);
       }
@@ -496,7 +496,8 @@ class TreeBuilder {
 
 void check_nic_functions(const pci::Host& gp, NcclTopo& topo) {
   for (const DeviceMapping& dm : topo.mappings) {
-    if (dm.kind != NcclNodeKind::nic || nccl_busid(dm.guest_bdf, dm.kind) == dm.guest_bdf.to_string())
+    if (dm.kind != NcclNodeKind::nic ||
+        nccl_busid(dm.guest_bdf, dm.kind) == dm.guest_bdf.to_string())
       continue;
     const Bdf zero{dm.guest_bdf.domain, dm.guest_bdf.bus, 0, 0};
     if (gp.find(zero) != nullptr) continue;
@@ -544,9 +545,10 @@ std::size_t NcclTopoTree::add_pci(NcclTopoNode node, std::size_t parent, bool in
   nodes.push_back(std::move(node));
   const std::size_t index = nodes.size() - 1;
   std::vector<std::size_t>& kids = nodes[parent].children;
-  const auto at = !in_busid_order ? kids.end() : std::find_if(kids.begin(), kids.end(), [&](std::size_t k) {
-    return std::strcmp(busid.c_str(), nodes[k].busid.c_str()) < 0;
-  });
+  const auto at =
+      !in_busid_order ? kids.end() : std::find_if(kids.begin(), kids.end(), [&](std::size_t k) {
+        return std::strcmp(busid.c_str(), nodes[k].busid.c_str()) < 0;
+      });
   kids.insert(at, index);
   return index;
 }

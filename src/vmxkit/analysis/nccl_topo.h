@@ -42,23 +42,23 @@ enum class LinkSource : unsigned char {
 /// One element: `<cpu numaid>` or `<pci busid ...>`.
 struct NcclTopoNode {
   NcclNodeKind kind = NcclNodeKind::bridge;
-  std::string busid;                        ///< `<pci busid>`; empty for a cpu
-  int numaid = 0;                           ///< `<cpu numaid>`
-  std::optional<std::uint32_t> pci_class;   ///< 24 bits, `0x060400`
-  std::optional<std::uint16_t> vendor;      ///< `0x10de`
+  std::string busid;                       ///< `<pci busid>`; empty for a cpu
+  int numaid = 0;                          ///< `<cpu numaid>`
+  std::optional<std::uint32_t> pci_class;  ///< 24 bits, `0x060400`
+  std::optional<std::uint16_t> vendor;     ///< `0x10de`
   std::optional<std::uint16_t> device;
   std::optional<std::uint16_t> subsystem_vendor;
   std::optional<std::uint16_t> subsystem_device;
-  std::string link_speed;                   ///< "32.0 GT/s PCIe"; empty: not written
+  std::string link_speed;  ///< "32.0 GT/s PCIe"; empty: not written
   std::optional<unsigned> link_width;
   LinkSource link_source = LinkSource::host;
-  std::optional<Bdf> host_bdf;              ///< the host device it is
+  std::optional<Bdf> host_bdf;  ///< the host device it is
   pci::PortType host_port = pci::PortType::unknown;
-  std::optional<std::size_t> mapping;       ///< a GPU or NIC: into NcclTopo::mappings
-  bool named_net = false;                   ///< a file's `<pci>` holding `<nic>`/`<net>` elements
-  std::uint32_t line = 0;                   ///< a file's element: its line
+  std::optional<std::size_t> mapping;  ///< a GPU or NIC: into NcclTopo::mappings
+  bool named_net = false;              ///< a file's `<pci>` holding `<nic>`/`<net>` elements
+  std::uint32_t line = 0;              ///< a file's element: its line
   std::optional<std::size_t> parent;
-  std::vector<std::size_t> children;        ///< ordered by busid, as NCCL inserts them
+  std::vector<std::size_t> children;  ///< ordered by busid, as NCCL inserts them
 };
 
 /// The elements of a topology file below `<system version="1">`.
@@ -208,10 +208,10 @@ NcclGuestView nccl_guest_view(const NcclTopoTree& file, const Guest& guest);
 struct NcclTopoMove {
   NcclNodeKind kind = NcclNodeKind::gpu;
   std::string file_busid;
-  std::string id;                 ///< "15b3:1021", when the file gives vendor and device
-  std::optional<Bdf> guest_bdf;   ///< where the guest has a device of that id the file lacks
-  std::string guest_busid;        ///< its NCCL bus id
-  std::uint32_t line = 0;         ///< the element's line in the file
+  std::string id;                ///< "15b3:1021", when the file gives vendor and device
+  std::optional<Bdf> guest_bdf;  ///< where the guest has a device of that id the file lacks
+  std::string guest_busid;       ///< its NCCL bus id
+  std::uint32_t line = 0;        ///< the element's line in the file
 };
 
 /// A pair whose path type in the guest differs from the file's (the host's).
@@ -230,8 +230,7 @@ struct NcclTopoCheck {
   std::vector<NcclPairChange> changed;
   std::vector<std::uint32_t> bridges_without_class;  ///< lines: NCCL's init fails on them
   bool ok() const {
-    return moved.empty() && not_in_file.empty() && changed.empty() &&
-           bridges_without_class.empty();
+    return moved.empty() && not_in_file.empty() && changed.empty() && bridges_without_class.empty();
   }
 };
 

@@ -19,9 +19,7 @@ NcclNodeKind kind_of(const pci::Device& d) {
 
 /// The guest's NUMA node of a device as its sysfs `numa_node` holds it: what lspci printed, or
 /// -1 (lspci prints no `NUMA node:` line for -1; nodes vmxkit inferred are not the kernel's).
-int guest_numa(const pci::Device& d) {
-  return d.numa_node && !d.numa_inferred ? *d.numa_node : -1;
-}
+int guest_numa(const pci::Device& d) { return d.numa_node && !d.numa_inferred ? *d.numa_node : -1; }
 
 std::string id_text(const NcclTopoNode& n) {
   if (!n.vendor || !n.device) return {};
@@ -136,7 +134,8 @@ class Merger {
       NcclTopoNode copy = n;
       copy.children.clear();
       // A file's GPU or NIC the guest does not have is trimmed; a kept one is a device.
-      if (!kept_.count(node) && (copy.kind == NcclNodeKind::gpu || copy.kind == NcclNodeKind::nic)) {
+      if (!kept_.count(node) &&
+          (copy.kind == NcclNodeKind::gpu || copy.kind == NcclNodeKind::nic)) {
         copy.kind = NcclNodeKind::other;
       }
       index = out.add_pci(std::move(copy), *parent);
@@ -216,8 +215,8 @@ NcclTopoCheck check_nccl_topo(const NcclTopoTree& file, const Guest& guest) {
       const auto ga = guest_of.find(file.nodes[p.a].busid);
       const auto gb = guest_of.find(file.nodes[p.b].busid);
       if (ga == guest_of.end() || gb == guest_of.end()) continue;
-      const NcclPairPath* now = view.paths.find(view.node_of.at(ga->second),
-                                                view.node_of.at(gb->second));
+      const NcclPairPath* now =
+          view.paths.find(view.node_of.at(ga->second), view.node_of.at(gb->second));
       if (now == nullptr || now->type == p.type) continue;
       out.changed.push_back({view.tree.nodes[now->a].busid, view.tree.nodes[now->b].busid,
                              file.nodes[p.b].kind, p.type, now->type});

@@ -205,9 +205,9 @@ std::string_view to_string(NcclPathType type) {
 double nccl_link_bw(std::string_view link_speed, std::optional<unsigned> link_width) {
   // kvDictPciGen (topo.cc): x100 Mbps per lane; kvConvertToInt matches a prefix of the value.
   static constexpr std::pair<std::string_view, int> kGen[] = {
-      {"2.5 GT/s", 15},       {"5 GT/s", 30},         {"8 GT/s", 60},
-      {"16 GT/s", 120},       {"32 GT/s", 240},       {"2.5 GT/s PCIe", 15},
-      {"5.0 GT/s PCIe", 30},  {"8.0 GT/s PCIe", 60},  {"16.0 GT/s PCIe", 120},
+      {"2.5 GT/s", 15},        {"5 GT/s", 30},         {"8 GT/s", 60},
+      {"16 GT/s", 120},        {"32 GT/s", 240},       {"2.5 GT/s PCIe", 15},
+      {"5.0 GT/s PCIe", 30},   {"8.0 GT/s PCIe", 60},  {"16.0 GT/s PCIe", 120},
       {"32.0 GT/s PCIe", 240}, {"64.0 GT/s PCIe", 480}};
   int speed = 60;  // "Default fallback"
   for (const auto& [key, value] : kGen) {

@@ -650,6 +650,37 @@ pci::PathClass nccl_path_class(const pci::Host& host, std::size_t a, std::size_t
   }
 }
 
+namespace {
+
+// No lspci: nvidia-smi's own matrix (its GPUi/NICj labels).
+std::vector<NcclPair> smi_view(const SmiTopo& topo) {
+  std::vector<NcclPair> out;
+  for (const std::string& row : topo.labels) {
+    if (!row.starts_with("GPU")) continue;
+    NcclPair best;
+    best.gpu_label = row;
+    bool have = false;
+    for (const std::string& col : topo.labels) {
+      if (!col.starts_with("NIC")) continue;
+      const pci::PathClass c = class_from_smi(topo.cell(row, col));
+      if (!have || c < best.cls) {
+        have = true;
+        best.cls = c;
+        best.nic_label = col;
+        const auto it = topo.nic_names.find(col);
+        best.nic_name = it == topo.nic_names.end() ? std::string{} : it->second;
+        best.from_smi_topo = true;
+      }
+    }
+    if (!have) continue;
+    best.gdr = best.cls == pci::PathClass::pix || best.cls == pci::PathClass::pxb;
+    out.push_back(std::move(best));
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<NcclPair> nccl_view(const Guest& g, const NcclTopoInput* topo) {
   std::vector<NcclPair> out;
   const pci::Host& h = g.pci();
@@ -704,30 +735,7 @@ std::vector<NcclPair> nccl_view(const Guest& g, const NcclTopoInput* topo) {
     }
     return out;
   }
-  if (smi_topo && gpus.empty()) {
-    // No lspci: nvidia-smi's own matrix (its GPUi/NICj labels).
-    for (const std::string& row : smi_topo->labels) {
-      if (!row.starts_with("GPU")) continue;
-      NcclPair best;
-      best.gpu_label = row;
-      bool have = false;
-      for (const std::string& col : smi_topo->labels) {
-        if (!col.starts_with("NIC")) continue;
-        const pci::PathClass c = class_from_smi(smi_topo->cell(row, col));
-        if (!have || c < best.cls) {
-          have = true;
-          best.cls = c;
-          best.nic_label = col;
-          const auto it = smi_topo->nic_names.find(col);
-          best.nic_name = it == smi_topo->nic_names.end() ? std::string{} : it->second;
-          best.from_smi_topo = true;
-        }
-      }
-      if (!have) continue;
-      best.gdr = best.cls == pci::PathClass::pix || best.cls == pci::PathClass::pxb;
-      out.push_back(std::move(best));
-    }
-  }
+  if (smi_topo && gpus.empty()) return smi_view(*smi_topo);
   return out;
 }
 

@@ -21,7 +21,7 @@ enum class EmulatedKind : unsigned char {
   storage,    ///< a virtual disk controller (PVSCSI, LSI Logic, AHCI, NVMe)
   display,    ///< the SVGA adapter
   usb,
-  other,      ///< VMCI, audio, ...
+  other,  ///< VMCI, audio, ...
 };
 std::string_view to_string(EmulatedKind kind);
 

@@ -19,9 +19,9 @@ namespace {
 // Commands whose output guest-check reads; a prompt line must run one of them. NCCL's log comes
 // from a program that runs NCCL: an nccl-tests binary (`all_reduce_perf`), or a launcher.
 constexpr std::array<std::string_view, 20> kCommands = {
-    "lspci",   "lsmod",    "cat",    "nvidia-smi", "ibv_devinfo", "uname",   "grep",
-    "modinfo", "ofed_info", "sudo",  "head",       "tail",        "env",     "printenv",
-    "mpirun",  "torchrun", "python", "python3",    "srun",        "export"};
+    "lspci",   "lsmod",     "cat",    "nvidia-smi", "ibv_devinfo", "uname", "grep",
+    "modinfo", "ofed_info", "sudo",   "head",       "tail",        "env",   "printenv",
+    "mpirun",  "torchrun",  "python", "python3",    "srun",        "export"};
 
 // `NAME=value`, as a shell takes an assignment before a command.
 bool is_assignment(std::string_view word) {

@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
+#include "vmxkit/checks/host_checks.h"
 #include "vmxkit/core/pci_address.h"
 #include "vmxkit/model/host.h"
-#include "vmxkit/checks/host_checks.h"
 
 namespace vmxkit::guest {
 

@@ -167,8 +167,7 @@ std::optional<std::uint16_t> hex16(const pugi::xml_node& node, const char* key) 
 NcclNodeKind kind_of_class(std::string_view cls, bool has_pci_children) {
   if (cls.starts_with("0x03")) return NcclNodeKind::gpu;
   if (cls.starts_with("0x02")) return NcclNodeKind::nic;
-  return has_pci_children || cls.starts_with("0x0604") ? NcclNodeKind::bridge
-                                                       : NcclNodeKind::other;
+  return has_pci_children || cls.starts_with("0x0604") ? NcclNodeKind::bridge : NcclNodeKind::other;
 }
 
 class Reader {
@@ -183,8 +182,9 @@ class Reader {
       pos_.fail(system, "expected <system version=\"1\"> (an NCCL topology file)");
     }
     if (std::string_view(system.attribute("version").value()) != "1") {
-      pos_.fail(system, "NCCL reads only <system version=\"1\"> (ncclTopoXmlLoadSystem: \"XML "
-                        "Topology has wrong version\")");
+      pos_.fail(system,
+                "NCCL reads only <system version=\"1\"> (ncclTopoXmlLoadSystem: \"XML "
+                "Topology has wrong version\")");
     }
     for (const pugi::xml_node& cpu : system.children("cpu")) read_cpu(cpu);
     return std::move(tree_);

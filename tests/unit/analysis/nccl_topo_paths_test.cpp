@@ -60,9 +60,10 @@ std::vector<std::string> busids(const vmxkit::pci::Host& h, const std::vector<st
 
 }  // namespace
 
-TEST_CASE("NCCL's path type is PIX under one <pci>, PXB across two, PHB through a CPU, SYS "
-          "across two",
-          "[guest][nccl-topo][nccl-rules]") {
+TEST_CASE(
+    "NCCL's path type is PIX under one <pci>, PXB across two, PHB through a CPU, SYS "
+    "across two",
+    "[guest][nccl-topo][nccl-rules]") {
   // ncclTopoSetPaths (src/graph/paths.cc): a hop starts as its link's type (LINK_PCI = PATH_PIX),
   // "if (node->type == PCI && remNode->type == PCI) newType = PATH_PXB", "if (link->type ==
   // LINK_PCI && (node->type == CPU || ...)) newType = PATH_PHB", and the path keeps the worst;
@@ -85,7 +86,8 @@ TEST_CASE("NCCL's path type is PIX under one <pci>, PXB across two, PHB through 
   const auto p = vmxkit::guest::nccl_paths(t);
   CHECK(p.find(*t.find("0000:03:00.0"), *t.find("0000:23:00.0"))->crosses_cpus);
   // ncclTopoGetLocal: the NIC under the GPU's own switch alone.
-  CHECK(p.local_nics.at(*t.find("0000:03:00.0")) == std::vector<std::size_t>{*t.find("0000:0b:00.0")});
+  CHECK(p.local_nics.at(*t.find("0000:03:00.0")) ==
+        std::vector<std::size_t>{*t.find("0000:0b:00.0")});
 }
 
 TEST_CASE("NCCL's link bandwidth is width x speed / 80, and a speed it does not know is 8 GT/s",
@@ -96,10 +98,10 @@ TEST_CASE("NCCL's link bandwidth is width x speed / 80, and a speed it does not 
   CHECK(nccl_link_bw("32.0 GT/s PCIe", 16u) == 48.0);
   CHECK(nccl_link_bw("16.0 GT/s PCIe", 16u) == 24.0);
   CHECK(nccl_link_bw("64.0 GT/s PCIe", 16u) == 96.0);
-  CHECK(nccl_link_bw("5 GT/s", 8u) == 3.0);            // kernel 5.6 and older
-  CHECK(nccl_link_bw("", std::nullopt) == 12.0);       // nothing: 8 GT/s x16
-  CHECK(nccl_link_bw("16.0 GT/s", 16u) == 12.0);       // NVML fallback string: not in the table
-  CHECK(nccl_link_bw("32.0 GT/s PCIe", 0u) == 48.0);   // width 0 read as 16
+  CHECK(nccl_link_bw("5 GT/s", 8u) == 3.0);           // kernel 5.6 and older
+  CHECK(nccl_link_bw("", std::nullopt) == 12.0);      // nothing: 8 GT/s x16
+  CHECK(nccl_link_bw("16.0 GT/s", 16u) == 12.0);      // NVML fallback string: not in the table
+  CHECK(nccl_link_bw("32.0 GT/s PCIe", 0u) == 48.0);  // width 0 read as 16
   // The path's bandwidth is its lowest link.
   NcclTopoTree t;
   const std::size_t sw = pci(t, t.add_cpu(0), "ffff:16:00.0", NcclNodeKind::bridge);
@@ -142,10 +144,10 @@ TEST_CASE("NCCL flattens a two-level Broadcom PEX switch only when its ids match
     NcclTopoTree t;
     const std::size_t top =
         pci(t, t.add_cpu(0), "ffff:20:00.0", NcclNodeKind::bridge, 0x1000, dev, 0x1000, top_sub);
-    const std::size_t a = pci(t, top, "ffff:22:00.0", NcclNodeKind::bridge, 0x1000, dev, 0x1000,
-                              low_sub);
-    const std::size_t b = pci(t, top, "ffff:26:00.0", NcclNodeKind::bridge, 0x1000, dev, 0x1000,
-                              low_sub);
+    const std::size_t a =
+        pci(t, top, "ffff:22:00.0", NcclNodeKind::bridge, 0x1000, dev, 0x1000, low_sub);
+    const std::size_t b =
+        pci(t, top, "ffff:26:00.0", NcclNodeKind::bridge, 0x1000, dev, 0x1000, low_sub);
     pci(t, a, "0000:03:00.0", NcclNodeKind::gpu);
     pci(t, b, "0000:0b:00.0", NcclNodeKind::nic);
     return t;
@@ -178,9 +180,10 @@ TEST_CASE("ncclTopoGetLocal takes the highest bandwidth before the lowest path t
   CHECK(vmxkit::guest::nccl_paths(t).local_nics.at(gpu) == std::vector<std::size_t>{slow});
 }
 
-TEST_CASE("NCCL spells a GPU's bus id as CUDA's in lower case and a NIC's with device and "
-          "function 0",
-          "[guest][nccl-topo][nccl-rules]") {
+TEST_CASE(
+    "NCCL spells a GPU's bus id as CUDA's in lower case and a NIC's with device and "
+    "function 0",
+    "[guest][nccl-topo][nccl-rules]") {
   // int64ToBusId (src/misc/utils.cc) "%04lx:%02lx:%02lx.%01lx"; ncclIbGetPciPath
   // (src/transport/net_ib/init.cc): function -> 0 ("Merge multi-port NICs") and, with
   // NCCL_IB_MERGE_VFS=1 (its default), device -> 00.
@@ -225,10 +228,11 @@ TEST_CASE("NCCL places a guest device the file lacks by the guest's own tree, si
   CHECK(nic_path(moved, "0000:04:00.0", "0000:0d:00.0") == NcclPathType::sys);
   CHECK(nic_path(moved, "0000:04:00.0", "0000:1b:00.0") == NcclPathType::pix);
   // Renumbered, and the guest kernel says NUMA node 0: under the file's <cpu numaid="0">, PHB.
-  const auto numa0 = guest_with("\n0c:00.0 Infiniband controller [0207]: Mellanox Technologies "
-                                "MT2910 Family [ConnectX-7] [15b3:1021]\n",
-                                "\n0d:00.0 Infiniband controller [0207]: Mellanox Technologies "
-                                "MT2910 Family [ConnectX-7] [15b3:1021]\n\tNUMA node: 0\n");
+  const auto numa0 = guest_with(
+      "\n0c:00.0 Infiniband controller [0207]: Mellanox Technologies "
+      "MT2910 Family [ConnectX-7] [15b3:1021]\n",
+      "\n0d:00.0 Infiniband controller [0207]: Mellanox Technologies "
+      "MT2910 Family [ConnectX-7] [15b3:1021]\n\tNUMA node: 0\n");
   CHECK(nic_path(numa0, "0000:04:00.0", "0000:0d:00.0") == NcclPathType::phb);
   // A second port of the NIC (0c:00.1) is the same NIC to NCCL: the file's element, PIX.
   const std::string port0 = fixture.substr(fixture.find("\n0c:00.0 Infiniband") + 1);

@@ -14,9 +14,9 @@
 
 #include "support/support.h"
 #include "vmxkit/core/error.h"
+#include "vmxkit/formats/vmx/document.h"
 #include "vmxkit/model/guest.h"
 #include "vmxkit/model/host.h"
-#include "vmxkit/formats/vmx/document.h"
 #include "vmxkit/report/nccl_topo_xml.h"
 
 namespace {

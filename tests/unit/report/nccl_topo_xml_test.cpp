@@ -52,8 +52,9 @@ TEST_CASE("a file NCCL would refuse is an error with file, line and column",
           "[guest][nccl-topo][report]") {
   REQUIRE_THROWS_WITH(read_nccl_topo_xml("<system version=\"2\">\n</system>\n", "t.xml"),
                       Catch::StartsWith("t.xml:1:") && Catch::Contains("version=\"1\""));
-  REQUIRE_THROWS_WITH(read_nccl_topo_xml("<system version=\"1\">\n  <cpu>\n</cpu></system>", "t.xml"),
-                      Catch::StartsWith("t.xml:2:3: expected <cpu numaid"));
+  REQUIRE_THROWS_WITH(
+      read_nccl_topo_xml("<system version=\"1\">\n  <cpu>\n</cpu></system>", "t.xml"),
+      Catch::StartsWith("t.xml:2:3: expected <cpu numaid"));
   REQUIRE_THROWS_WITH(
       read_nccl_topo_xml("<system version=\"1\"><cpu numaid=\"0\">\n<pci/></cpu></system>",
                          "t.xml"),
