@@ -246,3 +246,36 @@ TEST_CASE("an ESXi guest's lspci -tv alone, VMXNET3 and all, gives a file withou
   CHECK(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("<pci busid=\"0000:0c:00.0\""));
 }
+
+TEST_CASE("a link is the lower of the device's LnkCap and its port's, as NCCL reads sysfs",
+          "[guest][nccl-topo]") {
+  // ncclTopoGetXmlFromSys: link_speed the lower of max_link_speed and ../max_link_speed, width
+  // the lower of max_link_width and ../max_link_width (both LnkCap); for a GPU NVML's current
+  // link (LnkSta), whose width a degraded link lowers. Here the downstream port above NIC
+  // 25:00.0 is x8, and GPU 28:00.0 trained at x8.
+  vmxkit::test::TempDir dir;
+  std::string text = vmxkit::test::read_bytes(data("host-2level.lspci-vvv.txt"));
+  auto set_in = [&](const std::string& bdf, const std::string& from, const std::string& to) {
+    const std::size_t at = text.find("\n" + bdf + " ");
+    REQUIRE(at != std::string::npos);
+    const std::size_t s = text.find(from, at);
+    REQUIRE(s != std::string::npos);
+    text.replace(s, from.size(), to);
+  };
+  set_in("0000:23:01.0", "Width x16, ASPM", "Width x8, ASPM");
+  set_in("0000:28:00.0", "LnkSta:\tSpeed 32GT/s, Width x16", "LnkSta:\tSpeed 32GT/s, Width x8");
+  vmxkit::test::write_bytes(dir / "host.txt", text);
+  const std::string host = (dir / "host.txt").string();
+  const std::string vmx =
+      plan(dir, {host}, {"0000:24:00.0", "0000:28:00.0"}, {"0000:25:00.0", "0000:29:00.0"});
+  const NcclTopoTree t = written(build({host}, vmx, kGuest));
+  CHECK(t.nodes[node(t, "0000:0c:00.0")].link_width == 8u);  // NIC 25:00.0, below the x8 port
+  CHECK(t.nodes[node(t, "0000:13:00.0")].link_width == 8u);  // GPU 28:00.0, LnkSta x8
+  CHECK(t.nodes[node(t, "0000:04:00.0")].link_width == 16u);
+  const auto p = vmxkit::guest::nccl_paths(t);
+  CHECK(bw(t, p, "0000:04:00.0", "0000:0c:00.0") == 24.0);
+  // ncclTopoGetLocal takes bandwidth before path type: the far NIC (PXB, 48 GB/s) wins over the
+  // near one (PIX, 24 GB/s), on the host as from the file.
+  CHECK(p.local_nics.at(node(t, "0000:04:00.0")) ==
+        std::vector<std::size_t>{node(t, "0000:1b:00.0")});
+}
