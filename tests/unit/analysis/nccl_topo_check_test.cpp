@@ -195,3 +195,19 @@ TEST_CASE("NCCL_TOPO_FILE in NCCL's log, the environment or a command line is re
                         Catch::Contains("needs: `--nccl-topo /etc/nccl/nccl-topo.xml`"));
   CHECK_THAT(r.out, !Catch::Contains("[GUEST002 nccl-no-gdr]"));
 }
+
+TEST_CASE("guest-check --nccl-topo with a file NCCL would refuse stops with exit 2 and its line",
+          "[guest][nccl-topo][GUEST015]") {
+  vmxkit::test::TempDir dir;
+  vmxkit::test::write_bytes(dir / "bad.xml",
+                            "<system version=\"1\">\n  <cpu numaid=\"x\"/>\n</system>\n");
+  const auto bad = run_cli({"guest-check", data("esxi-2gpu-2nic.lspci-vvv.txt"), "--nccl-topo",
+                            (dir / "bad.xml").string()});
+  CHECK(bad.code == 2);
+  CHECK(bad.out.empty());
+  CHECK_THAT(bad.err, Catch::Contains("bad.xml:2:3: expected <cpu numaid=\"N\">"));
+  const auto missing = run_cli({"guest-check", data("esxi-2gpu-2nic.lspci-vvv.txt"), "--nccl-topo",
+                                (dir / "none.xml").string()});
+  CHECK(missing.code == 2);
+  CHECK_THAT(missing.err, Catch::Contains("none.xml"));
+}
