@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 
 #include "cli/cli.h"
@@ -17,6 +18,7 @@
 #include "vmxkit/core/io.h"
 #include "vmxkit/checks/guest_checks.h"
 #include "vmxkit/model/guest.h"
+#include "vmxkit/report/nccl_topo_xml.h"
 
 namespace vmxkit::cli {
 
@@ -24,6 +26,7 @@ namespace {
 
 struct GuestCheckOptions {
   std::vector<std::string> inputs;
+  std::string nccl_topo;
   std::string format = "text";
   std::string fail_on = "warning";
 };
@@ -95,6 +98,18 @@ Json guest_sarif(const std::vector<guest::Finding>& findings) {
              {"results", std::move(results)}}})}};
 }
 
+const char* pair_from(const guest::NcclPair& p) {
+  return p.from_nccl_topo ? "NCCL_TOPO_FILE" : p.from_smi_topo ? "nvidia-smi topo -m" : "lspci";
+}
+
+// --nccl-topo FILE, read; nullopt when not given.
+std::optional<guest::NcclTopoInput> read_nccl_topo(const std::string& path, Context& ctx) {
+  if (path.empty()) return std::nullopt;
+  const std::string text = path == "-" ? read_stream(ctx.in, "<stdin>") : read_file(path);
+  return guest::NcclTopoInput{display_name(path),
+                              guest::read_nccl_topo_xml(text, display_name(path))};
+}
+
 int run_guest_check(const GuestCheckOptions& o, Context& ctx) {
   if (o.inputs.empty()) throw Error("guest-check: give at least one GUEST capture");
   guest::Guest g;
@@ -103,8 +118,10 @@ int run_guest_check(const GuestCheckOptions& o, Context& ctx) {
     g.load_text(text, display_name(path));
   }
   g.finalize();
-  const std::vector<guest::Finding> findings = guest::check_guest(g);
-  const std::vector<guest::NcclPair> pairs = guest::nccl_view(g);
+  const std::optional<guest::NcclTopoInput> topo = read_nccl_topo(o.nccl_topo, ctx);
+  const guest::NcclTopoInput* topo_in = topo ? &*topo : nullptr;
+  const std::vector<guest::Finding> findings = guest::check_guest(g, topo_in);
+  const std::vector<guest::NcclPair> pairs = guest::nccl_view(g, topo_in);
   const Severity threshold = kFailOn.at(o.fail_on);
   std::size_t errors = 0;
   std::size_t warnings = 0;
@@ -137,7 +154,7 @@ int run_guest_check(const GuestCheckOptions& o, Context& ctx) {
       nccl.push_back({{"gpu", json_text(pair_gpu(g, p))},
                       {"nic", json_text(pair_nic(g, p))},
                       {"path", pci::to_string(p.cls)},
-                      {"from", p.from_smi_topo ? "nvidia-smi topo -m" : "lspci"},
+                      {"from", pair_from(p)},
                       {"gdr_at_defaults", p.gdr}});
     }
     Json list = Json::array();
@@ -170,7 +187,8 @@ int run_guest_check(const GuestCheckOptions& o, Context& ctx) {
     }
   }
   if (!pairs.empty()) {
-    ctx.out << "\nNCCL at its defaults (NCCL_NET_GDR_LEVEL=PXB), each GPU and its nearest NIC:\n";
+    ctx.out << "\nNCCL at its defaults (NCCL_NET_GDR_LEVEL=PXB), each GPU and its nearest NIC"
+            << (topo ? ", with NCCL_TOPO_FILE=" + topo->path : std::string()) << ":\n";
     for (const guest::NcclPair& p : pairs) {
       ctx.out << fmt::format("  {} -> {}: {}, GPUDirect RDMA {}{}\n", pair_gpu(g, p),
                              pair_nic(g, p), pci::to_string(p.cls), p.gdr ? "on" : "off",
@@ -206,6 +224,10 @@ void setup_guest_check(CLI::App& app, Context& ctx) {
                   "/proc/modules, /proc/cmdline, nvidia-smi (-q, topo -m), ibv_devinfo, uname "
                   "-r, `grep . /sys/module/*/version`, /proc/driver/nvidia/version, modinfo, "
                   "ofed_info -s; one file may hold several, each after its shell prompt line");
+  sub->add_option("--nccl-topo", o->nccl_topo,
+                  "The NCCL topology file (NCCL_TOPO_FILE) the guest runs NCCL with: its GPU "
+                  "and NIC bus ids must be the guest's and its pairs come out as on the host "
+                  "(GUEST015); NCCL's view below is then the one with the file");
   sub->add_option("--format", o->format, "text, json or sarif")
       ->check(CLI::IsMember({"text", "json", "sarif"}));
   sub->add_option("--fail-on", o->fail_on, "Exit 1 on findings at or above this severity")

@@ -8,10 +8,11 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "vmxkit/analysis/nccl_topo.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/model/guest.h"
-#include "vmxkit/analysis/nccl_topo.h"
+#include "vmxkit/report/nccl_topo_xml.h"
 
 namespace vmxkit::cli {
 
@@ -43,7 +44,7 @@ int run_nccl_topo(const NcclTopoCliOptions& o, Context& ctx) {
   options.maps = o.maps;
   const guest::NcclTopo topo = guest::build_nccl_topo(host, vm, g, options);
   for (const std::string& note : topo.notes) ctx.err << "note: " << note << '\n';
-  write_output(o.output, topo.xml, ctx, /*force=*/true);
+  write_output(o.output, guest::nccl_topo_xml(topo), ctx, /*force=*/true);
   return kExitClean;
 }
 
@@ -53,9 +54,9 @@ void setup_nccl_topo(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<NcclTopoCliOptions>();
   auto* sub = app.add_subcommand(
       "nccl-topo",
-      "Write an NCCL topology file (NCCL_TOPO_FILE) for a VM: the host's real PCIe switches "
-      "above each passthrough GPU and NIC, with the guest's bus ids, so NCCL in the guest sees "
-      "a GPU and its NIC under one switch as on the host");
+      "Write an NCCL topology file (NCCL_TOPO_FILE) for a VM: the tree NCCL's own sysfs walk "
+      "builds on the host above each passthrough GPU and NIC, with the guest's bus ids, so NCCL "
+      "in the guest computes the path types the host has");
   add_host_options(*sub, o->host);
   sub->add_option("--vm", o->vm,
                   "The VM's .vmx (its pciPassthruN.id entries name the host "

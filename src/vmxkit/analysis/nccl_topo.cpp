@@ -1,20 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
-// nccl-topo: guest GPU/NIC -> host device (pciPassthruN ids, --map), then the host's PCIe tree
-// above them as NCCL's topology XML (src/graph/xml.cc, topo.cc in NCCL; docs/nccl-topo.md).
+// nccl-topo: guest GPU/NIC -> host device (pciPassthruN ids, --map), then the tree NCCL's sysfs
+// walk builds on the host above them (src/graph/xml.cc ncclTopoGetXmlFromSys in NCCL;
+// docs/nccl-topo.md). The tree's helpers are here too; paths are nccl_topo_paths.cpp's.
 #include "vmxkit/analysis/nccl_topo.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
-#include <memory>
+#include <charconv>
+#include <cstring>
+#include <functional>
 #include <set>
 #include <utility>
 
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/text.h"
+#include "vmxkit/devices/emulated.h"
 #include "vmxkit/model/vm_config.h"
-#include "vmxkit/formats/vsphere/xml_support.h"
 
 namespace vmxkit::guest {
 
@@ -34,10 +36,13 @@ std::string ordinal(std::size_t n) {
   return std::to_string(k) + suffix;
 }
 
-bool is_candidate(const pci::Device& d) {
-  if (d.vendor_id && *d.vendor_id == 0x15ad) return false;  // VMware's own virtual devices
+bool is_candidate_role(const pci::Device& d) {
   return d.role == pci::Role::gpu || d.role == pci::Role::rdma_nic || d.role == pci::Role::nic_vf ||
          d.role == pci::Role::nic;
+}
+
+NcclNodeKind kind_of(const pci::Device& d) {
+  return d.role == pci::Role::gpu ? NcclNodeKind::gpu : NcclNodeKind::nic;
 }
 
 const char* kind_name(const pci::Device& d) { return d.role == pci::Role::gpu ? "GPU" : "NIC"; }
@@ -85,6 +90,49 @@ std::optional<std::uint16_t> parse_id16(const std::optional<std::string>& value)
   return static_cast<std::uint16_t>(*v);
 }
 
+Bdf entry_address(const vmx::Document& doc, const Setting* s, unsigned index,
+                  std::string_view field, const std::string& value) {
+  const auto bdf = parse_any_bdf(value);
+  if (!bdf) {
+    fail_at(doc, s,
+            fmt::format("pciPassthru{}.{} \"{}\": expected a host PCI address like "
+                        "\"00000:059:00.0\"",
+                        index, field, vmx::shorten(value)));
+  }
+  return *bdf;
+}
+
+/// Where an entry's device is written: a VF at its PF (`pfId`, else the PF the host capture
+/// links the VF to), anything else at its own address.
+std::optional<std::size_t> entry_position(const pci::Host& host, const vmx::Document& doc,
+                                          const VmConfig& cfg, const PassthroughDevice& p,
+                                          const Entry& e) {
+  const auto at_id = host.index_of(e.id_bdf);
+  if (!e.vf) return at_id;
+  if (p.pf_id) {
+    return host.index_of(
+        entry_address(doc, entry_setting(cfg, p, "pfId"), p.index, "pfId", *p.pf_id));
+  }
+  if (at_id && host.at(*at_id).physfn) return host.at(*at_id).physfn;
+  return at_id;
+}
+
+/// The id the guest sees: the entry's own vendorId/deviceId, else the host device's, else (a VF
+/// the host capture does not list) its PF's SR-IOV VF device id.
+std::optional<IdKey> entry_id(const pci::Host& host, const PassthroughDevice& p, const Entry& e) {
+  const auto vendor = parse_id16(p.vendor_id);
+  const auto device = parse_id16(p.device_id);
+  if (vendor && device) return IdKey{*vendor, *device};
+  if (const auto at_id = host.index_of(e.id_bdf)) return device_id(host.at(*at_id));
+  if (e.vf && e.position) {
+    const pci::Device& pf = host.at(*e.position);
+    if (pf.vendor_id && pf.sriov && pf.sriov->vf_device_id) {
+      return IdKey{*pf.vendor_id, *pf.sriov->vf_device_id};
+    }
+  }
+  return std::nullopt;
+}
+
 std::vector<Entry> read_entries(const pci::Host& host, const vmx::Document& doc,
                                 std::vector<std::string>& notes) {
   const VmConfig cfg = vmx::to_vm_config(doc);
@@ -98,61 +146,21 @@ std::vector<Entry> read_entries(const pci::Host& host, const vmx::Document& doc,
           p.index, to_string(kind)));
       continue;
     }
-    const Setting* id_setting = entry_setting(cfg, p, "id");
-    const auto bdf = parse_any_bdf(*p.id);
-    if (!bdf) {
-      fail_at(doc, id_setting,
-              fmt::format("pciPassthru{}.id \"{}\": expected a host PCI address like "
-                          "\"00000:059:00.0\"",
-                          p.index, vmx::shorten(*p.id)));
-    }
     Entry e;
     e.index = p.index;
-    e.id_bdf = *bdf;
+    e.id_bdf = entry_address(doc, entry_setting(cfg, p, "id"), p.index, "id", *p.id);
     e.vf = kind == PassthroughKind::sriov_vf;
-    const auto at_id = host.index_of(*bdf);
-    if (e.vf) {
-      if (p.pf_id) {
-        const Setting* pf_setting = entry_setting(cfg, p, "pfId");
-        const auto pf = parse_any_bdf(*p.pf_id);
-        if (!pf) {
-          fail_at(doc, pf_setting,
-                  fmt::format("pciPassthru{}.pfId \"{}\": expected a host PCI address like "
-                              "\"00000:059:00.0\"",
-                              p.index, vmx::shorten(*p.pf_id)));
-        }
-        e.position = host.index_of(*pf);
-      } else if (at_id && host.at(*at_id).physfn) {
-        e.position = host.at(*at_id).physfn;
-      } else {
-        e.position = at_id;
-      }
-    } else {
-      e.position = at_id;
-    }
-    // The id the guest sees: the entry's own vendorId/deviceId, else the host device's, else
-    // (a VF the host capture does not list) its PF's SR-IOV VF device id.
-    const auto vendor = parse_id16(p.vendor_id);
-    const auto device = parse_id16(p.device_id);
-    if (vendor && device) {
-      e.id = IdKey{*vendor, *device};
-    } else if (at_id) {
-      e.id = device_id(host.at(*at_id));
-    } else if (e.vf && e.position) {
-      const pci::Device& pf = host.at(*e.position);
-      if (pf.vendor_id && pf.sriov && pf.sriov->vf_device_id) {
-        e.id = IdKey{*pf.vendor_id, *pf.sriov->vf_device_id};
-      }
-    }
+    e.position = entry_position(host, doc, cfg, p, e);
+    e.id = entry_id(host, p, e);
     if (!e.position) {
       notes.push_back(fmt::format("pciPassthru{}.id {}: not in the host capture; not mapped",
-                                  p.index, bdf->to_string()));
+                                  p.index, e.id_bdf.to_string()));
       continue;
     }
     if (!e.id) {
       notes.push_back(fmt::format(
           "pciPassthru{}: the vendor:device id of host {} is not known; not mapped by id", p.index,
-          bdf->to_string()));
+          e.id_bdf.to_string()));
     }
     entries.push_back(e);
   }
@@ -164,46 +172,415 @@ std::vector<Entry> read_entries(const pci::Host& host, const vmx::Document& doc,
   throw Error(d.origins.front().path, d.origins.front().line, 1, message);
 }
 
-// --- the XML -------------------------------------------------------------------------------
+DeviceMapping mapping_from_map(const std::string& m, const pci::Host& host, const pci::Host& gp,
+                               const std::vector<std::size_t>& candidates) {
+  const auto eq = m.find('=');
+  const auto g = eq == std::string::npos ? std::nullopt : parse_bdf(m.substr(0, eq));
+  const auto h = eq == std::string::npos ? std::nullopt : parse_bdf(m.substr(eq + 1));
+  if (!g || !h) {
+    throw Error(
+        fmt::format("--map {}: expected GUEST_BDF=HOST_BDF, both like 0000:03:00.0 (lspci -D form)",
+                    vmx::shorten(m)));
+  }
+  const auto gi = gp.index_of(*g);
+  if (!gi || std::find(candidates.begin(), candidates.end(), *gi) == candidates.end()) {
+    throw Error(
+        fmt::format("--map {}: the guest capture has no GPU or NIC at {}", m, g->to_string()));
+  }
+  const auto hi = host.index_of(*h);
+  if (!hi) {
+    throw Error(fmt::format("--map {}: the host capture has no device at {}", m, h->to_string()));
+  }
+  DeviceMapping dm;
+  dm.guest_index = *gi;
+  dm.guest_bdf = *g;
+  dm.host_bdf = *h;
+  dm.host_index = *hi;
+  dm.from_map = true;
+  if (host.at(*hi).physfn) {
+    dm.host_index = *host.at(*hi).physfn;
+    dm.vf = true;
+  }
+  return dm;
+}
 
-std::string comment_text(std::string s) {
-  // "--" may not appear in an XML comment, nor may it end with "-".
-  // The option's name is spelled out rather than broken into "- -map".
-  for (std::size_t at = s.find("--map"); at != std::string::npos; at = s.find("--map", at)) {
-    s.replace(at, 5, "the map option");
+void apply_maps(const NcclTopoOptions& options, const pci::Host& host, const pci::Host& gp,
+                const std::vector<std::size_t>& candidates, std::vector<Entry>& entries,
+                std::map<std::size_t, DeviceMapping>& by_guest) {
+  for (const std::string& m : options.maps) {
+    DeviceMapping dm = mapping_from_map(m, host, gp, candidates);
+    if (by_guest.count(dm.guest_index)) {
+      throw Error(fmt::format("--map {}: {} is mapped twice", m, dm.guest_bdf.to_string()));
+    }
+    const auto hi = host.index_of(dm.host_bdf);
+    for (Entry& e : entries) {
+      if (!e.used && (e.id_bdf == dm.host_bdf || (e.position && *e.position == *hi && !e.vf))) {
+        e.used = true;
+        dm.entry = e.index;
+        dm.vf = dm.vf || e.vf;
+        if (e.vf && e.position) dm.host_index = *e.position;
+        break;
+      }
+    }
+    dm.how = dm.entry ? fmt::format("--map (pciPassthru{})", *dm.entry)
+                      : std::string("--map (no pciPassthruN entry has this id)");
+    by_guest.emplace(dm.guest_index, dm);
   }
-  std::string out;
-  for (char c : s) {
-    if (c == '-' && !out.empty() && out.back() == '-') out += ' ';
-    out += c;
+}
+
+[[noreturn]] void fail_no_match(const pci::Device& gd, const IdKey& id, const vmx::Document& vm,
+                                const std::vector<Entry*>& pool) {
+  std::string have;
+  for (const Entry* e : pool) {
+    have += fmt::format(" pciPassthru{} ({})", e->index, e->id_bdf.to_string());
   }
-  if (!out.empty() && out.back() == '-') out += ' ';
+  fail_guest(gd, fmt::format("guest {} {} ({}) has no host match: {} has {} pciPassthruN "
+                             "entr{} of that id{}{}; give --map {}=HOST_BDF",
+                             kind_name(gd), gd.bdf.to_string(), id_text(id), vm.path(), pool.size(),
+                             pool.size() == 1 ? "y" : "ies", pool.empty() ? "" : ":", have,
+                             gd.bdf.to_string()));
+}
+
+/// The guest devices --map did not place, grouped by vendor:device id, in bus order.
+std::map<IdKey, std::vector<std::size_t>> unmapped_by_id(
+    const pci::Host& gp, const std::vector<std::size_t>& candidates,
+    const std::map<std::size_t, DeviceMapping>& by_guest) {
+  std::map<IdKey, std::vector<std::size_t>> out;
+  for (std::size_t i : candidates) {
+    if (by_guest.count(i)) continue;
+    const auto id = device_id(gp.at(i));
+    if (!id) {
+      fail_guest(gp.at(i), fmt::format("guest {} {} has no vendor:device id in the capture; give "
+                                       "--map {}=HOST_BDF",
+                                       kind_name(gp.at(i)), gp.at(i).bdf.to_string(),
+                                       gp.at(i).bdf.to_string()));
+    }
+    out[*id].push_back(i);
+  }
   return out;
 }
 
-struct Node {
-  std::optional<std::size_t> mapping;  ///< endpoint: index into mappings
-  std::size_t host_index = 0;          ///< bridge: host device; endpoint: its position
-  std::vector<Node*> kids;
-};
+void match_by_id(const vmx::Document& vm, const pci::Host& gp,
+                 const std::vector<std::size_t>& candidates, std::vector<Entry>& entries,
+                 std::map<std::size_t, DeviceMapping>& by_guest, std::vector<std::string>& notes) {
+  std::map<IdKey, std::vector<Entry*>> entries_by_id;
+  for (Entry& e : entries) {
+    if (!e.used && e.id) entries_by_id[*e.id].push_back(&e);
+  }
+  for (const auto& [id, guests] : unmapped_by_id(gp, candidates, by_guest)) {
+    std::vector<Entry*>& pool = entries_by_id[id];
+    const bool ambiguous = guests.size() > 1 || pool.size() > 1;
+    for (std::size_t n = 0; n < guests.size(); ++n) {
+      const pci::Device& gd = gp.at(guests[n]);
+      if (n >= pool.size()) fail_no_match(gd, id, vm, pool);
+      Entry& e = *pool[n];
+      e.used = true;
+      DeviceMapping dm;
+      dm.guest_index = guests[n];
+      dm.guest_bdf = gd.bdf;
+      dm.host_bdf = e.id_bdf;
+      dm.host_index = *e.position;
+      dm.entry = e.index;
+      dm.vf = e.vf;
+      dm.by_order = ambiguous;
+      if (ambiguous) {
+        dm.how = fmt::format(
+            "by order: the {} of {} guest devices {} is the {} of {} pciPassthruN entries of "
+            "that id (pciPassthru{}); give --map GUEST_BDF=HOST_BDF if the guest orders them "
+            "otherwise",
+            ordinal(n), guests.size(), id_text(id), ordinal(n), pool.size(), e.index);
+        notes.push_back(fmt::format("guest {} {} -> host {}: {}", kind_name(gd), gd.bdf.to_string(),
+                                    e.id_bdf.to_string(), dm.how));
+      } else {
+        dm.how = fmt::format("by id {} (pciPassthru{})", id_text(id), e.index);
+      }
+      by_guest.emplace(guests[n], dm);
+    }
+  }
+}
 
-/// The link a device runs at as NCCL reads it from sysfs: the lower of its own max link and
-/// its upstream port's (xml.cc ncclTopoGetXmlFromSys: max_link_speed, ../max_link_speed).
-const pci::Link* best_link(const pci::Device& d) {
+// --- the tree ----------------------------------------------------------------------------------
+
+/// "32.0 GT/s PCIe" -> 32; 0 when empty or unreadable.
+double speed_number(const std::string& nccl_speed) {
+  double v = 0;
+  const auto r = std::from_chars(nccl_speed.data(), nccl_speed.data() + nccl_speed.size(), v);
+  return r.ec == std::errc() ? v : 0;
+}
+
+/// The link a device's sysfs `max_link_speed`/`max_link_width` hold: LnkCap (LnkSta where the
+/// capture has no LnkCap).
+const pci::Link* sysfs_link(const pci::Device& d) {
   if (d.link_cap) return &*d.link_cap;
   if (d.link_sta) return &*d.link_sta;
   return nullptr;
 }
 
-double speed_value(const std::string& s) {
-  try {
-    return std::stod(s);
-  } catch (...) {
-    return 0;
+/// Builds NcclTopo::tree from the mappings.
+class TreeBuilder {
+ public:
+  TreeBuilder(const pci::Host& host, const Guest& guest, NcclTopo& topo)
+      : host_(host), gp_(guest.pci()), topo_(topo) {}
+
+  void build() {
+    assign_domains();
+    for (std::size_t m = 0; m < topo_.mappings.size(); ++m) place(m);
+    for (std::size_t cpu : topo_.tree.cpus) fill_bridge_links(cpu);
+  }
+
+ private:
+  void assign_domains() {
+    std::set<std::uint16_t> guest_domains;
+    for (const pci::Device& d : gp_.devices()) guest_domains.insert(d.bdf.domain);
+    std::uint32_t next = 0xffff;
+    for (const DeviceMapping& dm : topo_.mappings) {
+      for (std::size_t b : nccl_parent_bridges(host_, dm.host_index)) {
+        const std::uint16_t domain = host_.at(b).bdf.domain;
+        if (topo_.synthetic_domains.count(domain)) continue;
+        while (next > 0 && guest_domains.count(static_cast<std::uint16_t>(next))) --next;
+        topo_.synthetic_domains.emplace(domain, static_cast<std::uint16_t>(next--));
+      }
+    }
+  }
+
+  /// The `<cpu>` the top of a chain hangs off: the NUMA node of that device as sysfs says
+  /// (ncclTopoGetXmlFromSys reads numa_node of the node whose parent is the host bridge).
+  std::size_t cpu_for(std::size_t top) {
+    const pci::Device& d = host_.at(top);
+    std::optional<int> numa = d.numa_node;
+    if (!numa && d.root) numa = host_.roots()[*d.root].numa_node;
+    if (!numa || *numa < 0) {
+      topo_.numa_assumed = true;
+      numa = 0;
+    }
+    if (const auto c = topo_.tree.find_cpu(*numa)) return *c;
+    // Keep the cpus in NUMA order whatever order the devices come in.
+    const std::size_t index = topo_.tree.add_cpu(*numa);
+    std::vector<std::size_t>& cpus = topo_.tree.cpus;
+    std::sort(cpus.begin(), cpus.end(), [&](std::size_t a, std::size_t b) {
+      return topo_.tree.nodes[a].numaid < topo_.tree.nodes[b].numaid;
+    });
+    return index;
+  }
+
+  std::size_t bridge_node(std::size_t host_index, std::size_t parent) {
+    const auto it = bridges_.find(host_index);
+    if (it != bridges_.end()) return it->second;
+    const pci::Device& d = host_.at(host_index);
+    NcclTopoNode n;
+    n.kind = NcclNodeKind::bridge;
+    n.busid = synthetic_busid(topo_.synthetic_domains.at(d.bdf.domain), d.bdf);
+    // Every <pci> needs a class (ncclTopoAddPci: xmlGetAttrStr fails without one); a bridge's
+    // is 0x060400, the key kvDictPciClass maps to a PCI switch node.
+    n.pci_class = static_cast<std::uint32_t>(d.class_code.value_or(0x0604)) << 8;
+    n.vendor = d.vendor_id;
+    n.device = d.device_id;
+    n.subsystem_vendor = d.subsys_vendor_id;
+    n.subsystem_device = d.subsys_device_id;
+    n.host_bdf = d.bdf;
+    n.host_port = d.port_type;
+    set_host_link(n, host_index, false);
+    const std::size_t index = topo_.tree.add_pci(std::move(n), parent);
+    bridges_.emplace(host_index, index);
+    return index;
+  }
+
+  void place(std::size_t m) {
+    const DeviceMapping& dm = topo_.mappings[m];
+    const std::vector<std::size_t> kept = nccl_parent_bridges(host_, dm.host_index);
+    std::size_t parent = cpu_for(kept.empty() ? dm.host_index : kept.front());
+    for (std::size_t b : kept) parent = bridge_node(b, parent);
+    if (const auto same = topo_.tree.find(dm.busid)) {
+      // Two functions of one NIC (or VFs on one guest bus): one bus id for NCCL, one element.
+      topo_.notes.push_back(fmt::format(
+          "guest {} is {} for NCCL (ncclIbGetPciPath merges functions and VFs), as is the "
+          "device written for host {}: one element",
+          dm.guest_bdf.to_string(), dm.busid,
+          topo_.tree.nodes[*same].host_bdf ? topo_.tree.nodes[*same].host_bdf->to_string()
+                                           : std::string("?")));
+      return;
+    }
+    topo_.tree.add_pci(endpoint(m), parent);
+  }
+
+  NcclTopoNode endpoint(std::size_t m) const {
+    const DeviceMapping& dm = topo_.mappings[m];
+    const pci::Device& hd = host_.at(dm.host_index);
+    const pci::Device& gd = gp_.at(dm.guest_index);
+    NcclTopoNode n;
+    n.kind = dm.kind;
+    n.busid = dm.busid;
+    n.mapping = m;
+    n.host_bdf = hd.bdf;
+    n.host_port = hd.port_type;
+    const auto cls = hd.class_code ? hd.class_code : gd.class_code;
+    if (cls) n.pci_class = static_cast<std::uint32_t>(*cls) << 8;
+    const pci::Device& ids = gd.vendor_id ? gd : hd;
+    n.vendor = ids.vendor_id;
+    n.device = ids.device_id;
+    const pci::Device& sub = gd.subsys_vendor_id ? gd : hd;
+    n.subsystem_vendor = sub.subsys_vendor_id;
+    n.subsystem_device = sub.subsys_device_id;
+    set_host_link(n, dm.host_index, dm.kind == NcclNodeKind::gpu);
+    if (n.link_speed.empty() || !n.link_width) guest_link(n, gd);
+    return n;
+  }
+
+  /// As NCCL reads sysfs on the host: the lower of the device's `max_link_speed` and its
+  /// parent's (`../max_link_speed`), and of the widths (ncclTopoGetXmlFromSys). For a GPU NCCL
+  /// asks NVML for the current link instead: its width is capped by LnkSta's (a degraded link),
+  /// its speed is not (a GPU lowers its link speed when idle).
+  void set_host_link(NcclTopoNode& n, std::size_t index, bool gpu) const {
+    const pci::Device& d = host_.at(index);
+    const pci::Link* own = sysfs_link(d);
+    if (own == nullptr) return;
+    const pci::Link* port = d.parent ? sysfs_link(host_.at(*d.parent)) : nullptr;
+    std::string speed = nccl_link_speed(own->speed);
+    if (port != nullptr) {
+      const std::string p = nccl_link_speed(port->speed);
+      if (!p.empty() && (speed.empty() || speed_number(p) < speed_number(speed))) speed = p;
+    }
+    std::optional<unsigned> width = own->width;
+    if (port != nullptr && port->width && (!width || *port->width < *width)) width = port->width;
+    if (gpu && d.link_sta && d.link_sta->width && width && *d.link_sta->width > 0 &&
+        *d.link_sta->width < *width) {
+      width = d.link_sta->width;
+    }
+    if (speed.empty() || !width) return;
+    n.link_speed = speed;
+    n.link_width = width;
+    n.link_source = LinkSource::host;
+  }
+
+  /// The host capture has no link (esxcli, the vSphere API): the guest's LnkCap of the
+  /// passthrough device, whose config space is the device's own; else NCCL's default.
+  static void guest_link(NcclTopoNode& n, const pci::Device& gd) {
+    const pci::Link* own = sysfs_link(gd);
+    const std::string speed = own ? nccl_link_speed(own->speed) : std::string();
+    if (own != nullptr && !speed.empty() && own->width) {
+      n.link_speed = speed;
+      n.link_width = own->width;
+      n.link_source = LinkSource::guest;
+      return;
+    }
+    n.link_speed = "8.0 GT/s PCIe";
+    n.link_width = 16;
+    n.link_source = LinkSource::nccl_default;
+  }
+
+  /// A bridge no capture gives a link for: the fastest and widest of the elements below it.
+  void fill_bridge_links(std::size_t index) {
+    for (std::size_t c : topo_.tree.nodes[index].children) fill_bridge_links(c);
+    NcclTopoNode& n = topo_.tree.nodes[index];
+    if (n.kind != NcclNodeKind::bridge || (!n.link_speed.empty() && n.link_width)) return;
+    std::string speed;
+    unsigned width = 0;
+    for (std::size_t c : n.children) {
+      const NcclTopoNode& k = topo_.tree.nodes[c];
+      if (!k.link_speed.empty() && speed_number(k.link_speed) > speed_number(speed)) {
+        speed = k.link_speed;
+      }
+      width = std::max(width, k.link_width.value_or(0));
+    }
+    const bool known = !speed.empty() && width > 0;
+    n.link_speed = known ? speed : "8.0 GT/s PCIe";
+    n.link_width = known ? width : 16;
+    n.link_source = known ? LinkSource::below : LinkSource::nccl_default;
+  }
+
+  const pci::Host& host_;
+  const pci::Host& gp_;
+  NcclTopo& topo_;
+  std::map<std::size_t, std::size_t> bridges_;  // host index -> tree node
+};
+
+void check_nic_functions(const pci::Host& gp, NcclTopo& topo) {
+  for (const DeviceMapping& dm : topo.mappings) {
+    if (dm.kind != NcclNodeKind::nic ||
+        nccl_busid(dm.guest_bdf, dm.kind) == dm.guest_bdf.to_string())
+      continue;
+    const Bdf zero{dm.guest_bdf.domain, dm.guest_bdf.bus, 0, 0};
+    if (gp.find(zero) != nullptr) continue;
+    topo.notes.push_back(fmt::format(
+        "guest NIC {}: NCCL's IB plugin names it {} (ncclIbGetPciPath: function and VF device "
+        "number 0), which the guest does not have: NCCL attaches this NIC to the first CPU "
+        "whatever the file says (\"is not a PCI device\", ncclTopoFillNet); set "
+        "NCCL_IB_MERGE_VFS=0 if it is a VF",
+        dm.guest_bdf.to_string(), nccl_busid(dm.guest_bdf, dm.kind)));
   }
 }
 
 }  // namespace
+
+// --- tree helpers ------------------------------------------------------------------------------
+
+std::string_view to_string(NcclNodeKind kind) {
+  switch (kind) {
+    case NcclNodeKind::cpu:
+      return "CPU";
+    case NcclNodeKind::bridge:
+      return "bridge";
+    case NcclNodeKind::gpu:
+      return "GPU";
+    case NcclNodeKind::nic:
+      return "NIC";
+    case NcclNodeKind::other:
+      return "device";
+  }
+  return "device";
+}
+
+std::size_t NcclTopoTree::add_cpu(int numaid) {
+  NcclTopoNode n;
+  n.kind = NcclNodeKind::cpu;
+  n.numaid = numaid;
+  nodes.push_back(std::move(n));
+  cpus.push_back(nodes.size() - 1);
+  return nodes.size() - 1;
+}
+
+std::size_t NcclTopoTree::add_pci(NcclTopoNode node, std::size_t parent, bool in_busid_order) {
+  node.parent = parent;
+  const std::string busid = node.busid;
+  nodes.push_back(std::move(node));
+  const std::size_t index = nodes.size() - 1;
+  std::vector<std::size_t>& kids = nodes[parent].children;
+  const auto at =
+      !in_busid_order ? kids.end() : std::find_if(kids.begin(), kids.end(), [&](std::size_t k) {
+        return std::strcmp(busid.c_str(), nodes[k].busid.c_str()) < 0;
+      });
+  kids.insert(at, index);
+  return index;
+}
+
+std::vector<std::size_t> NcclTopoTree::document_order() const {
+  std::vector<std::size_t> out;
+  std::function<void(std::size_t)> walk = [&](std::size_t i) {
+    out.push_back(i);
+    for (std::size_t c : nodes[i].children) walk(c);
+  };
+  for (std::size_t c : cpus) walk(c);
+  return out;
+}
+
+std::optional<std::size_t> NcclTopoTree::find(std::string_view busid) const {
+  for (std::size_t i : document_order()) {
+    if (nodes[i].kind != NcclNodeKind::cpu && nodes[i].busid == busid) return i;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::size_t> NcclTopoTree::find_cpu(int numaid) const {
+  for (std::size_t c : cpus) {
+    if (nodes[c].numaid == numaid) return c;
+  }
+  return std::nullopt;
+}
+
+std::string nccl_busid(const Bdf& bdf, NcclNodeKind kind) {
+  if (kind == NcclNodeKind::nic) return Bdf{bdf.domain, bdf.bus, 0, 0}.to_string();
+  return bdf.to_string();
+}
 
 std::string synthetic_busid(std::uint16_t domain, const Bdf& host_bdf) {
   return fmt::format("{:04x}:{:02x}:{:02x}.{:x}", domain, host_bdf.bus, host_bdf.device,
@@ -226,122 +603,37 @@ std::string nccl_link_speed(const std::string& lspci_speed) {
   return it == kSpeeds.end() ? std::string() : it->second;
 }
 
+std::vector<std::size_t> nccl_parent_bridges(const pci::Host& host, std::size_t device) {
+  std::vector<std::size_t> ancestors;
+  for (auto up = host.at(device).parent; up; up = host.at(*up).parent) ancestors.push_back(*up);
+  std::vector<std::size_t> kept;
+  for (std::size_t i = 1; i < ancestors.size(); i += 2) kept.push_back(ancestors[i]);
+  std::reverse(kept.begin(), kept.end());
+  return kept;
+}
+
+std::vector<std::size_t> nccl_devices(const Guest& guest) {
+  const pci::Host& gp = guest.pci();
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < gp.devices().size(); ++i) {
+    const pci::Device& d = gp.at(i);
+    if (is_candidate_role(d) && !pci::is_emulated(d, gp.devices())) out.push_back(i);
+  }
+  std::sort(out.begin(), out.end(),
+            [&](std::size_t a, std::size_t b) { return gp.at(a).bdf < gp.at(b).bdf; });
+  return out;
+}
+
 NcclTopo build_nccl_topo(const pci::Host& host, const vmx::Document& vm, const Guest& guest,
                          const NcclTopoOptions& options) {
   NcclTopo result;
+  result.vm_path = vm.path();
   std::vector<Entry> entries = read_entries(host, vm, result.notes);
   const pci::Host& gp = guest.pci();
-
-  // --- --map ---
+  const std::vector<std::size_t> candidates = nccl_devices(guest);
   std::map<std::size_t, DeviceMapping> by_guest;  // guest index -> mapping
-  for (const std::string& m : options.maps) {
-    const auto eq = m.find('=');
-    const auto g = eq == std::string::npos ? std::nullopt : parse_bdf(m.substr(0, eq));
-    const auto h = eq == std::string::npos ? std::nullopt : parse_bdf(m.substr(eq + 1));
-    if (!g || !h) {
-      throw Error(fmt::format(
-          "--map {}: expected GUEST_BDF=HOST_BDF, both like 0000:03:00.0 (lspci -D form)",
-          vmx::shorten(m)));
-    }
-    const auto gi = gp.index_of(*g);
-    if (!gi || !is_candidate(gp.at(*gi))) {
-      throw Error(
-          fmt::format("--map {}: the guest capture has no GPU or NIC at {}", m, g->to_string()));
-    }
-    const auto hi = host.index_of(*h);
-    if (!hi) {
-      throw Error(fmt::format("--map {}: the host capture has no device at {}", m, h->to_string()));
-    }
-    if (by_guest.count(*gi)) {
-      throw Error(fmt::format("--map {}: {} is mapped twice", m, g->to_string()));
-    }
-    DeviceMapping dm;
-    dm.guest_index = *gi;
-    dm.guest_bdf = *g;
-    dm.host_bdf = *h;
-    dm.host_index = *hi;
-    dm.from_map = true;
-    if (host.at(*hi).physfn) {
-      dm.host_index = *host.at(*hi).physfn;
-      dm.vf = true;
-    }
-    for (Entry& e : entries) {
-      if (!e.used && (e.id_bdf == *h || (e.position && *e.position == *hi && !e.vf))) {
-        e.used = true;
-        dm.entry = e.index;
-        dm.vf = dm.vf || e.vf;
-        if (e.vf && e.position) dm.host_index = *e.position;
-        break;
-      }
-    }
-    dm.how = dm.entry ? fmt::format("--map (pciPassthru{})", *dm.entry)
-                      : std::string("--map (no pciPassthruN entry has this id)");
-    by_guest.emplace(*gi, dm);
-  }
-
-  // --- by id and order ---
-  std::map<IdKey, std::vector<std::size_t>> guest_by_id;  // guest indices, in bus order
-  std::vector<std::size_t> guest_devices;
-  for (std::size_t i = 0; i < gp.devices().size(); ++i) {
-    if (is_candidate(gp.at(i))) guest_devices.push_back(i);
-  }
-  std::sort(guest_devices.begin(), guest_devices.end(),
-            [&](std::size_t a, std::size_t b) { return gp.at(a).bdf < gp.at(b).bdf; });
-  for (std::size_t i : guest_devices) {
-    if (by_guest.count(i)) continue;
-    const auto id = device_id(gp.at(i));
-    if (!id) {
-      fail_guest(gp.at(i), fmt::format("guest {} {} has no vendor:device id in the capture; give "
-                                       "--map {}=HOST_BDF",
-                                       kind_name(gp.at(i)), gp.at(i).bdf.to_string(),
-                                       gp.at(i).bdf.to_string()));
-    }
-    guest_by_id[*id].push_back(i);
-  }
-  std::map<IdKey, std::vector<Entry*>> entries_by_id;
-  for (Entry& e : entries) {
-    if (!e.used && e.id) entries_by_id[*e.id].push_back(&e);
-  }
-  for (const auto& [id, guests] : guest_by_id) {
-    std::vector<Entry*>& pool = entries_by_id[id];
-    const bool ambiguous = guests.size() > 1 || pool.size() > 1;
-    for (std::size_t n = 0; n < guests.size(); ++n) {
-      const pci::Device& gd = gp.at(guests[n]);
-      if (n >= pool.size()) {
-        std::string have;
-        for (const Entry* e : pool) {
-          have += fmt::format(" pciPassthru{} ({})", e->index, e->id_bdf.to_string());
-        }
-        fail_guest(gd, fmt::format("guest {} {} ({}) has no host match: {} has {} "
-                                   "pciPassthruN entr{} of that id{}{}; give --map {}=HOST_BDF",
-                                   kind_name(gd), gd.bdf.to_string(), id_text(id), vm.path(),
-                                   pool.size(), pool.size() == 1 ? "y" : "ies",
-                                   pool.empty() ? "" : ":", have, gd.bdf.to_string()));
-      }
-      Entry& e = *pool[n];
-      e.used = true;
-      DeviceMapping dm;
-      dm.guest_index = guests[n];
-      dm.guest_bdf = gd.bdf;
-      dm.host_bdf = e.id_bdf;
-      dm.host_index = *e.position;
-      dm.entry = e.index;
-      dm.vf = e.vf;
-      dm.by_order = ambiguous;
-      if (ambiguous) {
-        dm.how = fmt::format(
-            "by order: the {} of {} guest devices {} is the {} of {} pciPassthruN entries of "
-            "that id (pciPassthru{}); give --map GUEST_BDF=HOST_BDF if the guest orders them "
-            "otherwise",
-            ordinal(n), guests.size(), id_text(id), ordinal(n), pool.size(), e.index);
-        result.notes.push_back(fmt::format("guest {} {} -> host {}: {}", kind_name(gd),
-                                           gd.bdf.to_string(), e.id_bdf.to_string(), dm.how));
-      } else {
-        dm.how = fmt::format("by id {} (pciPassthru{})", id_text(id), e.index);
-      }
-      by_guest.emplace(guests[n], dm);
-    }
-  }
+  apply_maps(options, host, gp, candidates, entries, by_guest);
+  match_by_id(vm, gp, candidates, entries, by_guest, result.notes);
   for (const Entry& e : entries) {
     if (!e.used) {
       result.notes.push_back(fmt::format(
@@ -350,171 +642,20 @@ NcclTopo build_nccl_topo(const pci::Host& host, const vmx::Document& vm, const G
     }
   }
   for (auto& [gi, dm] : by_guest) {
-    if (dm.vf)
+    if (dm.vf) {
       dm.how +=
           fmt::format(", an SR-IOV VF placed at its PF {}", host.at(dm.host_index).bdf.to_string());
+    }
+    dm.kind = kind_of(gp.at(gi));
+    dm.busid = nccl_busid(dm.guest_bdf, dm.kind);
     result.mappings.push_back(dm);
   }
-
-  // --- synthetic domains for the bridges ---
-  std::set<std::uint16_t> guest_domains;
-  for (const pci::Device& d : gp.devices()) guest_domains.insert(d.bdf.domain);
-  std::map<std::uint16_t, std::uint16_t> domain_of;  // host domain -> domain in the file
-  std::uint32_t next = 0xffff;
-  auto synthetic_domain = [&](std::uint16_t host_domain) {
-    auto it = domain_of.find(host_domain);
-    if (it != domain_of.end()) return it->second;
-    while (next > 0 && guest_domains.count(static_cast<std::uint16_t>(next))) --next;
-    const auto d = static_cast<std::uint16_t>(next--);
-    domain_of.emplace(host_domain, d);
-    return d;
-  };
-
-  // --- the tree ---
-  std::vector<std::unique_ptr<Node>> nodes;
-  std::map<std::size_t, Node*> bridges;    // host index -> node
-  std::map<int, std::vector<Node*>> cpus;  // numa id -> top nodes
-  std::set<int> unknown_numa;
-  for (std::size_t m = 0; m < result.mappings.size(); ++m) {
-    nodes.push_back(std::make_unique<Node>());
-    Node* child = nodes.back().get();
-    child->mapping = m;
-    child->host_index = result.mappings[m].host_index;
-    std::optional<std::size_t> up = host.at(child->host_index).parent;
-    std::size_t top = child->host_index;
-    bool joined = false;
-    while (up) {
-      auto it = bridges.find(*up);
-      if (it != bridges.end()) {
-        it->second->kids.push_back(child);
-        joined = true;
-        break;
-      }
-      nodes.push_back(std::make_unique<Node>());
-      Node* b = nodes.back().get();
-      b->host_index = *up;
-      b->kids.push_back(child);
-      bridges.emplace(*up, b);
-      child = b;
-      top = *up;
-      up = host.at(*up).parent;
-    }
-    if (joined) continue;
-    const pci::Device& td = host.at(top);
-    std::optional<int> numa = td.numa_node;
-    if (!numa && td.root) numa = host.roots()[*td.root].numa_node;
-    if (!numa) numa = host.at(child->host_index).numa_node;
-    if (!numa || *numa < 0) {
-      unknown_numa.insert(static_cast<int>(m));
-      numa = 0;
-    }
-    cpus[*numa].push_back(child);
-  }
-
-  // --- writing ---
-  std::string& x = result.xml;
-  x += "<!-- NCCL topology for this VM, written by vmxkit nccl-topo: the host's PCIe tree above\n"
-       "     each passthrough GPU and NIC, with the guest's bus ids on the devices.\n"
-       "     Use: NCCL_TOPO_FILE=<this file>. -->\n";
-  x += fmt::format("<!-- VM: {} -->\n", comment_text(vm.path()));
-  if (!domain_of.empty()) {
-    std::string list;
-    for (const auto& [h, d] : domain_of) {
-      list += fmt::format("{}{:04x} -> {:04x}", list.empty() ? "" : ", ", h, d);
-    }
-    x += fmt::format(
-        "<!-- Bridges are not in the guest: their busid is the host's bus/device/function in a "
-        "PCI domain no guest device uses (host domain {}), so NCCL cannot mistake one for a "
-        "guest device; NCCL reads their attributes from this file only. -->\n",
-        list);
-  }
-  if (!unknown_numa.empty()) {
-    x += "<!-- The host capture gives no NUMA node for some devices: numaid 0 is assumed for "
-         "them (give numactl --hardware or lspci -vvv with NUMA node lines). -->\n";
+  check_nic_functions(gp, result);
+  TreeBuilder(host, guest, result).build();
+  if (result.numa_assumed) {
     result.notes.push_back(
         "the host capture gives no NUMA node for some devices: numaid 0 is assumed");
   }
-  x += "<system version=\"1\">\n";
-  auto attr = [](std::string& out, const char* key, const std::string& value) {
-    out += fmt::format(" {}=\"", key);
-    vsphere::xml::escape_append(value, out);
-    out += '"';
-  };
-  auto write_node = [&](auto&& self, const Node& n, int indent) -> void {
-    const std::string pad(static_cast<std::size_t>(indent), ' ');
-    const pci::Device& hd = host.at(n.host_index);
-    const DeviceMapping* dm = n.mapping ? &result.mappings[*n.mapping] : nullptr;
-    const pci::Device* gd = dm ? &gp.at(dm->guest_index) : nullptr;
-    std::string busid;
-    if (dm) {
-      x += pad + "<!-- " +
-           comment_text(fmt::format("{} guest {} is host {}: {}", kind_name(*gd),
-                                    dm->guest_bdf.to_string(), dm->host_bdf.to_string(), dm->how)) +
-           " -->\n";
-      busid = dm->guest_bdf.to_string();
-    } else {
-      busid = synthetic_busid(synthetic_domain(hd.bdf.domain), hd.bdf);
-      x += pad + "<!-- " +
-           comment_text(fmt::format("host {} {}", hd.bdf.to_string(),
-                                    hd.port_type == pci::PortType::unknown
-                                        ? std::string("bridge")
-                                        : std::string(pci::to_string(hd.port_type)))) +
-           " -->\n";
-    }
-    x += pad + "<pci";
-    attr(x, "busid", busid);
-    std::optional<std::uint16_t> cls = hd.class_code;
-    if (!cls && gd) cls = gd->class_code;
-    if (!dm && !cls) cls = 0x0604;
-    if (cls) attr(x, "class", fmt::format("0x{:04x}00", *cls));
-    const pci::Device& ids = (dm && gd && gd->vendor_id) ? *gd : hd;
-    if (ids.vendor_id) attr(x, "vendor", fmt::format("0x{:04x}", *ids.vendor_id));
-    if (ids.device_id) attr(x, "device", fmt::format("0x{:04x}", *ids.device_id));
-    const pci::Device& sub = hd.subsys_vendor_id ? hd : (gd ? *gd : hd);
-    if (sub.subsys_vendor_id) {
-      attr(x, "subsystem_vendor", fmt::format("0x{:04x}", *sub.subsys_vendor_id));
-    }
-    if (sub.subsys_device_id) {
-      attr(x, "subsystem_device", fmt::format("0x{:04x}", *sub.subsys_device_id));
-    }
-    const pci::Link* own = best_link(hd);
-    const pci::Link* port = hd.parent ? best_link(host.at(*hd.parent)) : nullptr;
-    if (own) {
-      std::string speed = own->speed;
-      if (port && !port->speed.empty() && speed_value(port->speed) > 0 &&
-          speed_value(port->speed) < speed_value(speed)) {
-        speed = port->speed;
-      }
-      const std::string s = nccl_link_speed(speed);
-      if (!s.empty()) attr(x, "link_speed", s);
-      if (own->width) {
-        unsigned w = *own->width;
-        if (port && port->width) w = std::min(w, *port->width);
-        attr(x, "link_width", std::to_string(w));
-      }
-    }
-    if (n.kids.empty()) {
-      x += "/>\n";
-      return;
-    }
-    x += ">\n";
-    std::vector<const Node*> kids(n.kids.begin(), n.kids.end());
-    std::sort(kids.begin(), kids.end(), [&](const Node* a, const Node* b) {
-      return host.at(a->host_index).bdf < host.at(b->host_index).bdf;
-    });
-    for (const Node* k : kids) self(self, *k, indent + 2);
-    x += pad + "</pci>\n";
-  };
-  for (const auto& [numa, tops] : cpus) {
-    x += fmt::format("  <cpu numaid=\"{}\">\n", numa);
-    std::vector<const Node*> sorted(tops.begin(), tops.end());
-    std::sort(sorted.begin(), sorted.end(), [&](const Node* a, const Node* b) {
-      return host.at(a->host_index).bdf < host.at(b->host_index).bdf;
-    });
-    for (const Node* t : sorted) write_node(write_node, *t, 4);
-    x += "  </cpu>\n";
-  }
-  x += "</system>\n";
   return result;
 }
 

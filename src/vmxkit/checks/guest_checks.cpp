@@ -62,6 +62,12 @@ const std::vector<CheckInfo> kChecks = {
     {"GUEST014", "peermem-version", Severity::warning,
      "nvidia_peermem and nvidia are of different driver versions",
      "NVIDIA GPUDirect RDMA guide, \"Using nvidia-peermem\" (part of the driver package)"},
+    {"GUEST015", "nccl-topo-mismatch", Severity::warning,
+     "the NCCL topology file's GPU and NIC bus ids are not the guest's, or its pairs come out "
+     "otherwise in the guest: NCCL falls back to the guest's own tree for those devices",
+     "NCCL src/graph/topo.cc ncclTopoGetSystem, src/graph/xml.cc ncclTopoGetPciNode and "
+     "ncclTopoGetXmlFromSys, src/graph/xml.h xmlFindTagKv, src/transport/net_ib/init.cc "
+     "ncclIbGetPciPath (NCCL 2.30.7)"},
 };
 
 // Roles as the pci module assigns them, and by lspci's names where a plain `lspci` (without
@@ -115,9 +121,24 @@ std::string ib_name_for(const Guest& g, const pci::Device& nic, std::size_t nic_
   return {};
 }
 
+pci::PathClass class_of(NcclPathType t) {
+  switch (t) {
+    case NcclPathType::pix:
+      return pci::PathClass::pix;
+    case NcclPathType::pxb:
+      return pci::PathClass::pxb;
+    case NcclPathType::phb:
+      return pci::PathClass::phb;
+    case NcclPathType::sys:
+      return pci::PathClass::sys;
+    default:
+      return pci::PathClass::unknown;
+  }
+}
+
 class Checker {
  public:
-  explicit Checker(const Guest& g) : g_(g), h_(g.pci()) {
+  Checker(const Guest& g, const NcclTopoInput* topo) : g_(g), h_(g.pci()), topo_(topo) {
     for (std::size_t i = 0; i < h_.devices().size(); ++i) {
       if (is_gpu(h_.at(i))) gpus_.push_back(i);
       if (is_rdma(h_.at(i))) nics_.push_back(i);
@@ -128,6 +149,7 @@ class Checker {
     presence();
     kernel_path();
     nccl();
+    nccl_topo();
     bar1();
     ats_acs_links();
     drivers();
@@ -226,7 +248,15 @@ class Checker {
   }
 
   void nccl() {
-    const std::vector<NcclPair> pairs = nccl_view(g_);
+    if (!topo_ && g_.nccl_topo_file()) {
+      const Fact& f = *g_.nccl_topo_file();
+      not_checked("GUEST002",
+                  fmt::format("NCCL's path class per GPU and NIC with NCCL_TOPO_FILE={} ({})",
+                              f.value, f.where.to_string()),
+                  fmt::format("`--nccl-topo {}`: NCCL builds its tree from that file", f.value));
+      return;
+    }
+    const std::vector<NcclPair> pairs = nccl_view(g_, topo_);
     if (pairs.empty()) {
       if (!gpus_.empty() && !nics_.empty()) return;  // cannot happen: every GPU gets a pair
       if (!g_.has_full_lspci() && !g_.smi_topo()) {
@@ -248,7 +278,9 @@ class Checker {
       }
       if (p.gdr) continue;  // PIX or PXB: NCCL uses GPUDirect RDMA at its defaults
       std::string where;
-      if (p.from_smi_topo) {
+      if (p.from_nccl_topo) {
+        where = fmt::format("with the topology file {} (see GUEST015)", topo_->path);
+      } else if (p.from_smi_topo) {
         where = "as nvidia-smi topo -m shows it";
       } else if (esxi) {
         where =
@@ -271,6 +303,80 @@ class Checker {
                       "host that GPU and NIC share a switch)",
                       p.cls == pci::PathClass::sys ? "SYS" : "PHB"));
     }
+  }
+
+  /// GUEST015: the file given with --nccl-topo against this guest; without it, the
+  /// NCCL_TOPO_FILE the capture shows is named as not checked.
+  void nccl_topo() {
+    if (topo_ == nullptr) {
+      if (const auto& f = g_.nccl_topo_file()) {
+        not_checked("GUEST015",
+                    fmt::format("NCCL_TOPO_FILE={} ({})", f->value, f->where.to_string()),
+                    fmt::format("`--nccl-topo {}`, the file itself", f->value));
+      }
+      return;
+    }
+    const NcclTopoCheck c = check_nccl_topo(topo_->tree, g_);
+    const std::string fix = fmt::format(
+        "write the file again from this guest's capture: `vmxkit nccl-topo --host HOST --vm "
+        "VM.vmx --guest GUEST... -o {}` (its GPU and NIC bus ids are the guest's, as CUDA and "
+        "the IB plugin report them)",
+        topo_->path);
+    for (const std::uint32_t line : c.bridges_without_class) {
+      add("GUEST015", topo_->path,
+          "a <pci> with elements below it has no class attribute: NCCL's init fails (\"Attribute "
+          "class of node pci not found\", ncclTopoAddPci)",
+          "add class=\"0x060400\" to it, or write the file again with vmxkit nccl-topo",
+          pci::Origin{topo_->path, line});
+    }
+    for (const NcclTopoMove& m : c.moved) moved(m, c, fix);
+    for (const Bdf& b : c.not_in_file) {
+      const auto i = h_.index_of(b);
+      add("GUEST015", i ? h_.describe(*i) : b.to_string(),
+          fmt::format("not in the topology file {}: NCCL places it from the guest's own tree "
+                      "(its virtual root port, straight under the CPU node of its guest NUMA "
+                      "node){}",
+                      topo_->path, changes_of(c, b)),
+          fix, i && !h_.at(*i).origins.empty() ? h_.at(*i).origins.front() : pci::Origin{});
+    }
+  }
+
+  /// The pairs of `c` that involve the device, as text.
+  static std::string changes_of(const NcclTopoCheck& c, const std::string& busid) {
+    std::string out;
+    for (const NcclPairChange& p : c.changed) {
+      if (p.gpu != busid && p.nic != busid) continue;
+      out += fmt::format("{}GPU {} - {} {}: {} where the file (the host) has {}",
+                         out.empty() ? "; " : ", ", p.gpu, to_string(p.peer), p.nic,
+                         to_string(p.in_guest), to_string(p.in_file));
+    }
+    return out;
+  }
+  static std::string changes_of(const NcclTopoCheck& c, const Bdf& b) {
+    std::string out = changes_of(c, b.to_string());
+    if (out.empty()) out = changes_of(c, nccl_busid(b, NcclNodeKind::nic));
+    return out;
+  }
+
+  void moved(const NcclTopoMove& m, const NcclTopoCheck& c, const std::string& fix) {
+    std::string now;
+    std::string changes;
+    if (m.guest_bdf) {
+      now = fmt::format("; the guest's {} is {}{}", m.id, m.guest_bdf->to_string(),
+                        m.guest_busid != m.guest_bdf->to_string()
+                            ? fmt::format(" ({} for NCCL)", m.guest_busid)
+                            : std::string());
+      changes = changes_of(c, m.guest_busid);
+    }
+    add("GUEST015", m.file_busid,
+        fmt::format("the topology file's {} {}{} is not in this guest{}: NCCL finds no element "
+                    "of that bus id (xmlFindTagKv compares the strings), falls back to the "
+                    "guest's own tree for the device (a virtual root port: straight under the "
+                    "CPU node of its guest NUMA node, SYS to the file's devices when that node "
+                    "is not one of the file's) and says nothing{}",
+                    to_string(m.kind), m.file_busid, m.id.empty() ? "" : " (" + m.id + ")", now,
+                    changes),
+        fix, pci::Origin{topo_->path, m.line});
   }
 
   void bar1() {
@@ -501,6 +607,7 @@ class Checker {
 
   const Guest& g_;
   const pci::Host& h_;
+  const NcclTopoInput* topo_ = nullptr;
   std::vector<std::size_t> gpus_;
   std::vector<std::size_t> nics_;
   std::vector<Finding> out_;
@@ -543,20 +650,63 @@ pci::PathClass nccl_path_class(const pci::Host& host, std::size_t a, std::size_t
   }
 }
 
-std::vector<NcclPair> nccl_view(const Guest& g) {
+namespace {
+
+// No lspci: nvidia-smi's own matrix (its GPUi/NICj labels).
+std::vector<NcclPair> smi_view(const SmiTopo& topo) {
+  std::vector<NcclPair> out;
+  for (const std::string& row : topo.labels) {
+    if (!row.starts_with("GPU")) continue;
+    NcclPair best;
+    best.gpu_label = row;
+    bool have = false;
+    for (const std::string& col : topo.labels) {
+      if (!col.starts_with("NIC")) continue;
+      const pci::PathClass c = class_from_smi(topo.cell(row, col));
+      if (!have || c < best.cls) {
+        have = true;
+        best.cls = c;
+        best.nic_label = col;
+        const auto it = topo.nic_names.find(col);
+        best.nic_name = it == topo.nic_names.end() ? std::string{} : it->second;
+        best.from_smi_topo = true;
+      }
+    }
+    if (!have) continue;
+    best.gdr = best.cls == pci::PathClass::pix || best.cls == pci::PathClass::pxb;
+    out.push_back(std::move(best));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<NcclPair> nccl_view(const Guest& g, const NcclTopoInput* topo) {
   std::vector<NcclPair> out;
   const pci::Host& h = g.pci();
+  std::optional<NcclGuestView> view;
+  if (topo != nullptr) view = nccl_guest_view(topo->tree, g);
+  // NCCL's class with the file, when both devices are among those NCCL places.
+  auto file_class = [&](std::size_t a, std::size_t b) -> std::optional<pci::PathClass> {
+    if (!view) return std::nullopt;
+    const auto na = view->node_of.find(a);
+    const auto nb = view->node_of.find(b);
+    if (na == view->node_of.end() || nb == view->node_of.end()) return std::nullopt;
+    const NcclPairPath* p = view->paths.find(na->second, nb->second);
+    if (p == nullptr) return std::nullopt;
+    return class_of(p->type);
+  };
   std::vector<std::size_t> gpus;
   std::vector<std::size_t> nics;
   for (std::size_t i = 0; i < h.devices().size(); ++i) {
     if (is_gpu(h.at(i))) gpus.push_back(i);
     if (is_rdma(h.at(i))) nics.push_back(i);
   }
-  const auto& topo = g.smi_topo();
+  const auto& smi_topo = g.smi_topo();
   auto smi_class = [&](std::size_t gpu_ordinal, std::size_t nic_ordinal) {
-    if (!topo) return pci::PathClass::unknown;
+    if (!smi_topo) return pci::PathClass::unknown;
     return class_from_smi(
-        topo->cell(fmt::format("GPU{}", gpu_ordinal), fmt::format("NIC{}", nic_ordinal)));
+        smi_topo->cell(fmt::format("GPU{}", gpu_ordinal), fmt::format("NIC{}", nic_ordinal)));
   };
   if (!gpus.empty() && !nics.empty()) {
     for (std::size_t gi = 0; gi < gpus.size(); ++gi) {
@@ -564,9 +714,10 @@ std::vector<NcclPair> nccl_view(const Guest& g) {
       best.gpu_index = gpus[gi];
       bool have = false;
       for (std::size_t ni = 0; ni < nics.size(); ++ni) {
-        pci::PathClass c = nccl_path_class(h, gpus[gi], nics[ni]);
+        const auto with_file = file_class(gpus[gi], nics[ni]);
+        pci::PathClass c = with_file ? *with_file : nccl_path_class(h, gpus[gi], nics[ni]);
         bool smi = false;
-        if (c == pci::PathClass::unknown && topo) {
+        if (c == pci::PathClass::unknown && smi_topo && !with_file) {
           c = smi_class(gi, ni);
           smi = c != pci::PathClass::unknown;
         }
@@ -576,6 +727,7 @@ std::vector<NcclPair> nccl_view(const Guest& g) {
           best.nic_index = nics[ni];
           best.nic_name = ib_name_for(g, h.at(nics[ni]), ni);
           best.from_smi_topo = smi;
+          best.from_nccl_topo = with_file.has_value();
         }
       }
       best.gdr = best.cls == pci::PathClass::pix || best.cls == pci::PathClass::pxb;
@@ -583,33 +735,12 @@ std::vector<NcclPair> nccl_view(const Guest& g) {
     }
     return out;
   }
-  if (topo && gpus.empty()) {
-    // No lspci: nvidia-smi's own matrix (its GPUi/NICj labels).
-    for (const std::string& row : topo->labels) {
-      if (!row.starts_with("GPU")) continue;
-      NcclPair best;
-      best.gpu_label = row;
-      bool have = false;
-      for (const std::string& col : topo->labels) {
-        if (!col.starts_with("NIC")) continue;
-        const pci::PathClass c = class_from_smi(topo->cell(row, col));
-        if (!have || c < best.cls) {
-          have = true;
-          best.cls = c;
-          best.nic_label = col;
-          const auto it = topo->nic_names.find(col);
-          best.nic_name = it == topo->nic_names.end() ? std::string{} : it->second;
-          best.from_smi_topo = true;
-        }
-      }
-      if (!have) continue;
-      best.gdr = best.cls == pci::PathClass::pix || best.cls == pci::PathClass::pxb;
-      out.push_back(std::move(best));
-    }
-  }
+  if (smi_topo && gpus.empty()) return smi_view(*smi_topo);
   return out;
 }
 
-std::vector<Finding> check_guest(const Guest& g) { return Checker(g).run(); }
+std::vector<Finding> check_guest(const Guest& g, const NcclTopoInput* topo) {
+  return Checker(g, topo).run();
+}
 
 }  // namespace vmxkit::guest

@@ -10,6 +10,7 @@
 
 #include "vmxkit/core/diagnostic.h"
 #include "vmxkit/model/guest.h"
+#include "vmxkit/analysis/nccl_topo.h"
 #include "vmxkit/analysis/topology.h"
 
 namespace vmxkit::guest {
@@ -54,13 +55,24 @@ struct NcclPair {
   std::string nic_label;  ///< "NIC0"
   std::string nic_name;   ///< "mlx5_0" when an input says
   pci::PathClass cls = pci::PathClass::unknown;
-  bool from_smi_topo = false;  ///< the class is from `nvidia-smi topo -m`, not from lspci
-  bool gdr = false;            ///< within NCCL's default NCCL_NET_GDR_LEVEL (PXB)
+  bool from_smi_topo = false;   ///< the class is from `nvidia-smi topo -m`, not from lspci
+  bool from_nccl_topo = false;  ///< the class is NCCL's with the topology file given
+  bool gdr = false;             ///< within NCCL's default NCCL_NET_GDR_LEVEL (PXB)
 };
-std::vector<NcclPair> nccl_view(const Guest& g);
+
+/// A topology file given to guest-check (`--nccl-topo FILE`), read.
+struct NcclTopoInput {
+  std::string path;
+  NcclTopoTree tree;
+};
+
+/// Each GPU and its nearest NIC as NCCL sees them: from the guest's lspci tree, or with `topo`
+/// from the tree NCCL builds from that file and the guest (nccl_guest_view).
+std::vector<NcclPair> nccl_view(const Guest& g, const NcclTopoInput* topo = nullptr);
 
 /// Runs every check; problems first (errors, warnings), then infos: the versions found and,
-/// as GUEST012 "not checked (needs: ...)", each check the inputs could not answer.
-std::vector<Finding> check_guest(const Guest& g);
+/// as GUEST012 "not checked (needs: ...)", each check the inputs could not answer. With `topo`,
+/// also checks that file against the guest (GUEST015).
+std::vector<Finding> check_guest(const Guest& g, const NcclTopoInput* topo = nullptr);
 
 }  // namespace vmxkit::guest

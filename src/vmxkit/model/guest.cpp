@@ -16,15 +16,31 @@
 namespace vmxkit::guest {
 namespace {
 
-// Commands whose output guest-check reads; a prompt line must run one of them.
-constexpr std::array<std::string_view, 12> kCommands = {
-    "lspci", "lsmod",   "cat",       "nvidia-smi", "ibv_devinfo", "uname",
-    "grep",  "modinfo", "ofed_info", "sudo",       "head",        "tail"};
+// Commands whose output guest-check reads; a prompt line must run one of them. NCCL's log comes
+// from a program that runs NCCL: an nccl-tests binary (`all_reduce_perf`), or a launcher.
+constexpr std::array<std::string_view, 20> kCommands = {
+    "lspci",   "lsmod",     "cat",    "nvidia-smi", "ibv_devinfo", "uname", "grep",
+    "modinfo", "ofed_info", "sudo",   "head",       "tail",        "env",   "printenv",
+    "mpirun",  "torchrun",  "python", "python3",    "srun",        "export"};
+
+// `NAME=value`, as a shell takes an assignment before a command.
+bool is_assignment(std::string_view word) {
+  const auto eq = word.find('=');
+  if (eq == 0 || eq == std::string_view::npos) return false;
+  return std::all_of(word.begin(), word.begin() + static_cast<std::ptrdiff_t>(eq), [](char c) {
+    return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+  });
+}
 
 bool known_command(std::string_view cmd) {
   cmd = trim(cmd);
-  const std::string_view word = cmd.substr(0, cmd.find_first_of(" \t|"));
-  return std::find(kCommands.begin(), kCommands.end(), word) != kCommands.end();
+  std::string_view word = cmd.substr(0, cmd.find_first_of(" \t|"));
+  while (is_assignment(word) && word.size() < cmd.size()) {
+    cmd = trim(cmd.substr(word.size()));
+    word = cmd.substr(0, cmd.find_first_of(" \t|"));
+  }
+  return std::find(kCommands.begin(), kCommands.end(), word) != kCommands.end() ||
+         word.ends_with("_perf");
 }
 
 // The command of a shell prompt line (`$ lsmod`, `# lsmod`, `[root@vm ~]# lsmod`,
@@ -62,6 +78,20 @@ bool elision_marker(std::string_view line) {
          (t.substr(1, 3) == "..." || t.substr(1, 3) == "\xe2\x80\xa6");
 }
 
+// The value of an `NCCL_TOPO_FILE=...` assignment on a command line, quotes removed.
+std::optional<std::string_view> topo_file_assignment(std::string_view command) {
+  constexpr std::string_view kKey = "NCCL_TOPO_FILE=";
+  const auto at = command.find(kKey);
+  if (at == std::string_view::npos || (at > 0 && command[at - 1] != ' ')) return std::nullopt;
+  std::string_view v = command.substr(at + kKey.size());
+  v = v.substr(0, v.find_first_of(" \t;|&"));
+  if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) {
+    v = v.substr(1, v.size() - 2);
+  }
+  if (v.empty()) return std::nullopt;
+  return v;
+}
+
 bool is_filtered(std::string_view command) { return command.find('|') != std::string_view::npos; }
 
 }  // namespace
@@ -94,6 +124,10 @@ std::string_view to_string(InputKind kind) {
       return "modinfo";
     case InputKind::ofed_info:
       return "ofed_info -s";
+    case InputKind::nccl_log:
+      return "NCCL log";
+    case InputKind::environment:
+      return "env";
   }
   return "unknown";
 }
@@ -202,6 +236,9 @@ void Guest::load_text(std::string_view text, const std::string& path) {
     ++line_no;
     if (const auto cmd = prompt_command(line)) {
       any_prompt = true;
+      if (const auto topo = topo_file_assignment(*cmd); topo && !nccl_topo_file_) {
+        nccl_topo_file_ = Fact{std::string(*topo), pci::Origin{path, line_no}};
+      }
       parts.push_back(Part{std::string(*cmd), {}});
       continue;
     }
@@ -277,6 +314,12 @@ void Guest::load_section(std::string_view text, const std::string& path, std::ui
       break;
     case InputKind::ofed_info:
       load_ofed_info(*this, text, path);
+      break;
+    case InputKind::nccl_log:
+      load_nccl_log(*this, text, path);
+      break;
+    case InputKind::environment:
+      load_environment(*this, text, path);
       break;
   }
   inputs_.push_back(std::move(read));

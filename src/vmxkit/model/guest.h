@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "vmxkit/checks/host_checks.h"
 #include "vmxkit/core/pci_address.h"
 #include "vmxkit/model/cmdline.h"
 #include "vmxkit/model/host.h"
@@ -31,6 +32,8 @@ enum class InputKind : unsigned char {
   nvidia_version,    ///< `/proc/driver/nvidia/version`
   modinfo,           ///< `modinfo nvidia` (or another module)
   ofed_info,         ///< `ofed_info -s`
+  nccl_log,          ///< NCCL's log (`NCCL_DEBUG=INFO`): lines with ` NCCL INFO `
+  environment,       ///< `env`, `printenv`: `NAME=value` lines
 };
 std::string_view to_string(InputKind kind);
 
@@ -131,6 +134,8 @@ class Guest {
   /// Modules `modinfo` described (installed, whether or not loaded), by name.
   const std::map<std::string, Fact>& modinfo() const { return modinfo_; }
   const std::optional<Fact>& ofed_version() const { return ofed_version_; }
+  /// The NCCL_TOPO_FILE NCCL runs with, from NCCL's log or the environment.
+  const std::optional<Fact>& nccl_topo_file() const { return nccl_topo_file_; }
 
   /// Whether a module is loaded: per lsmod, else per /sys/module/NAME/version (a module with
   /// a version file is loaded), else per lspci's `Kernel driver in use`; nullopt when no
@@ -155,6 +160,7 @@ class Guest {
   void set_open_kernel_module(bool open, pci::Origin where);
   void set_modinfo(const std::string& name, Fact f) { modinfo_[name] = std::move(f); }
   void set_ofed_version(Fact f) { ofed_version_ = std::move(f); }
+  void set_nccl_topo_file(Fact f) { nccl_topo_file_ = std::move(f); }
   void set_lspci_verbose() { lspci_verbose_ = true; }
 
  private:
@@ -175,6 +181,7 @@ class Guest {
   std::optional<Fact> open_module_;
   std::map<std::string, Fact> modinfo_;
   std::optional<Fact> ofed_version_;
+  std::optional<Fact> nccl_topo_file_;
   bool lspci_verbose_ = false;
   bool finalized_ = false;
 };

@@ -14,9 +14,10 @@
 
 #include "support/support.h"
 #include "vmxkit/core/error.h"
+#include "vmxkit/formats/vmx/document.h"
 #include "vmxkit/model/guest.h"
 #include "vmxkit/model/host.h"
-#include "vmxkit/formats/vmx/document.h"
+#include "vmxkit/report/nccl_topo_xml.h"
 
 namespace {
 
@@ -84,8 +85,9 @@ Shell shell(const std::string& command) { return vmxkit::test::run_shell(command
 TEST_CASE("nccl-topo puts the guest's GPU and NIC under the host switch they share",
           "[guest][nccl-topo]") {
   const auto topo = build(data("nccl-topo-pix.vmx"), data("nccl-topo-pix.lspci-vvv.txt"));
+  const std::string xml = vmxkit::guest::nccl_topo_xml(topo);
   pugi::xml_document doc;
-  parse(doc, topo.xml);
+  parse(doc, xml);
   const pugi::xml_node system = doc.child("system");
   REQUIRE(system);
   CHECK(std::string(system.attribute("version").value()) == "1");
@@ -102,14 +104,20 @@ TEST_CASE("nccl-topo puts the guest's GPU and NIC under the host switch they sha
   CHECK_FALSE(find_pci(doc, "0000:19:00.0"));
   CHECK(topo.mappings.size() == 2);
 
-  // Under the same switch as on the host: the upstream port 0000:16:00.0, below the root port.
+  // Under the same switch as on the host, the way NCCL's sysfs walk writes it there
+  // (ncclTopoGetXmlFromSys, src/graph/xml.cc: "Rewind two '/'"): of the path root port
+  // 15:02.0 / upstream port 16:00.0 / downstream port 17:0x.0 / device, only the upstream
+  // port, straight under the <cpu>, with both devices as its direct children.
   const pugi::xml_node common = common_ancestor(gpu, nic);
   REQUIRE(common);
   CHECK(std::string(common.name()) == "pci");
   CHECK(std::string(common.attribute("busid").value()) == "ffff:16:00.0");
-  CHECK(std::string(common.parent().attribute("busid").value()) == "ffff:15:02.0");
-  CHECK(std::string(gpu.parent().attribute("busid").value()) == "ffff:17:00.0");
-  CHECK(std::string(nic.parent().attribute("busid").value()) == "ffff:17:01.0");
+  CHECK(gpu.parent() == common);
+  CHECK(nic.parent() == common);
+  CHECK(std::string(common.parent().name()) == "cpu");
+  CHECK_FALSE(find_pci(doc, "ffff:15:02.0"));  // the root port
+  CHECK_FALSE(find_pci(doc, "ffff:17:00.0"));  // the downstream ports
+  CHECK_FALSE(find_pci(doc, "ffff:17:01.0"));
 
   // The cpu of the host's NUMA node of the GPU.
   const Inputs in = load(data("nccl-topo-pix.vmx"), {data("nccl-topo-pix.lspci-vvv.txt")});
@@ -131,10 +139,10 @@ TEST_CASE("nccl-topo puts the guest's GPU and NIC under the host switch they sha
     CHECK(std::string(x.node().attribute("link_width").value()) == "16");
     CHECK_FALSE(std::string(x.node().attribute("class").value()).empty());
   }
-  CHECK(pcis == 6);  // root port, upstream port, two downstream ports, GPU, NIC
+  CHECK(pcis == 3);  // upstream port, GPU, NIC
   CHECK(topo.notes.empty());
   // NCCL's parser takes no XML declaration (xml.cc xmlGetNode: `<?xml` is not a node).
-  CHECK(topo.xml.find("<?xml") == std::string::npos);
+  CHECK(xml.find("<?xml") == std::string::npos);
 }
 
 TEST_CASE("nccl-topo matches devices of one id by order with a note, and --map overrides it",
@@ -144,9 +152,10 @@ TEST_CASE("nccl-topo matches devices of one id by order with a note, and --map o
   REQUIRE(by_order.notes.size() == 2);
   CHECK_THAT(by_order.notes[0], Catch::Contains("0000:03:00.0 -> host 0000:18:00.0") &&
                                     Catch::Contains("by order") && Catch::Contains("--map"));
-  CHECK_THAT(by_order.xml, Catch::Contains("by order"));
+  const std::string by_order_xml = vmxkit::guest::nccl_topo_xml(by_order);
+  CHECK_THAT(by_order_xml, Catch::Contains("by order"));
   pugi::xml_document a;
-  parse(a, by_order.xml);
+  parse(a, by_order_xml);
   CHECK(enclosing_cpu(find_pci(a, "0000:03:00.0")).attribute("numaid").as_int(-1) == 0);
   CHECK(enclosing_cpu(find_pci(a, "0000:13:00.0")).attribute("numaid").as_int(-1) == 1);
   CHECK(common_ancestor(find_pci(a, "0000:03:00.0"), find_pci(a, "0000:0b:00.0")).name() ==
@@ -156,9 +165,10 @@ TEST_CASE("nccl-topo matches devices of one id by order with a note, and --map o
       build(data("nccl-topo-two-gpus.vmx"), data("nccl-topo-two-gpus.lspci-vvv.txt"),
             {"0000:03:00.0=0000:9d:00.0"});
   CHECK(mapped.notes.empty());
-  CHECK(mapped.xml != by_order.xml);
+  const std::string mapped_xml = vmxkit::guest::nccl_topo_xml(mapped);
+  CHECK(mapped_xml != by_order_xml);
   pugi::xml_document b;
-  parse(b, mapped.xml);
+  parse(b, mapped_xml);
   CHECK(enclosing_cpu(find_pci(b, "0000:03:00.0")).attribute("numaid").as_int(-1) == 1);
   CHECK(enclosing_cpu(find_pci(b, "0000:13:00.0")).attribute("numaid").as_int(-1) == 0);
   // Now the guest's 13:00.0 is the GPU beside the NIC.
@@ -168,7 +178,7 @@ TEST_CASE("nccl-topo matches devices of one id by order with a note, and --map o
             common_ancestor(find_pci(b, "0000:03:00.0"), find_pci(b, "0000:0b:00.0")).name()) ==
         "system");
   // Comments never hold "--" (not allowed in XML comments).
-  CHECK(mapped.xml.find("<!-- GPU guest 0000:03:00.0 is host 0000:9d:00.0: the map option") !=
+  CHECK(mapped_xml.find("<!-- GPU guest 0000:03:00.0 is host 0000:9d:00.0: the map option") !=
         std::string::npos);
 }
 
@@ -254,13 +264,15 @@ TEST_CASE("nccl-topo places an SR-IOV VF entry at its PF's position on the host"
   vmxkit::test::write_bytes(dir / "vf-guest.txt", guest);
 
   const auto topo = build((dir / "vf.vmx").string(), (dir / "vf-guest.txt").string());
+  const std::string xml = vmxkit::guest::nccl_topo_xml(topo);
   pugi::xml_document doc;
-  parse(doc, topo.xml);
+  parse(doc, xml);
   const pugi::xml_node vf = find_pci(doc, "0000:0b:00.0");
   REQUIRE(vf);
   CHECK(std::string(vf.attribute("device").value()) == "0x101e");
-  CHECK(std::string(vf.parent().attribute("busid").value()) == "ffff:17:01.0");  // the PF's port
-  CHECK_THAT(topo.xml, Catch::Contains("SR-IOV VF placed at its PF 0000:19:00.0"));
+  // The PF's switch: on the host the VF's sysfs path has the PF's ancestors.
+  CHECK(std::string(vf.parent().attribute("busid").value()) == "ffff:16:00.0");
+  CHECK_THAT(xml, Catch::Contains("SR-IOV VF placed at its PF 0000:19:00.0"));
 }
 
 TEST_CASE("nccl-topo helpers: link speeds as sysfs writes them, synthetic bus ids",

@@ -88,6 +88,39 @@ bool is_proc_modules_line(std::string_view t) {
          (w[4] == "Live" || w[4] == "Loading" || w[4] == "Unloading");
 }
 
+// "host:1234:1234 [0] NCCL INFO ..." (NCCL's debug.cc prefix), or a WARN line.
+bool is_nccl_log_line(std::string_view line) {
+  return contains(line, " NCCL INFO ") || contains(line, " NCCL WARN ");
+}
+
+// `NAME=value` (env, printenv), or `export NAME=value` / `declare -x NAME="value"`.
+std::string_view env_assignment(std::string_view t) {
+  for (const std::string_view prefix : {"export ", "declare -x "}) {
+    if (t.starts_with(prefix)) t = trim(t.substr(prefix.size()));
+  }
+  return t;
+}
+
+bool is_env_line(std::string_view t) {
+  t = env_assignment(t);
+  const auto eq = t.find('=');
+  if (eq == 0 || eq == std::string_view::npos) return false;
+  const char first = t.front();
+  if (!(first == '_' || (first >= 'A' && first <= 'Z') || (first >= 'a' && first <= 'z'))) {
+    return false;
+  }
+  return std::all_of(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(eq), [](char c) {
+    return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+  });
+}
+
+std::string_view unquote(std::string_view v) {
+  if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) {
+    return v.substr(1, v.size() - 2);
+  }
+  return v;
+}
+
 bool single_line(std::string_view text) {
   std::size_t n = 0;
   for (const std::string_view l : LineRange(text)) n += !trim(l).empty();
@@ -110,6 +143,12 @@ std::optional<std::pair<unsigned, unsigned>> parse_release(std::string_view rele
 InputKind detect_kind(std::string_view text, const std::string& path) {
   std::uint32_t line_no = 0;
   std::uint32_t meaningful = 0;
+  // NCCL's log is mixed with what the program prints (nccl-tests' `# nThread 1 ...` header).
+  for (const std::string_view line : LineRange(text)) {
+    if (is_nccl_log_line(line)) return InputKind::nccl_log;
+    if (!trim(line).empty() && ++meaningful >= 40) break;
+  }
+  meaningful = 0;
   // The plain nvidia-smi table starts with a date line; look a few lines ahead for its banner.
   for (const std::string_view line : LineRange(text)) {
     if (contains(line, "NVIDIA-SMI ") && contains(line, "Driver Version")) {
@@ -146,6 +185,7 @@ InputKind detect_kind(std::string_view text, const std::string& path) {
         return InputKind::cmdline;
       }
     }
+    if (is_env_line(t)) return InputKind::environment;
     // lspci listings: a device line "BB:DD.F class: name", or an lspci -tv tree.
     const auto sp = t.find(' ');
     if (sp != std::string_view::npos && parse_bdf(t.substr(0, sp)) &&
@@ -160,8 +200,8 @@ InputKind detect_kind(std::string_view text, const std::string& path) {
     throw Error(path, line_no, line[0] == ' ' || line[0] == '\t' ? col : 1,
                 "unknown guest input: expected the output of lspci (-vvv, -tv), lsmod, "
                 "/proc/modules, /proc/cmdline, nvidia-smi (-q, topo -m), ibv_devinfo, uname -r, "
-                "`grep . /sys/module/*/version`, /proc/driver/nvidia/version, modinfo or "
-                "ofed_info -s");
+                "`grep . /sys/module/*/version`, /proc/driver/nvidia/version, modinfo, "
+                "ofed_info -s, env or NCCL's log");
   }
   throw Error(path, "empty guest input");
 }
@@ -519,6 +559,39 @@ void load_ofed_info(Guest& g, std::string_view text, const std::string& path) {
     }
     g.set_ofed_version(Fact{std::string(t), at.origin()});
     return;
+  }
+}
+
+void load_nccl_log(Guest& g, std::string_view text, const std::string& path) {
+  // INFO(NCCL_ENV, "NCCL_TOPO_FILE set by environment to %s") in ncclTopoGetSystem
+  // (src/graph/topo.cc); INFO(NCCL_GRAPH, "Loading topology file %s") in
+  // ncclTopoGetXmlFromFile (src/graph/xml.cc), which also reads the default
+  // /var/run/nvidia-topologyd/virtualTopology.xml.
+  constexpr std::string_view kSet = "NCCL_TOPO_FILE set by environment to ";
+  constexpr std::string_view kLoading = "Loading topology file ";
+  std::uint32_t n = 0;
+  for (const std::string_view line : LineRange(text)) {
+    ++n;
+    for (const std::string_view key : {kSet, kLoading}) {
+      const auto at = line.find(key);
+      if (at == std::string_view::npos || !is_nccl_log_line(line)) continue;
+      const std::string_view value = trim(line.substr(at + key.size()));
+      if (!value.empty() && !g.nccl_topo_file()) {
+        g.set_nccl_topo_file(Fact{std::string(value), pci::Origin{path, n}});
+      }
+    }
+  }
+}
+
+void load_environment(Guest& g, std::string_view text, const std::string& path) {
+  constexpr std::string_view kKey = "NCCL_TOPO_FILE=";
+  std::uint32_t n = 0;
+  for (const std::string_view line : LineRange(text)) {
+    ++n;
+    const std::string_view t = env_assignment(trim(line));
+    if (!t.starts_with(kKey)) continue;
+    const std::string_view value = unquote(t.substr(kKey.size()));
+    if (!value.empty()) g.set_nccl_topo_file(Fact{std::string(value), pci::Origin{path, n}});
   }
 }
 

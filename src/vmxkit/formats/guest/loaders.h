@@ -21,6 +21,11 @@ void load_module_versions(Guest& g, std::string_view text, const std::string& pa
 void load_nvidia_version(Guest& g, std::string_view text, const std::string& path);
 void load_modinfo(Guest& g, std::string_view text, const std::string& path);
 void load_ofed_info(Guest& g, std::string_view text, const std::string& path);
+/// NCCL's log: the NCCL_TOPO_FILE it says it read (`NCCL_TOPO_FILE set by environment to F`,
+/// `Loading topology file F`; ncclTopoGetSystem and ncclTopoGetXmlFromFile in NCCL).
+void load_nccl_log(Guest& g, std::string_view text, const std::string& path);
+/// `env` output: the NCCL_TOPO_FILE line.
+void load_environment(Guest& g, std::string_view text, const std::string& path);
 
 /// `5.15.0-91-generic` -> major 5, minor 15; nullopt when it does not start with N.N.
 std::optional<std::pair<unsigned, unsigned>> parse_release(std::string_view release);

@@ -441,5 +441,5 @@ TEST_CASE("the guest check table has unique sorted ids, each documented with a s
           std::string::npos);
     CHECK(anchor == "guest" + std::string(c.id).substr(5) + "-" + std::string(c.name));
   }
-  CHECK(vmxkit::guest::checks().size() == 14);
+  CHECK(vmxkit::guest::checks().size() == 15);
 }
