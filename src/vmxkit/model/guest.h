@@ -10,7 +10,6 @@
 #include <string_view>
 #include <vector>
 
-#include "vmxkit/checks/host_checks.h"
 #include "vmxkit/core/pci_address.h"
 #include "vmxkit/model/cmdline.h"
 #include "vmxkit/model/host.h"
