@@ -2,6 +2,7 @@
 // Writes a plan as HCL for vmware/terraform-provider-vsphere, in the layout `terraform fmt`
 // (hclwrite.Format) gives: two-space indents, the `=` of consecutive one-line attributes aligned.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <string>
 #include <variant>
@@ -256,16 +257,28 @@ std::string write_vm(const ConfigSpec& spec, const Devices& d, std::string heade
 // A vGPU plan as a VM Service class: VM Operator adds 64-bit MMIO (512 GB) to its VMs, and
 // the class resource has no extraConfig, firmware or cores per socket.
 std::string write_class(const ConfigSpec& spec, const Devices& d, std::string header) {
+  std::vector<std::string> p2p;
   for (const vsphere::OptionValue& o : spec.extra_config) {
     const bool mmio_on = iequals(o.key, "pciPassthru.use64bitMMIO") && iequals(o.value, "TRUE");
     const auto gb = iequals(o.key, "pciPassthru.64bitMMIOSizeGB") ? parse_int(o.value)
                                                                    : std::nullopt;
     if (mmio_on || (gb && *gb > 0 && *gb <= kVmOperatorMmioGb)) continue;
+    // vGPUs get no P2P over PCIe (NVIDIA; rule P2P004), and the class has no other device.
+    if (iequals(o.key, "pciPassthru.allowP2P") || iequals(o.key, "pciPassthru.RelaxACSforP2P")) {
+      p2p.push_back(o.key);
+      continue;
+    }
     refuse(fmt::format("a vGPU plan is written as a vsphere_virtual_machine_class (the VM "
                        "resource has no vGPU argument), which carries no extraConfig: {} = {} "
                        "would be lost (VM Operator gives 64-bit MMIO of 512 GB, no more); use "
                        "--format vmclass",
                        o.key, vsphere::quote_for_message(o.value)));
+  }
+  if (!p2p.empty()) {
+    header += comment_line(fmt::format("vmxkit: {} not written: a class carries no extraConfig, "
+                                       "and vGPUs get no peer-to-peer over PCIe",
+                                       fmt::join(p2p, " and ")),
+                           "");
   }
   Body b;
   b.attribute("name", hcl_string(spec.name.value_or("vmxkit-gpu"), "name"));

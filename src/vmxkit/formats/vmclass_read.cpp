@@ -376,41 +376,39 @@ std::vector<VmClass> read_vmclass_yaml(const SourceFile& source) {
   return ClassReader(source).read(yaml::parse_documents(source));
 }
 
-bool looks_like_vmclass_yaml(std::string_view bytes) {
-  const std::string_view head = bytes.substr(0, 64 * 1024);
-  bool kind = false;
-  bool group = false;
-  std::size_t i = 0;
-  while (i < head.size() && !(kind && group)) {
-    std::size_t end = head.find('\n', i);
-    if (end == std::string_view::npos) end = head.size();
-    std::string_view line = head.substr(i, end - i);
-    i = end + 1;
-    // One line of YAML (`kind: VirtualMachineClass`, `- apiVersion: ...`) or JSON.
-    while (!line.empty() && (line[0] == ' ' || line[0] == '\t' || line[0] == '-' ||
-                             line[0] == '{' || line[0] == ',')) {
-      line.remove_prefix(1);
+namespace {
+
+// Whether `text` has the member `key` (YAML `key:` or JSON `"key":`, quoted or not) whose
+// value starts with `value` and, when `whole`, ends there.
+bool has_member(std::string_view text, std::string_view key, std::string_view value, bool whole) {
+  for (std::size_t at = text.find(key); at != std::string_view::npos;
+       at = text.find(key, at + 1)) {
+    const char before = at == 0 ? '\n' : text[at - 1];
+    if (std::string_view(" \t\r\n{,-\"'").find(before) == std::string_view::npos) continue;
+    std::size_t i = at + key.size();
+    if (i < text.size() && (text[i] == '"' || text[i] == '\'')) ++i;
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+    if (i >= text.size() || text[i] != ':') continue;
+    ++i;
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '"' ||
+                               text[i] == '\'')) {
+      ++i;
     }
-    for (const std::string_view q : {"", "\"", "'"}) {
-      const std::string kind_key = std::string(q) + "kind" + std::string(q);
-      const std::string api_key = std::string(q) + "apiVersion" + std::string(q);
-      if (line.rfind(kind_key, 0) == 0) {
-        std::string_view rest = line.substr(kind_key.size());
-        while (!rest.empty() && (rest[0] == ' ' || rest[0] == ':' || rest[0] == '"' ||
-                                 rest[0] == '\'')) {
-          rest.remove_prefix(1);
-        }
-        kind = kind || (rest.rfind(kKind, 0) == 0 &&
-                        (rest.size() == kKind.size() ||
-                         std::string_view(" \t\r\"',#}").find(rest[kKind.size()]) !=
-                             std::string_view::npos));
-      }
-      if (line.rfind(api_key, 0) == 0) {
-        group = group || line.find(kGroup) != std::string_view::npos;
-      }
+    if (text.substr(i, value.size()) != value) continue;
+    i += value.size();
+    if (!whole || i == text.size() ||
+        std::string_view(" \t\r\n\"',#}").find(text[i]) != std::string_view::npos) {
+      return true;
     }
   }
-  return kind && group;
+  return false;
+}
+
+}  // namespace
+
+bool looks_like_vmclass_yaml(std::string_view bytes) {
+  const std::string_view head = bytes.substr(0, 64 * 1024);
+  return has_member(head, "kind", kKind, true) && has_member(head, "apiVersion", kGroup, false);
 }
 
 }  // namespace vmxkit::vmclass

@@ -149,6 +149,9 @@ std::string write_vmclass(const VmConfig& config, const std::vector<std::string>
   for (const std::string& key : spec.not_sent) {
     notes.push_back(fmt::format("vmxkit: {} is not written: vSphere sets it", key));
   }
+  if (!spec.num_cpus) {
+    notes.push_back("vmxkit: the plan sets no vCPU count: add spec.hardware.cpus");
+  }
   if (spec.firmware) {
     notes.push_back(fmt::format(
         "vmxkit: VM Operator gives a VM the firmware of its spec.bootOptions, else of its "

@@ -249,6 +249,7 @@ class Converter {
       const std::size_t at = offset(key.Mark());
       if (!key.IsScalar()) fail_at(at, "a map key must be a scalar");
       Value k;
+      k.span.begin = at;
       scalar(key, k);
       if (key.Tag() == "?" && key.Scalar() == "<<") {
         fail_at(at, "merge keys (<<) are not supported: write the keys out");
