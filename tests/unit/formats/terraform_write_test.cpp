@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "declared_plans.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/formats/terraform.h"
@@ -111,4 +113,51 @@ TEST_CASE("HCL strings escape quotes, backslashes, control bytes and template se
   CHECK(hcl.find("    \"guestinfo.a\" = \"x$${y}%%{z}\\\\ \\\"q\\\"\"\n") != std::string::npos);
   CHECK(hcl.find("    \"guestinfo.b\" = \"tab\\tend\"\n") != std::string::npos);
   CHECK(hcl.rfind("# a comment with a line break\n", 0) == 0);
+}
+
+namespace {
+
+// The state document tests/integration/hclcheck makes from a golden HCL file with HashiCorp's
+// HCL parser (the ctest entry terraform_hcl_outputs_parse checks that it is current).
+TerraformVm parsed_back(const std::string& tf) {
+  const auto path = test::source_path(std::string(kOut) + tf + ".state.json");
+  const TerraformJson doc = read_terraform_json(SourceFile(path.string(), test::read_bytes(path)));
+  REQUIRE(doc.vms.size() == 1);
+  return doc.vms[0];
+}
+
+std::vector<std::string> sorted(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("the HCL written for a plan, parsed by HashiCorp's HCL library, reads back as the plan",
+          "[terraform][write]") {
+  for (const bool sriov : {false, true}) {
+    const test::DeclaredPlan p = test::rdma_plan(sriov);
+    const std::string tf = sriov ? "gpu-sriov.tf" : "gpu-rdma.tf";
+    INFO(tf);
+    // The golden is what the writer writes now, and the state document is made from it.
+    CHECK(write_terraform(p.config, p.comments) ==
+          test::read_bytes(test::source_path(std::string(kOut) + tf)));
+    const TerraformVm back = parsed_back(tf);
+    CHECK(back.address == "vsphere_virtual_machine.gpu_vm");
+    // Terraform's maps are sorted by key: the extraConfig order is not kept, its content is.
+    CHECK(sorted(test::carried(back.config)) == sorted(test::carried(p.config)));
+  }
+}
+
+TEST_CASE("the vGPU class written for a plan reads back with its vGPU, memory and reservation",
+          "[terraform][write]") {
+  const test::DeclaredPlan p = test::vgpu_plan();
+  const TerraformVm back = parsed_back("vgpu-class.tf");
+  CHECK(back.type == ResourceType::virtual_machine_class);
+  CHECK(back.config.get("pciPassthru0.vgpu") == p.config.get("pciPassthru0.vgpu"));
+  CHECK(back.config.get("memsize") == "131072");
+  CHECK(back.config.memory_reservation_mb() == 131072);
+  // What VM Operator gives: 64-bit MMIO of 512 GB, at least the 256 GB the plan asks.
+  CHECK(back.config.get("pciPassthru.64bitMMIOSizeGB") == "512");
+  CHECK(p.config.get("pciPassthru.64bitMMIOSizeGB") == "256");
 }
