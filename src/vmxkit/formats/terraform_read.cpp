@@ -436,8 +436,7 @@ void Reader::read_sriov(VmBuild& b) const {
   }
 }
 
-void Reader::read_sriov_nic(VmBuild& b, const Value& nic, std::size_t i,
-                            const Value* marks) const {
+void Reader::read_sriov_nic(VmBuild& b, const Value& nic, std::size_t i, const Value* marks) const {
   const auto unknown = [&](std::string_view field) {
     const Value* m = part(marks, field);
     if (!marked(m)) return false;
@@ -489,9 +488,9 @@ void Reader::read_extra_config(VmBuild& b) const {
   if (marks != nullptr && marks->is(Type::object)) {
     for (const Member& m : marks->members) {
       if (!marked(&m.value)) continue;
-      b.vm.unknown.push_back(
-          {fmt::format("extra_config[{}]", vsphere::quote_for_message(m.key)), {m.key},
-           m.value.span});
+      b.vm.unknown.push_back({fmt::format("extra_config[{}]", vsphere::quote_for_message(m.key)),
+                              {m.key},
+                              m.value.span});
     }
   }
   if (map == nullptr) return;
@@ -550,8 +549,8 @@ std::string_view to_string(ResourceType type) {
 
 bool looks_like_terraform_json(std::string_view bytes) {
   std::size_t i = bytes.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
-  while (i < bytes.size() && (bytes[i] == ' ' || bytes[i] == '\t' || bytes[i] == '\r' ||
-                              bytes[i] == '\n')) {
+  while (i < bytes.size() &&
+         (bytes[i] == ' ' || bytes[i] == '\t' || bytes[i] == '\r' || bytes[i] == '\n')) {
     ++i;
   }
   if (i == bytes.size() || bytes[i] != '{') return false;

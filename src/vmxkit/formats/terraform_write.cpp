@@ -29,8 +29,8 @@ constexpr std::int64_t kVmOperatorMmioGb = 512;
 // and `${` and `%{` written as `$${` and `%%{` so that they are not template sequences.
 std::string hcl_string(std::string_view s, std::string_view what) {
   if (!is_valid_utf8(s)) {
-    throw Error(fmt::format("{} {}: not UTF-8, which HCL requires", what,
-                            vsphere::quote_for_message(s)));
+    throw Error(
+        fmt::format("{} {}: not UTF-8, which HCL requires", what, vsphere::quote_for_message(s)));
   }
   std::string out = "\"";
   for (std::size_t i = 0; i < s.size(); ++i) {
@@ -99,7 +99,7 @@ struct Body {
         width = std::max(width, std::get<Attribute>(items[end]).name.size());
       }
       for (; i < end; ++i) {
-        const Attribute& a = std::get<Attribute>(items[i]);
+        const auto& a = std::get<Attribute>(items[i]);
         out += fmt::format("{}{:<{}} = {}\n", indent, a.name, width, a.value);
       }
     }
@@ -155,9 +155,10 @@ std::string id_list(const std::vector<std::string>& ids) {
 // The SR-IOV VF as a network_interface block (provider 2.6.0).
 std::vector<std::string> nic_lines(const DeviceChange& dc, std::size_t n) {
   Body nic;
-  nic.comment(fmt::format("SR-IOV VF {}: after the resource's other network_interface blocks, "
-                          "as the provider requires",
-                          n));
+  nic.comment(
+      fmt::format("SR-IOV VF {}: after the resource's other network_interface blocks, "
+                  "as the provider requires",
+                  n));
   nic.attribute("adapter_type", "\"sriov\"");
   nic.attribute("physical_function", hcl_string(dc.physical_function->id, "physical_function"));
   std::string network;
@@ -190,8 +191,9 @@ struct Devices {
 
 Devices sort_devices(const ConfigSpec& spec) {
   if (!spec.device_groups.empty()) {
-    refuse("the provider has no argument for vSphere device groups; use --format configspec-xml, "
-           "vi-json or powercli");
+    refuse(
+        "the provider has no argument for vSphere device groups; use --format configspec-xml, "
+        "vi-json or powercli");
   }
   Devices d;
   for (const DeviceChange& dc : spec.device_change) {
@@ -203,14 +205,16 @@ Devices sort_devices(const ConfigSpec& spec) {
     } else if (dc.backing_type == BackingType::vmiop) {
       d.vgpus.push_back(hcl_string(dc.vgpu, "vgpu_devices"));
     } else if (dc.backing_type == BackingType::dynamic) {
-      refuse("the provider has no argument for Dynamic DirectPath devices (provider issue "
-             "#2352); use --format vmclass for a VM class, or pass the device by host address");
+      refuse(
+          "the provider has no argument for Dynamic DirectPath devices (provider issue "
+          "#2352); use --format vmclass for a VM class, or pass the device by host address");
     }
   }
   if (!d.vgpus.empty() && (!d.pci_ids.empty() || !d.nics.empty())) {
-    refuse("the provider's vsphere_virtual_machine has no vGPU argument, and its "
-           "vsphere_virtual_machine_class carries no DirectPath device or SR-IOV adapter; "
-           "use --format vmclass, or add the vGPU with --format govc or powercli after apply");
+    refuse(
+        "the provider's vsphere_virtual_machine has no vGPU argument, and its "
+        "vsphere_virtual_machine_class carries no DirectPath device or SR-IOV adapter; "
+        "use --format vmclass, or add the vGPU with --format govc or powercli after apply");
   }
   return d;
 }
@@ -220,10 +224,9 @@ std::string write_vm(const ConfigSpec& spec, const Devices& d, std::string heade
   if (spec.name) b.attribute("name", hcl_string(*spec.name, "name"));
   if (spec.guest_id) b.attribute("guest_id", hcl_string(*spec.guest_id, "guest_id"));
   if (!d.pci_ids.empty() || !d.nics.empty()) {
-    b.attribute("host_system_id",
-                hcl_string("<fill in: the id of the host that holds the devices, "
-                           "data.vsphere_host.NAME.id>",
-                           "host_system_id"));
+    b.attribute("host_system_id", hcl_string("<fill in: the id of the host that holds the devices, "
+                                             "data.vsphere_host.NAME.id>",
+                                             "host_system_id"));
   }
   if (spec.num_cpus) b.attribute("num_cpus", std::to_string(*spec.num_cpus));
   if (spec.num_cores_per_socket) {
@@ -260,19 +263,20 @@ std::string write_class(const ConfigSpec& spec, const Devices& d, std::string he
   std::vector<std::string> p2p;
   for (const vsphere::OptionValue& o : spec.extra_config) {
     const bool mmio_on = iequals(o.key, "pciPassthru.use64bitMMIO") && iequals(o.value, "TRUE");
-    const auto gb = iequals(o.key, "pciPassthru.64bitMMIOSizeGB") ? parse_int(o.value)
-                                                                   : std::nullopt;
+    const auto gb =
+        iequals(o.key, "pciPassthru.64bitMMIOSizeGB") ? parse_int(o.value) : std::nullopt;
     if (mmio_on || (gb && *gb > 0 && *gb <= kVmOperatorMmioGb)) continue;
     // vGPUs get no P2P over PCIe (NVIDIA; rule P2P004), and the class has no other device.
     if (iequals(o.key, "pciPassthru.allowP2P") || iequals(o.key, "pciPassthru.RelaxACSforP2P")) {
       p2p.push_back(o.key);
       continue;
     }
-    refuse(fmt::format("a vGPU plan is written as a vsphere_virtual_machine_class (the VM "
-                       "resource has no vGPU argument), which carries no extraConfig: {} = {} "
-                       "would be lost (VM Operator gives 64-bit MMIO of 512 GB, no more); use "
-                       "--format vmclass",
-                       o.key, vsphere::quote_for_message(o.value)));
+    refuse(
+        fmt::format("a vGPU plan is written as a vsphere_virtual_machine_class (the VM "
+                    "resource has no vGPU argument), which carries no extraConfig: {} = {} "
+                    "would be lost (VM Operator gives 64-bit MMIO of 512 GB, no more); use "
+                    "--format vmclass",
+                    o.key, vsphere::quote_for_message(o.value)));
   }
   if (!p2p.empty()) {
     header += comment_line(fmt::format("vmxkit: {} not written: a class carries no extraConfig, "
@@ -301,10 +305,9 @@ std::string write_class(const ConfigSpec& spec, const Devices& d, std::string he
       "");
   if (!spec.num_cpus) header += comment_line("vmxkit: cpus is required: add the vCPU count", "");
   if (spec.num_cores_per_socket) {
-    header += comment_line(
-        fmt::format("vmxkit: {} cores per socket are not carried by a class",
-                    *spec.num_cores_per_socket),
-        "");
+    header += comment_line(fmt::format("vmxkit: {} cores per socket are not carried by a class",
+                                       *spec.num_cores_per_socket),
+                           "");
   }
   if (spec.firmware) {
     header += comment_line(

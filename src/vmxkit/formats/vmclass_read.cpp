@@ -21,7 +21,7 @@ namespace vmxkit::vmclass {
 namespace {
 
 // 128 bits for exact arithmetic on 64-bit values (a GCC and Clang extension).
-__extension__ typedef unsigned __int128 Uint128;
+__extension__ using Uint128 = unsigned __int128;
 
 using vsphere::json::Member;
 using vsphere::json::Value;
@@ -137,8 +137,8 @@ class ClassReader : vsphere::json::TypedReader {
       bool known = false;
       for (const std::string_view f : fields) known = known || m.key == f;
       if (!known) {
-        fail_at(m.key_span.begin, fmt::format("{} has no field {}", what,
-                                              vsphere::quote_for_message(m.key)));
+        fail_at(m.key_span.begin,
+                fmt::format("{} has no field {}", what, vsphere::quote_for_message(m.key)));
       }
     }
   }
@@ -209,12 +209,12 @@ VmClass ClassReader::read_class(const Value& obj) {
   }
   out.config = vsphere::to_vm_config(spec, &source_);
   const SourceSpan at = config_spec != nullptr ? config_spec->span : out.whole;
-  out.notes.push_back(
-      {spec.firmware ? spec.firmware_span : at,
-       spec.firmware ? "VM Operator gives a VM of this class the firmware of the VM's "
-                       "spec.bootOptions, else of its image, not the class's"
-                     : "the class sets no firmware: VM Operator takes it from the VM's "
-                       "spec.bootOptions, else from its image"});
+  out.notes.push_back({spec.firmware ? spec.firmware_span : at,
+                       spec.firmware
+                           ? "VM Operator gives a VM of this class the firmware of the VM's "
+                             "spec.bootOptions, else of its image, not the class's"
+                           : "the class sets no firmware: VM Operator takes it from the VM's "
+                             "spec.bootOptions, else from its image"});
   add_placement_notes(out);
   add_vm_operator_defaults(out.config, out.notes);
   return out;
@@ -284,8 +284,8 @@ void ClassReader::read_devices(const Value& devices, vsphere::ConfigSpec& spec) 
     object(d, "a dynamicDirectPathIODevices entry");
     check_fields(d, "DynamicDirectPathIODevice", {"vendorID", "deviceID", "customLabel"});
     vsphere::AllowedDevice a;
-    for (const auto& [field, target] : {std::pair{"vendorID", &a.vendor_id},
-                                        std::pair{"deviceID", &a.device_id}}) {
+    for (const auto& [field, target] :
+         {std::pair{"vendorID", &a.vendor_id}, std::pair{"deviceID", &a.device_id}}) {
       const Value& v = required(d, field, "a dynamicDirectPathIODevices entry");
       const std::int64_t id = integer(v, field);
       if (id < 0 || id > 0xffff) fail(v, fmt::format("{} must be a PCI id, 0 to 65535", field));
@@ -296,7 +296,8 @@ void ClassReader::read_devices(const Value& devices, vsphere::ConfigSpec& spec) 
     dc.key = key--;
     dc.backing_type = vsphere::BackingType::dynamic;
     dc.allowed_devices.push_back(a);
-    if (const Value* label = present(d, "customLabel")) dc.custom_label = text(*label, "customLabel");
+    if (const Value* label = present(d, "customLabel"))
+      dc.custom_label = text(*label, "customLabel");
     dc.whole = dc.device_span = dc.backing_span = dc.allowed_span = d.span;
     spec.device_change.push_back(std::move(dc));
   }
@@ -381,8 +382,7 @@ namespace {
 // Whether `text` has the member `key` (YAML `key:` or JSON `"key":`, quoted or not) whose
 // value starts with `value` and, when `whole`, ends there.
 bool has_member(std::string_view text, std::string_view key, std::string_view value, bool whole) {
-  for (std::size_t at = text.find(key); at != std::string_view::npos;
-       at = text.find(key, at + 1)) {
+  for (std::size_t at = text.find(key); at != std::string_view::npos; at = text.find(key, at + 1)) {
     const char before = at == 0 ? '\n' : text[at - 1];
     if (std::string_view(" \t\r\n{,-\"'").find(before) == std::string_view::npos) continue;
     std::size_t i = at + key.size();
@@ -390,8 +390,8 @@ bool has_member(std::string_view text, std::string_view key, std::string_view va
     while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
     if (i >= text.size() || text[i] != ':') continue;
     ++i;
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '"' ||
-                               text[i] == '\'')) {
+    while (i < text.size() &&
+           (text[i] == ' ' || text[i] == '\t' || text[i] == '"' || text[i] == '\'')) {
       ++i;
     }
     if (text.substr(i, value.size()) != value) continue;
@@ -407,7 +407,8 @@ bool has_member(std::string_view text, std::string_view key, std::string_view va
 }  // namespace
 
 bool looks_like_vmclass_yaml(std::string_view bytes) {
-  const std::string_view head = bytes.substr(0, 64 * 1024);
+  constexpr std::size_t kSniffBytes = std::size_t{64} << 10;
+  const std::string_view head = bytes.substr(0, kSniffBytes);
   return has_member(head, "kind", kKind, true) && has_member(head, "apiVersion", kGroup, false);
 }
 

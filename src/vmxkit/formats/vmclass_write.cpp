@@ -43,10 +43,11 @@ VmConfig with_class_devices(const VmConfig& config, std::vector<std::string>& no
     const std::uint16_t vendor_id = v.value_or(0);
     const std::uint16_t device_id = dev.value_or(0);
     if (vendor_id == 0 || !dev) {
-      refuse(fmt::format("pciPassthru{} names host device {} without its vendor and device id: a "
-                         "VM class names devices by vendor and device id (vmxkit generate "
-                         "--host writes them)",
-                         d.index, vsphere::quote_for_message(d.id.value_or(""))));
+      refuse(
+          fmt::format("pciPassthru{} names host device {} without its vendor and device id: a "
+                      "VM class names devices by vendor and device id (vmxkit generate "
+                      "--host writes them)",
+                      d.index, vsphere::quote_for_message(d.id.value_or(""))));
     }
     for (const std::size_t i : d.settings) {
       const auto k = split_passthrough_key(config.settings[i].key);
@@ -76,13 +77,15 @@ VmConfig with_class_devices(const VmConfig& config, std::vector<std::string>& no
 
 void check_devices(const vsphere::ConfigSpec& spec) {
   if (!spec.device_groups.empty()) {
-    refuse("VM Operator reads no device groups from a class (vmxkit found no use of "
-           "deviceGroups in vm-operator); use --format configspec-xml, vi-json or powercli");
+    refuse(
+        "VM Operator reads no device groups from a class (vmxkit found no use of "
+        "deviceGroups in vm-operator); use --format configspec-xml, vi-json or powercli");
   }
   for (const vsphere::DeviceChange& dc : spec.device_change) {
     if (dc.type == vsphere::DeviceType::sriov_ethernet) {
-      refuse("a VM class carries no SR-IOV network adapter: VM Operator gives a VM the networks "
-             "of its spec.network; pass the NIC whole, or use another format");
+      refuse(
+          "a VM class carries no SR-IOV network adapter: VM Operator gives a VM the networks "
+          "of its spec.network; pass the NIC whole, or use another format");
     }
     if (dc.dvx) refuse("a VM class carries no DVX device");
   }
@@ -150,7 +153,7 @@ std::string write_vmclass(const VmConfig& config, const std::vector<std::string>
     notes.push_back(fmt::format("vmxkit: {} is not written: vSphere sets it", key));
   }
   if (!spec.num_cpus) {
-    notes.push_back("vmxkit: the plan sets no vCPU count: add spec.hardware.cpus");
+    notes.emplace_back("vmxkit: the plan sets no vCPU count: add spec.hardware.cpus");
   }
   if (spec.firmware) {
     notes.push_back(fmt::format(

@@ -26,7 +26,7 @@ namespace vmxkit::yaml {
 namespace {
 
 // 128 bits for exact arithmetic on 64-bit values (a GCC and Clang extension).
-__extension__ typedef unsigned __int128 Uint128;
+__extension__ using Uint128 = unsigned __int128;
 
 using vsphere::json::Member;
 using vsphere::json::Value;
@@ -38,14 +38,14 @@ constexpr std::size_t kMaxValues = 1'000'000;
 constexpr std::string_view kCoreTag = "tag:yaml.org,2002:";
 
 // go-yaml v2's resolve table (resolve.go): the words a plain scalar is looked up by.
-constexpr std::array<std::string_view, 11> kTrue = {"y", "Y", "yes", "Yes", "YES", "true",
-                                                    "True", "TRUE", "on", "On", "ON"};
-constexpr std::array<std::string_view, 11> kFalse = {"n",     "N",     "no",  "No", "NO", "false",
+constexpr std::array<std::string_view, 11> kTrue = {"y",    "Y",    "yes", "Yes", "YES", "true",
+                                                    "True", "TRUE", "on",  "On",  "ON"};
+constexpr std::array<std::string_view, 11> kFalse = {"n",     "N",     "no",  "No",  "NO", "false",
                                                      "False", "FALSE", "off", "Off", "OFF"};
 constexpr std::array<std::string_view, 5> kNull = {"", "~", "null", "Null", "NULL"};
-constexpr std::array<std::string_view, 12> kSpecialFloat = {
-    ".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf",
-    "-.INF"};
+constexpr std::array<std::string_view, 12> kSpecialFloat = {".nan",  ".NaN",  ".NAN",  ".inf",
+                                                            ".Inf",  ".INF",  "+.inf", "+.Inf",
+                                                            "+.INF", "-.inf", "-.Inf", "-.INF"};
 
 template <std::size_t N>
 bool one_of(const std::array<std::string_view, N>& words, std::string_view text) {
@@ -234,11 +234,12 @@ class Converter {
  private:
   void check_collection_tag(const YAML::Node& n, std::string_view kind) const {
     const std::string& tag = n.Tag();
-    if (tag.empty() || tag == "?" || tag == "!" || tag == std::string(kCoreTag) + std::string(kind)) {
+    if (tag.empty() || tag == "?" || tag == "!" ||
+        tag == std::string(kCoreTag) + std::string(kind)) {
       return;
     }
-    fail_at(offset(n.Mark()), fmt::format("the tag {} is not supported here",
-                                          vsphere::quote_for_message(tag)));
+    fail_at(offset(n.Mark()),
+            fmt::format("the tag {} is not supported here", vsphere::quote_for_message(tag)));
   }
 
   void map(const YAML::Node& n, Value& v, int depth) {
@@ -286,18 +287,18 @@ class Converter {
     } else if (tag.rfind(kCoreTag, 0) == 0) {
       const std::string_view want = std::string_view(tag).substr(kCoreTag.size());
       type = resolve_plain(text, &number);
-      const bool ok = (want == "int" && type == Type::number && number.find_first_of(".eE") ==
-                                                                    std::string::npos) ||
+      const bool ok = (want == "int" && type == Type::number &&
+                       number.find_first_of(".eE") == std::string::npos) ||
                       (want == "float" && type == Type::number) ||
                       (want == "bool" && type == Type::boolean) ||
                       (want == "null" && type == Type::null);
       if (!ok) {
-        fail_at(v.span.begin, fmt::format("{} is not a {}", vsphere::quote_for_message(text),
-                                          std::string(want)));
+        fail_at(v.span.begin,
+                fmt::format("{} is not a {}", vsphere::quote_for_message(text), std::string(want)));
       }
     } else {
-      fail_at(v.span.begin, fmt::format("the tag {} is not supported",
-                                        vsphere::quote_for_message(tag)));
+      fail_at(v.span.begin,
+              fmt::format("the tag {} is not supported", vsphere::quote_for_message(tag)));
     }
     if (tag == "?" && one_of(kSpecialFloat, text)) {
       fail_at(v.span.begin, fmt::format("{} is a number JSON cannot hold", text));

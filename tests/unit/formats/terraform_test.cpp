@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vmxkit/formats/terraform.h"
 
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 
 #include "support/support.h"
 #include "vmxkit/core/error.h"
@@ -111,8 +110,9 @@ TEST_CASE("the Terraform VM without 64-bit MMIO reads without it, with BIOS and 
   CHECK(vm.unknown.empty());
   // The place of the resource change in the file: its line.
   CHECK(source.location(vm.whole.begin).line > 1);
-  CHECK(at(source, vm.whole).find("\"address\": \"module.trainer.vsphere_virtual_machine."
-                                  "gpu_nommio[0]\"") != std::string_view::npos);
+  CHECK(at(source, vm.whole)
+            .find("\"address\": \"module.trainer.vsphere_virtual_machine."
+                  "gpu_nommio[0]\"") != std::string_view::npos);
 }
 
 TEST_CASE("Terraform 1.0.0's plan format 0.1 reads as the same VMs as format 1.2", "[terraform]") {
@@ -142,9 +142,10 @@ TEST_CASE("a Terraform state gives its VMs from values, data sources left out", 
   CHECK(doc.vms[0].config.get("pciPassthru.64bitMMIOSizeGB") == "256");
 }
 
-TEST_CASE("a plan's vsphere_virtual_machine_class gives its vGPU, reservation and VM Operator's "
-          "MMIO default",
-          "[terraform]") {
+TEST_CASE(
+    "a plan's vsphere_virtual_machine_class gives its vGPU, reservation and VM Operator's "
+    "MMIO default",
+    "[terraform]") {
   const SourceFile source = fixture("plan-vm-class.json");
   const TerraformJson doc = read_terraform_json(source);
   REQUIRE(doc.vms.size() == 1);
@@ -182,7 +183,8 @@ TEST_CASE("values known only after apply are said to be unknown, never read as a
   CHECK(has_unknown(full, "extra_config[\"pciPassthru.64bitMMIOSizeGB\"]"));
   CHECK_FALSE(full.config.find("pciPassthru.64bitMMIOSizeGB"));
   for (const UnknownValue& u : full.unknown) {
-    if (u.attribute == "pci_device_id[1]") CHECK(u.keys == std::vector<std::string>{"pciPassthru*"});
+    if (u.attribute == "pci_device_id[1]")
+      CHECK(u.keys == std::vector<std::string>{"pciPassthru*"});
     if (u.attribute.rfind("extra_config", 0) == 0) {
       CHECK(u.keys == std::vector<std::string>{"pciPassthru.64bitMMIOSizeGB"});
       CHECK(at(source, u.where) == "true");
@@ -204,17 +206,19 @@ TEST_CASE("values known only after apply are said to be unknown, never read as a
 TEST_CASE("malformed Terraform JSON is an error with file, line and column", "[terraform]") {
   CHECK(error_of("{\"format_version\": \"1.2\",\n  \"resource_changes\": [") ==
         "plan.json:2:24: unexpected end of document: expected a value");
-  CHECK(error_of("{\"format_version\": \"2.0\"}").find(
-            "plan.json:1:20: format_version \"2.0\": vmxkit reads the format versions 0.x and "
-            "1.x") == 0);
-  CHECK(error_of("{\"VirtualMachines\": []}").find("plan.json:1:1: a JSON object without "
-                                                   "format_version") == 0);
+  CHECK(
+      error_of("{\"format_version\": \"2.0\"}")
+          .find("plan.json:1:20: format_version \"2.0\": vmxkit reads the format versions 0.x and "
+                "1.x") == 0);
+  CHECK(error_of("{\"VirtualMachines\": []}")
+            .find("plan.json:1:1: a JSON object without "
+                  "format_version") == 0);
   CHECK(error_of("[1]").find("plan.json:1:1: a `terraform show -json` document must be an "
                              "object") == 0);
   CHECK(error_of("{\"format_version\": \"1.2\", \"resource_changes\": [{\"address\": \"a\", "
                  "\"mode\": \"managed\", \"type\": \"vsphere_virtual_machine\", \"change\": "
-                 "{\"after\": {\"extra_config\": {\"k\": 5}}}}]}")
-            == "plan.json:1:162: extra_config[\"k\"] must be a string, not the number 5");
+                 "{\"after\": {\"extra_config\": {\"k\": 5}}}}]}") ==
+        "plan.json:1:162: extra_config[\"k\"] must be a string, not the number 5");
   CHECK(error_of("{\"format_version\": \"1.2\", \"resource_changes\": {}}")
             .find("plan.json:1:47: resource_changes must be an array, not an object") == 0);
 }
@@ -264,10 +268,10 @@ TEST_CASE("the provider sends the reservation lock only with a reservation equal
 
 TEST_CASE("terraform show -json output is told from other JSON by its top-level members",
           "[terraform]") {
-  CHECK(looks_like_terraform_json(test::read_bytes(
-      test::source_path("tests/data/terraform/plan-two-gpu-vms.json"))));
-  CHECK(looks_like_terraform_json(test::read_bytes(
-      test::source_path("tests/data/terraform/state-one-vm.json"))));
+  CHECK(looks_like_terraform_json(
+      test::read_bytes(test::source_path("tests/data/terraform/plan-two-gpu-vms.json"))));
+  CHECK(looks_like_terraform_json(
+      test::read_bytes(test::source_path("tests/data/terraform/state-one-vm.json"))));
   CHECK(looks_like_terraform_json("\xEF\xBB\xBF {\"values\": {}, \"format_version\": \"1.0\"}"));
   CHECK_FALSE(looks_like_terraform_json("{\"format_version\": \"1.0\"}"));
   CHECK_FALSE(looks_like_terraform_json(

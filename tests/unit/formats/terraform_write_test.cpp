@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 
 #include "declared_plans.h"
 #include "vmxkit/core/error.h"
@@ -29,9 +28,10 @@ VmConfig vmx_config(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("a GPUDirect RDMA plan is written as vsphere_virtual_machine arguments with its "
-          "comment block",
-          "[terraform][write]") {
+TEST_CASE(
+    "a GPUDirect RDMA plan is written as vsphere_virtual_machine arguments with its "
+    "comment block",
+    "[terraform][write]") {
   const test::DeclaredPlan p = test::rdma_plan();
   const std::string hcl = write_terraform(p.config, p.comments);
   test::check_declared_golden(std::string(kOut) + "gpu-rdma.tf", hcl);
@@ -63,9 +63,10 @@ TEST_CASE("an SR-IOV VF of the plan is a network_interface block with its physic
   CHECK(hcl.find("pci_device_id                    = [\"0000:3a:00.0\"]") != std::string::npos);
 }
 
-TEST_CASE("a vGPU plan is written as a vsphere_virtual_machine_class, the provider's only vGPU "
-          "argument",
-          "[terraform][write]") {
+TEST_CASE(
+    "a vGPU plan is written as a vsphere_virtual_machine_class, the provider's only vGPU "
+    "argument",
+    "[terraform][write]") {
   const test::DeclaredPlan p = test::vgpu_plan();
   const std::string hcl = write_terraform(p.config, p.comments);
   test::check_declared_golden(std::string(kOut) + "vgpu-class.tf", hcl);
@@ -78,8 +79,7 @@ TEST_CASE("a vGPU plan is written as a vsphere_virtual_machine_class, the provid
 }
 
 TEST_CASE("what the provider cannot express is refused with the reason", "[terraform][write]") {
-  const std::string base =
-      "memsize = \"4096\"\npciPassthru0.present = \"TRUE\"\n";
+  const std::string base = "memsize = \"4096\"\npciPassthru0.present = \"TRUE\"\n";
   CHECK(refusal_of(vmx_config(base + "pciPassthru0.allowedDevices = \"0x10de:0x2331\"\n"))
             .find("--format terraform: the provider has no argument for Dynamic DirectPath "
                   "devices (provider issue #2352)") == 0);
@@ -106,10 +106,10 @@ TEST_CASE("what the provider cannot express is refused with the reason", "[terra
 
 TEST_CASE("HCL strings escape quotes, backslashes, control bytes and template sequences",
           "[terraform][write]") {
-  const std::string hcl = write_terraform(
-      vmx_config("memsize = \"1024\"\nguestinfo.a = \"x${y}%{z}\\ |22q|22\"\n"
-                 "guestinfo.b = \"tab|09end\"\n"),
-      {"a comment with a line\nbreak"});
+  const std::string hcl =
+      write_terraform(vmx_config("memsize = \"1024\"\nguestinfo.a = \"x${y}%{z}\\ |22q|22\"\n"
+                                 "guestinfo.b = \"tab|09end\"\n"),
+                      {"a comment with a line\nbreak"});
   CHECK(hcl.find("    \"guestinfo.a\" = \"x$${y}%%{z}\\\\ \\\"q\\\"\"\n") != std::string::npos);
   CHECK(hcl.find("    \"guestinfo.b\" = \"tab\\tend\"\n") != std::string::npos);
   CHECK(hcl.rfind("# a comment with a line break\n", 0) == 0);

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vmxkit/formats/vmclass.h"
 
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 
 #include "support/support.h"
 #include "vmxkit/checks/engine.h"
@@ -80,9 +79,12 @@ TEST_CASE("a VM class file with two documents gives both classes with their conf
 TEST_CASE("lint finds the VM class whose 64-bit MMIO window is too small, at its line",
           "[vmclass]") {
   const SourceFile source = fixture("two-classes.yaml");
-  vsphere::Loaded loaded{vsphere::Format::vi_json, SourceFile(source.path(),
-                                                              std::string(source.bytes())),
-                         {}, {}, {}, {}};
+  vsphere::Loaded loaded{vsphere::Format::vi_json,
+                         SourceFile(source.path(), std::string(source.bytes())),
+                         {},
+                         {},
+                         {},
+                         {}};
   for (VmClass& c : read_vmclass_yaml(source)) {
     loaded.vms.push_back({c.name, {}, std::move(c.config), {}});
   }
@@ -101,9 +103,10 @@ TEST_CASE("lint finds the VM class whose 64-bit MMIO window is too small, at its
   CHECK(ids(1) == std::vector<std::string>{"MMIO004@71"});
 }
 
-TEST_CASE("a class without configSpec takes its devices from hardware.devices, by vendor and "
-          "device id, placed by vSphere",
-          "[vmclass]") {
+TEST_CASE(
+    "a class without configSpec takes its devices from hardware.devices, by vendor and "
+    "device id, placed by vSphere",
+    "[vmclass]") {
   const SourceFile source = fixture("list.yaml");
   const std::vector<VmClass> classes = read_vmclass_yaml(source);
   REQUIRE(classes.size() == 2);
@@ -123,8 +126,7 @@ TEST_CASE("a class without configSpec takes its devices from hardware.devices, b
   // VM Operator adds 64-bit MMIO to a VM of a class with devices, at the first device.
   CHECK(c.config.get("pciPassthru.use64bitMMIO") == "TRUE");
   CHECK(c.config.get("pciPassthru.64bitMMIOSizeGB") == "512");
-  CHECK(source.location(c.config.find("pciPassthru.64bitMMIOSizeGB")->value_span.begin).line ==
-        26);
+  CHECK(source.location(c.config.find("pciPassthru.64bitMMIOSizeGB")->value_span.begin).line == 26);
   CHECK(has_note(c, "added by VM Operator"));
   const VmClass& small = classes[1];
   CHECK(small.name == "best-effort-small");
@@ -167,7 +169,8 @@ TEST_CASE("the research example class with vGPU and Dynamic DirectPath in config
 
 TEST_CASE("resource quantities convert to MB as VM Operator rounds them", "[vmclass]") {
   const auto memory = [](const std::string& q) {
-    return read_vmclass_yaml(SourceFile("c.yaml", with_spec("  hardware:\n    memory: " + q + "\n")))
+    return read_vmclass_yaml(
+               SourceFile("c.yaml", with_spec("  hardware:\n    memory: " + q + "\n")))
         .at(0)
         .config.get("memsize")
         .value_or("none");
@@ -195,36 +198,36 @@ TEST_CASE("a VM class that the API server or VM Operator would refuse is an erro
         "refuses it (a list keyed by profileName); list each vGPU in configSpec.deviceChange "
         "instead");
   // An unquoted TRUE is a boolean in kubectl's YAML, and a string box refuses it.
-  const std::string unquoted = error_of(with_spec(
-      "  configSpec:\n    _typeName: VirtualMachineConfigSpec\n    extraConfig:\n"
-      "    - _typeName: OptionValue\n      key: pciPassthru.use64bitMMIO\n"
-      "      value: {_typeName: string, _value: TRUE}\n"));
+  const std::string unquoted = error_of(
+      with_spec("  configSpec:\n    _typeName: VirtualMachineConfigSpec\n    extraConfig:\n"
+                "    - _typeName: OptionValue\n      key: pciPassthru.use64bitMMIO\n"
+                "      value: {_typeName: string, _value: TRUE}\n"));
   CHECK(unquoted.rfind("c.yaml:11:", 0) == 0);
   CHECK(unquoted.find("_value") != std::string::npos);
-  CHECK(error_of(with_spec("  configSpec:\n    numCPUs: 2\n")).rfind("c.yaml:7:5: a JSON object "
-                                                                    "without _typeName",
-                                                                    0) == 0);
+  CHECK(error_of(with_spec("  configSpec:\n    numCPUs: 2\n"))
+            .rfind("c.yaml:7:5: a JSON object "
+                   "without _typeName",
+                   0) == 0);
   CHECK(error_of("apiVersion: vmoperator.vmware.com/v1\nkind: VirtualMachineClass\n")
             .rfind("c.yaml:1:13: apiVersion \"vmoperator.vmware.com/v1\": vmxkit reads", 0) == 0);
   CHECK(error_of("apiVersion: v1\nkind: ConfigMap\n") ==
         "c.yaml: no VirtualMachineClass in the file (found ConfigMap)");
-  CHECK(error_of("kind: [VirtualMachineClass\n") ==
-        "c.yaml:2:1: end of sequence flow not found");
+  CHECK(error_of("kind: [VirtualMachineClass\n") == "c.yaml:2:1: end of sequence flow not found");
   CHECK(error_of("- a\n- b\n") == "c.yaml:1:1: a YAML document must be an object, not an array");
   CHECK(error_of("apiVersion: v1\n") == "c.yaml:1:1: a Kubernetes object without kind");
 }
 
 TEST_CASE("VM class YAML is told from other documents by its kind and API group", "[vmclass]") {
-  CHECK(looks_like_vmclass_yaml(test::read_bytes(
-      test::source_path("tests/data/vmclass/two-classes.yaml"))));
-  CHECK(looks_like_vmclass_yaml(test::read_bytes(
-      test::source_path("tests/data/vmclass/list.yaml"))));
+  CHECK(looks_like_vmclass_yaml(
+      test::read_bytes(test::source_path("tests/data/vmclass/two-classes.yaml"))));
+  CHECK(
+      looks_like_vmclass_yaml(test::read_bytes(test::source_path("tests/data/vmclass/list.yaml"))));
   CHECK(looks_like_vmclass_yaml(
       "{\"apiVersion\": \"vmoperator.vmware.com/v1alpha5\", \"kind\": \"VirtualMachineClass\"}"));
   CHECK_FALSE(looks_like_vmclass_yaml(
       "apiVersion: vmoperator.vmware.com/v1alpha5\nkind: VirtualMachine\n"));
   CHECK_FALSE(looks_like_vmclass_yaml("apiVersion: v1\nkind: VirtualMachineClass\n"));
   CHECK_FALSE(looks_like_vmclass_yaml("memsize = \"1024\"\n"));
-  CHECK_FALSE(looks_like_vmclass_yaml(test::read_bytes(
-      test::source_path("tests/data/terraform/plan-two-gpu-vms.json"))));
+  CHECK_FALSE(looks_like_vmclass_yaml(
+      test::read_bytes(test::source_path("tests/data/terraform/plan-two-gpu-vms.json"))));
 }

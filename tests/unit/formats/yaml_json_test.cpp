@@ -30,16 +30,16 @@ std::string error_of(const std::string& text) {
 }  // namespace
 
 TEST_CASE("plain YAML scalars are typed as kubectl's go-yaml v2 types them", "[yaml]") {
-  for (const char* word : {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y",
-                           "Y", "false", "no", "off", "n", "N", "OFF"}) {
+  for (const char* word : {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y",
+                           "false", "no", "off", "n", "N", "OFF"}) {
     INFO(word);
     CHECK(yaml::plain_scalar_type(word) == Type::boolean);
   }
   for (const char* word : {"~", "null", "Null", "NULL", ""}) {
     CHECK(yaml::plain_scalar_type(word) == Type::null);
   }
-  for (const char* word : {"0", "512", "-3", "+7", "0x10de", "0o17", "017", "0b101", "1_000",
-                           "1.5", ".5", "1e3", "-2.5E-3"}) {
+  for (const char* word : {"0", "512", "-3", "+7", "0x10de", "0o17", "017", "0b101", "1_000", "1.5",
+                           ".5", "1e3", "-2.5E-3"}) {
     INFO(word);
     CHECK(yaml::plain_scalar_type(word) == Type::number);
   }
