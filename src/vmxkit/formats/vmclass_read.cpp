@@ -168,9 +168,11 @@ VmClass ClassReader::read_class(const Value& obj) {
   check_fields(obj, kKind, {"apiVersion", "kind", "metadata", "spec", "status"});
   const Value& api = required(obj, "apiVersion", "a VirtualMachineClass");
   out.api_version = text(api, "apiVersion");
-  const std::string_view version = std::string_view(out.api_version).substr(kGroup.size());
-  if (out.api_version.rfind(kGroup, 0) != 0 || version.size() != 8 ||
-      version.substr(0, 7) != "v1alpha" || version[7] < '1' || version[7] > '6') {
+  const bool in_group = out.api_version.rfind(kGroup, 0) == 0;
+  const std::string_view version =
+      in_group ? std::string_view(out.api_version).substr(kGroup.size()) : std::string_view();
+  if (!in_group || version.size() != 8 || version.substr(0, 7) != "v1alpha" || version[7] < '1' ||
+      version[7] > '6') {
     fail(api, fmt::format("apiVersion {}: vmxkit reads VirtualMachineClass of "
                           "vmoperator.vmware.com/v1alpha1 to v1alpha6",
                           vsphere::quote_for_message(out.api_version)));

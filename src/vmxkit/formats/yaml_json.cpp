@@ -7,9 +7,11 @@
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdangling-pointer"
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 #pragma GCC diagnostic pop
 #else
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 #endif
 
@@ -17,6 +19,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
+#include <sstream>
 #include <unordered_map>
 
 #include "vmxkit/core/error.h"
@@ -186,9 +189,20 @@ std::size_t scalar_end(std::string_view b, std::size_t begin) {
   return i;
 }
 
-class Converter {
+// A value's count of values, itself included: what an alias to it adds to the document.
+std::size_t value_count(const Value& v) {
+  std::size_t n = 1;
+  for (const Value& item : v.items) n += value_count(item);
+  for (const Member& m : v.members) n += value_count(m.value);
+  return n;
+}
+
+// Builds JSON values from yaml-cpp's parse events, with each value's span in the file. (The
+// node API's YAML::LoadAll is not used: for a `,` outside any flow collection, yaml-cpp 0.7's
+// parser makes empty documents without end, without consuming the token.)
+class Builder : public YAML::EventHandler {
  public:
-  explicit Converter(const SourceFile& source)
+  explicit Builder(const SourceFile& source)
       : source_(source), bom_(source.bytes().substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0) {}
 
   [[noreturn]] void fail_at(std::size_t offset, const std::string& message) const {
@@ -200,83 +214,153 @@ class Converter {
     return m.is_null() || m.pos < 0 ? 0 : static_cast<std::size_t>(m.pos) + bom_;
   }
 
-  Value convert(const YAML::Node& n, int depth) {
-    if (depth > kMaxDepth) fail_at(offset(n.Mark()), "values nest deeper than 64 levels");
-    if (++count_ > kMaxValues) {
-      fail_at(offset(n.Mark()), "the document expands to more than a million values (aliases)");
+  std::vector<Value>& documents() { return documents_; }
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    const std::size_t at = offset(mark);
+    if (started_ && at == last_start_) {
+      fail_at(at, fmt::format("{} cannot start a document or a value here",
+                              vsphere::quote_for_message(source_.bytes().substr(at, 1))));
     }
-    Value v;
-    v.span.begin = v.span.end = offset(n.Mark());
-    switch (n.Type()) {
-      case YAML::NodeType::Map:
-        check_collection_tag(n, "map");
-        map(n, v, depth);
-        break;
-      case YAML::NodeType::Sequence:
-        check_collection_tag(n, "seq");
-        v.type = Type::array;
-        for (const YAML::Node& item : n) {
-          v.items.push_back(convert(item, depth + 1));
-          v.span.end = std::max(v.span.end, v.items.back().span.end);
-        }
-        break;
-      case YAML::NodeType::Scalar:
-        scalar(n, v);
-        break;
-      case YAML::NodeType::Null:
-      case YAML::NodeType::Undefined:
-        v.type = Type::null;
-        break;
-    }
-    return v;
+    started_ = true;
+    last_start_ = at;
   }
+  void OnDocumentEnd() override {
+    if (!root_) root_ = Value{};
+    documents_.push_back(std::move(*root_));
+    root_.reset();
+  }
+
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    Value v;
+    v.span.begin = v.span.end = offset(mark);
+    const std::string_view at = source_.bytes().substr(v.span.begin, 4);
+    if (at.empty() || (at[0] != '~' && at != "null" && at != "Null" && at != "NULL")) {
+      // An empty value (`key:` and nothing): placed just after its key.
+      if (!stack_.empty() && stack_.back().is_map && !stack_.back().expect_key) {
+        v.span.begin = v.span.end = stack_.back().key.span.end;
+      }
+    } else {
+      v.span.end = scalar_end(source_.bytes(), v.span.begin);
+    }
+    complete(std::move(v), anchor);
+  }
+
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    const auto it = anchors_.find(anchor);
+    const std::size_t at = offset(mark);
+    if (it == anchors_.end()) fail_at(at, "an alias to a node that contains it");
+    count(at, it->second.second);
+    Value v = it->second.first;
+    v.span = {at, scalar_end(source_.bytes(), at)};
+    complete(std::move(v), YAML::NullAnchor);
+  }
+
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override {
+    Value v;
+    v.span.begin = offset(mark);
+    if (tag == "?" && value == "<<" && !stack_.empty() && stack_.back().is_map &&
+        stack_.back().expect_key) {
+      fail_at(v.span.begin, "merge keys (<<) are not supported: write the keys out");
+    }
+    scalar(tag, value, v);
+    complete(std::move(v), anchor);
+  }
+
+  void OnSequenceStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value /*style*/) override {
+    open(mark, tag, anchor, "seq", Type::array);
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value /*style*/) override {
+    open(mark, tag, anchor, "map", Type::object);
+  }
+  void OnMapEnd() override { close(); }
 
  private:
-  void check_collection_tag(const YAML::Node& n, std::string_view kind) const {
-    const std::string& tag = n.Tag();
-    if (tag.empty() || tag == "?" || tag == "!" ||
-        tag == std::string(kCoreTag) + std::string(kind)) {
+  struct Frame {
+    Value value;
+    YAML::anchor_t anchor = YAML::NullAnchor;
+    bool is_map = false;
+    bool expect_key = true;
+    Value key;
+    std::unordered_map<std::string, std::size_t> seen;  // key -> where it was first given
+  };
+
+  void count(std::size_t at, std::size_t n) {
+    count_ += n;
+    if (count_ > kMaxValues) {
+      fail_at(at, "the document expands to more than a million values (aliases)");
+    }
+  }
+
+  void open(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+            std::string_view kind, Type type) {
+    const std::size_t at = offset(mark);
+    if (stack_.size() >= static_cast<std::size_t>(kMaxDepth)) {
+      fail_at(at, "values nest deeper than 64 levels");
+    }
+    if (!(tag.empty() || tag == "?" || tag == "!" ||
+          tag == std::string(kCoreTag) + std::string(kind))) {
+      fail_at(at, fmt::format("the tag {} is not supported here", vsphere::quote_for_message(tag)));
+    }
+    count(at, 1);
+    Frame f;
+    f.value.type = type;
+    f.value.span = {at, at};
+    f.anchor = anchor;
+    f.is_map = type == Type::object;
+    stack_.push_back(std::move(f));
+  }
+
+  void close() {
+    Frame f = std::move(stack_.back());
+    stack_.pop_back();
+    complete(std::move(f.value), f.anchor);
+  }
+
+  // A finished value: the document's root, an item of a sequence, a map's key or value.
+  void complete(Value v, YAML::anchor_t anchor) {
+    if (anchor != YAML::NullAnchor) anchors_[anchor] = {v, value_count(v)};
+    if (v.type != Type::object && v.type != Type::array) count(v.span.begin, 1);
+    if (stack_.empty()) {
+      root_ = std::move(v);
       return;
     }
-    fail_at(offset(n.Mark()),
-            fmt::format("the tag {} is not supported here", vsphere::quote_for_message(tag)));
-  }
-
-  void map(const YAML::Node& n, Value& v, int depth) {
-    v.type = Type::object;
-    std::unordered_map<std::string, std::size_t> seen;
-    for (auto it = n.begin(); it != n.end(); ++it) {
-      const YAML::Node& key = it->first;
-      const std::size_t at = offset(key.Mark());
-      if (!key.IsScalar()) fail_at(at, "a map key must be a scalar");
-      Value k;
-      k.span.begin = at;
-      scalar(key, k);
-      if (key.Tag() == "?" && key.Scalar() == "<<") {
-        fail_at(at, "merge keys (<<) are not supported: write the keys out");
-      }
-      if (k.type == Type::null) fail_at(at, "a map key must not be null");
-      std::string name = k.type == Type::boolean ? (k.boolean ? "true" : "false") : k.text;
-      if (const auto [first, fresh] = seen.emplace(name, at); !fresh) {
-        const Location l = source_.location(first->second);
-        fail_at(at, fmt::format("key {} given twice in one map (first at line {}, column {})",
-                                vsphere::quote_for_message(name), l.line, l.column));
-      }
+    Frame& top = stack_.back();
+    top.value.span.end = std::max(top.value.span.end, v.span.end);
+    if (!top.is_map) {
+      top.value.items.push_back(std::move(v));
+    } else if (top.expect_key) {
+      key(top, std::move(v));
+    } else {
       Member m;
-      m.key = std::move(name);
-      m.key_span = k.span;
-      m.value = convert(it->second, depth + 1);
-      if (m.value.type == Type::null && it->second.Type() != YAML::NodeType::Scalar) {
-        m.value.span = {m.key_span.end, m.key_span.end};  // `key:` with nothing after it
-      }
-      v.span.end = std::max(v.span.end, m.value.span.end);
-      v.members.push_back(std::move(m));
+      m.key = std::move(top.key.text);
+      m.key_span = top.key.span;
+      m.value = std::move(v);
+      top.value.members.push_back(std::move(m));
+      top.expect_key = true;
     }
   }
 
-  void scalar(const YAML::Node& n, Value& v) const {
-    const std::string& tag = n.Tag();
-    const std::string& text = n.Scalar();
+  void key(Frame& top, Value k) {
+    const std::size_t at = k.span.begin;
+    if (k.type == Type::object || k.type == Type::array) fail_at(at, "a map key must be a scalar");
+    if (k.type == Type::null) fail_at(at, "a map key must not be null");
+    // As sigs.k8s.io/yaml makes a key a string: booleans as true/false, numbers in decimal.
+    if (k.type == Type::boolean) k.text = k.boolean ? "true" : "false";
+    if (const auto [first, fresh] = top.seen.emplace(k.text, at); !fresh) {
+      const Location l = source_.location(first->second);
+      fail_at(at, fmt::format("key {} given twice in one map (first at line {}, column {})",
+                              vsphere::quote_for_message(k.text), l.line, l.column));
+    }
+    top.key = std::move(k);
+    top.expect_key = false;
+  }
+
+  void scalar(const std::string& tag, const std::string& text, Value& v) const {
     v.span.end = scalar_end(source_.bytes(), v.span.begin);
     std::string number;
     Type type = Type::string;
@@ -287,8 +371,8 @@ class Converter {
     } else if (tag.rfind(kCoreTag, 0) == 0) {
       const std::string_view want = std::string_view(tag).substr(kCoreTag.size());
       type = resolve_plain(text, &number);
-      const bool ok = (want == "int" && type == Type::number &&
-                       number.find_first_of(".eE") == std::string::npos) ||
+      const bool integer = number.find_first_of(".eE") == std::string::npos;
+      const bool ok = (want == "int" && type == Type::number && integer) ||
                       (want == "float" && type == Type::number) ||
                       (want == "bool" && type == Type::boolean) ||
                       (want == "null" && type == Type::null);
@@ -312,6 +396,12 @@ class Converter {
   const SourceFile& source_;
   std::size_t bom_;
   std::size_t count_ = 0;
+  bool started_ = false;
+  std::size_t last_start_ = 0;
+  std::vector<Frame> stack_;
+  std::optional<Value> root_;
+  std::unordered_map<YAML::anchor_t, std::pair<Value, std::size_t>> anchors_;
+  std::vector<Value> documents_;
 };
 
 void emit(YAML::Emitter& out, const Value& v) {
@@ -355,17 +445,16 @@ std::vector<Value> parse_documents(const SourceFile& source) {
   if (source.bytes().size() > kMaxBytes) {
     throw Error(source.path(), "document is larger than 16 MiB");
   }
-  Converter converter(source);
-  std::vector<YAML::Node> docs;
+  Builder builder(source);
+  std::istringstream in{std::string(source.bytes())};
   try {
-    docs = YAML::LoadAll(std::string(source.bytes()));
+    YAML::Parser parser(in);
+    while (parser.HandleNextDocument(builder)) {
+    }
   } catch (const YAML::Exception& e) {
-    converter.fail_at(converter.offset(e.mark), e.msg);
+    builder.fail_at(builder.offset(e.mark), e.msg);
   }
-  std::vector<Value> out;
-  out.reserve(docs.size());
-  for (const YAML::Node& d : docs) out.push_back(converter.convert(d, 0));
-  return out;
+  return std::move(builder.documents());
 }
 
 std::string write(const Value& v) {

@@ -210,6 +210,8 @@ TEST_CASE("a VM class that the API server or VM Operator would refuse is an erro
                    0) == 0);
   CHECK(error_of("apiVersion: vmoperator.vmware.com/v1\nkind: VirtualMachineClass\n")
             .rfind("c.yaml:1:13: apiVersion \"vmoperator.vmware.com/v1\": vmxkit reads", 0) == 0);
+  CHECK(error_of("apiVersion: v1\nkind: VirtualMachineClass\n")
+            .rfind("c.yaml:1:13: apiVersion \"v1\": vmxkit reads", 0) == 0);
   CHECK(error_of("apiVersion: v1\nkind: ConfigMap\n") ==
         "c.yaml: no VirtualMachineClass in the file (found ConfigMap)");
   CHECK(error_of("kind: [VirtualMachineClass\n") == "c.yaml:2:1: end of sequence flow not found");

@@ -97,6 +97,10 @@ TEST_CASE("YAML that kubectl would not send as JSON is an error with line and co
   CHECK(error_of("a: !!int abc\n") == "c.yaml:1:4: \"abc\" is not a int");
   CHECK(error_of("a: !custom x\n") == "c.yaml:1:4: the tag \"!custom\" is not supported");
   CHECK(error_of("? [a]\n: 1\n") == "c.yaml:1:3: a map key must be a scalar");
+  // A `,` outside a flow collection: yaml-cpp 0.7's parser would make empty documents forever.
+  CHECK(error_of(",{") == "c.yaml:1:1: \",\" cannot start a document or a value here");
+  CHECK(error_of("kind: x\n---\n\"x\" ,\n") ==
+        "c.yaml:3:5: \",\" cannot start a document or a value here");
   std::string deep;
   for (int i = 0; i < 70; ++i) deep += "[";
   for (int i = 0; i < 70; ++i) deep += "]";
