@@ -9,6 +9,10 @@
 #include "vmxkit/formats/form_note.h"
 #include "vmxkit/model/vm_config.h"
 
+namespace vmxkit::pci {
+class Host;
+}  // namespace vmxkit::pci
+
 /// Terraform's vSphere provider (vmware/terraform-provider-vsphere): the VMs of a
 /// `terraform show -json` document (plan or state) as VmConfig, and a plan written as HCL
 /// arguments of a `vsphere_virtual_machine` (or a `vsphere_virtual_machine_class` for vGPUs).
@@ -77,6 +81,15 @@ struct TerraformJson {
 /// 16 MiB too), a document that is not Terraform's (no `format_version`), a major version
 /// other than 0 or 1, and values of the wrong type in the parts vmxkit reads.
 TerraformJson read_terraform_json(const SourceFile& source);
+
+/// Gives each DirectPath device of `vm` (a `pci_device_id`, a host address and nothing more)
+/// the vendor and device id of the host device at that address, as the provider takes the
+/// vendor id from the host (`HostPciDevice.vendorId`) and vSphere knows the device: for
+/// `lint --host`, whose checks tell a GPU from a NIC by its ids. The settings are placed at the
+/// `pci_device_id` element; each device gets a note naming the host device. A device the host
+/// does not have is left as it is (the checks report it: TOPO001), and so is a vendor id a data
+/// source gave that differs from the host's.
+void add_host_ids(TerraformVm& vm, const pci::Host& host);
 
 /// Whether `bytes` look like `terraform show -json` output: a JSON object whose top-level
 /// members include `format_version` and one of `terraform_version`, `planned_values`,

@@ -13,6 +13,7 @@
 #include "vmxkit/formats/vmclass.h"
 #include "vmxkit/formats/vsphere/json.h"
 #include "vmxkit/formats/vsphere/text_checks.h"
+#include "vmxkit/model/host.h"
 
 namespace vmxkit::terraform {
 namespace {
@@ -545,6 +546,28 @@ void Reader::read_class(VmBuild& b) const {
 
 std::string_view to_string(ResourceType type) {
   return type == ResourceType::virtual_machine ? kVmType : kClassType;
+}
+
+void add_host_ids(TerraformVm& vm, const pci::Host& host) {
+  for (const PassthroughDevice& d : vm.config.passthrough_devices()) {
+    if (!d.present || d.kind() != PassthroughKind::directpath || !d.id) continue;
+    const auto bdf = parse_vmx_bdf(*d.id);
+    const pci::Device* device = bdf ? host.find(*bdf) : nullptr;
+    if (device == nullptr || !device->vendor_id || !device->device_id) continue;
+    const SourceSpan at = vm.config.settings[d.settings.front()].whole;
+    const std::string p = fmt::format("pciPassthru{}.", d.index);
+    if (!d.vendor_id) {
+      vm.config.add(p + "vendorId", fmt::format("0x{:04x}", *device->vendor_id), at, at);
+    }
+    if (!d.device_id) {
+      vm.config.add(p + "deviceId", fmt::format("0x{:04x}", *device->device_id), at, at);
+    }
+    vm.notes.push_back(
+        {at, fmt::format("pciPassthru{} is host device {} ({:04x}:{:04x}{}), as "
+                         "the host capture gives it",
+                         d.index, bdf->to_string(), *device->vendor_id, *device->device_id,
+                         device->name.empty() ? "" : " " + device->name)});
+  }
 }
 
 bool looks_like_terraform_json(std::string_view bytes) {

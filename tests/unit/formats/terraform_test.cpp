@@ -5,8 +5,11 @@
 #include <catch2/catch.hpp>
 
 #include "support/support.h"
+#include "vmxkit/checks/engine.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/formats/vmx/document.h"
+#include "vmxkit/formats/vsphere/load.h"
+#include "vmxkit/model/host.h"
 
 using namespace vmxkit;
 using namespace vmxkit::terraform;
@@ -281,4 +284,47 @@ TEST_CASE("terraform show -json output is told from other JSON by its top-level 
       test::read_bytes(test::source_path("tests/data/vsphere/plan.vi.json"))));
   CHECK_FALSE(looks_like_terraform_json("memsize = \"1024\"\n"));
   CHECK_FALSE(looks_like_terraform_json("{\"format_version"));
+}
+
+TEST_CASE(
+    "lint with the host finds the Terraform VM without 64-bit MMIO at its resource and "
+    "passes the other",
+    "[terraform]") {
+  const SourceFile source = fixture("plan-two-gpu-vms.json");
+  const pci::Host host = pci::load_host(
+      {test::source_path("examples/hosts/synthetic-2s-4sw-8gpu-8nic.lspci-vvv.txt").string()});
+  vsphere::Loaded loaded{vsphere::Format::vi_json,
+                         SourceFile(source.path(), std::string(source.bytes())),
+                         {},
+                         {},
+                         {},
+                         {}};
+  std::vector<std::vector<FormNote>> notes;
+  for (TerraformVm& vm : read_terraform_json(source).vms) {
+    add_host_ids(vm, host);
+    notes.push_back(vm.notes);
+    loaded.vms.push_back({vm.address, {}, std::move(vm.config), {}});
+  }
+  REQUIRE(loaded.vms.size() == 2);
+  checks::LintOptions options;
+  options.host = &host;
+  const auto findings = [&](std::size_t vm) {
+    const checks::LintResult r = checks::lint_loaded_vm(source.path(), loaded, vm, options);
+    std::vector<std::string> out;
+    for (const Diagnostic& d : r.diagnostics) {
+      const Location l = r.location(d.begin);
+      out.push_back(std::string(d.rule_id) + "@" + std::to_string(l.line) + ":" +
+                    std::to_string(l.column));
+    }
+    return out;
+  };
+  // gpu_nommio[0]: its firmware, its reservation, and the 64-bit MMIO its H100 needs (at the
+  // pci_device_id element that names the H100).
+  CHECK(findings(0) ==
+        std::vector<std::string>{"MMIO005@374:23", "PT008@387:33", "MMIO001@411:13"});
+  CHECK(loaded.vms[0].config.get("pciPassthru0.deviceId") == "0x2331");
+  CHECK(notes[0].back().text ==
+        "pciPassthru0 is host device 0000:9d:00.0 (10de:2331 NVIDIA Corporation GH100 [H100 "
+        "PCIe]), as the host capture gives it");
+  CHECK(findings(1).empty());
 }
