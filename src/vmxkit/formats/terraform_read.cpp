@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <unordered_set>
 
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/pci_address.h"
@@ -496,14 +497,20 @@ void Reader::read_extra_config(VmBuild& b) const {
   }
   if (map == nullptr) return;
   object(*map, "extra_config");
-  const Value* sensitive = part(b.sensitive, "extra_config");
+  // The keys after_sensitive marks, looked up once each (a map may have many keys).
+  std::unordered_set<std::string_view> sensitive;
+  if (const Value* secret = part(b.sensitive, "extra_config")) {
+    for (const Member& m : secret->members) {
+      if (marked(&m.value)) sensitive.insert(m.key);
+    }
+  }
   for (const Member& m : map->members) {
     if (m.value.is(Type::null)) continue;  // an unknown value, marked above
     const std::string value =
         text(m.value, fmt::format("extra_config[{}]", vsphere::quote_for_message(m.key)));
     b.vm.config.settings.push_back(
         {m.key, value, {m.key_span.begin, m.value.span.end}, m.key_span, m.value.span});
-    if (marked(part(sensitive, m.key))) b.vm.sensitive.push_back(m.key);
+    if (sensitive.count(m.key) != 0) b.vm.sensitive.push_back(m.key);
   }
 }
 
