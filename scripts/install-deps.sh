@@ -10,6 +10,8 @@ packages=(
   libfmt-dev libpugixml-dev libcli11-dev libxml2-dev catch2 nlohmann-json3-dev
   # Graphviz's C library (libgvc, libcgraph and its plugins): `vmxkit topo --format svg`
   libgraphviz-dev
+  # yaml-cpp: VM Operator VirtualMachineClass documents (read and written)
+  libyaml-cpp-dev
   # libcurl (OpenSSL): the vSphere API client (`--server`)
   libcurl4-openssl-dev
   # sanitizers and libFuzzer (clang)
@@ -22,6 +24,8 @@ packages=(
   ansible-core
   # tests: real pciutils for the differential check, SARIF schema validation, vSphere peers
   pciutils python3 python3-jsonschema python3-pyvmomi golang-go golang-github-vmware-govmomi-dev
+  # Terraform's own HCL and plan-JSON libraries: the Terraform outputs and fixtures are checked
+  golang-github-hashicorp-hcl-v2-dev golang-github-hashicorp-terraform-json-dev
   curl ca-certificates
 )
 

@@ -603,6 +603,10 @@ JsonConfigSpec read_vi_json(const SourceFile& source) {
   return Reader(source).read(root);
 }
 
+JsonConfigSpec read_vi_json(const Value& root, const SourceFile& source) {
+  return Reader(source).read(root);
+}
+
 std::string write_vi_json(const ConfigSpec& spec) {
   Value v = typed("VirtualMachineConfigSpec");
   if (spec.name) v.add("name", Value::string(*spec.name));

@@ -5,6 +5,7 @@
 
 #include "vmxkit/core/source_file.h"
 #include "vmxkit/formats/vsphere/configspec.h"
+#include "vmxkit/formats/vsphere/json.h"
 
 /// The vSphere 8 VI/JSON form of the same ConfigSpec: objects carry `_typeName`, primitive
 /// values in `anyType` fields are boxed (`{"_typeName": "string", "_value": "TRUE"}`), vendorId
@@ -27,6 +28,12 @@ struct JsonConfigSpec {
 /// type has and vmxkit does not model are accepted, see vim25_types.h), a box whose `_value`
 /// does not match its `_typeName`, and values of the wrong JSON type.
 JsonConfigSpec read_vi_json(const SourceFile& source);
+
+/// The same, for a document already parsed: `root`'s spans point into `source`, which names
+/// the places in errors and in the spans of what is read. A document in another syntax that
+/// carries the same data (a VM class's `configSpec` in YAML) is read this way, with its own
+/// positions.
+JsonConfigSpec read_vi_json(const json::Value& root, const SourceFile& source);
 
 /// Writes the ConfigSpec as VI/JSON: `_typeName` first, then the fields in schema order.
 std::string write_vi_json(const ConfigSpec& spec);
