@@ -30,14 +30,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    const std::optional<vmxkit::OutputFormat> format =
-        argc == 5 ? vmxkit::parse_output_format(argv[4]) : vmxkit::OutputFormat::vmx;
-    if (!format) throw vmxkit::Error(std::string("unknown format ") + argv[4]);
+    const std::string format = argc == 5 ? argv[4] : "vmx";
+    const std::optional<vmxkit::FormatInfo> info = vmxkit::find_format(format);
+    if (!info || !info->output) throw vmxkit::Error("unknown output format " + format);
     std::cout << "# vmxkit " << vmxkit::version() << '\n';
 
     // The VM as it is.
     const vmxkit::Input vm = vmxkit::load_file(argv[1]);
-    std::cout << "# " << vm.path << ": " << vmxkit::to_string(vm.format) << '\n';
+    std::cout << "# " << vm.path << ": " << vm.format << '\n';
     for (const vmxkit::PassthroughDevice& d : vm.config().passthrough_devices()) {
       std::cout << "# pciPassthru" << d.index << ": " << vmxkit::to_string(d.kind()) << ' '
                 << d.id.value_or(d.vgpu.value_or("-")) << '\n';
@@ -55,10 +55,10 @@ int main(int argc, char** argv) {
     request.host_label = argv[2];
     const vmxkit::Plan plan = vmxkit::plan(&host, request);
     for (const std::string& line : plan.explanation()) std::cout << "# plan: " << line << '\n';
-    std::cout << vmxkit::render(plan, *format, {.template_name = {}, .vm = "vm-1"});
+    std::cout << vmxkit::render(plan, format, {.template_name = {}, .vm = "vm-1"});
 
     // What lint says about the planned .vmx on the same host.
-    const std::string planned = vmxkit::render(plan, vmxkit::OutputFormat::vmx);
+    const std::string planned = vmxkit::render(plan, "vmx");
     print("planned.vmx", vmxkit::lint(vmxkit::load("planned.vmx", planned), {.host = &host}));
   } catch (const vmxkit::Error& e) {
     std::cerr << "vmxkit_consumer: " << e.what() << '\n';

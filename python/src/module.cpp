@@ -105,19 +105,52 @@ py::tuple lint(const std::string& name, const std::optional<std::string>& data,
   }
   py::list findings;
   for (const vmxkit::Diagnostic& d : report.diagnostics) findings.append(finding(report, d));
-  return py::make_tuple(text(report.path), text(vmxkit::to_string(report.format)), findings);
+  return py::make_tuple(text(report.path), text(report.format), findings);
+}
+
+// A name that is not an output format of the format table is a ValueError naming those there are.
+void check_output_format(const std::string& name) {
+  const std::optional<vmxkit::FormatInfo> f = vmxkit::find_format(name);
+  if (f && f->output) return;
+  std::string outputs;
+  for (const vmxkit::FormatInfo& x : vmxkit::format_table()) {
+    if (x.output) outputs += (outputs.empty() ? "" : ", ") + x.name;
+  }
+  throw py::value_error("unknown output format '" + name + "' (the outputs are: " + outputs + ")");
+}
+
+// The format table: one dict per format (name, subject, summary, input, output, what it carries).
+py::list format_table() {
+  py::list out;
+  for (const vmxkit::FormatInfo& f : vmxkit::format_table()) {
+    py::dict d;
+    d["name"] = text(f.name);
+    d["subject"] = text(f.subject);
+    d["summary"] = text(f.summary);
+    d["input"] = f.input;
+    d["output"] = f.output;
+    py::dict carries;
+    carries["host_address"] = f.host_address;
+    carries["dynamic_directpath"] = f.dynamic_directpath;
+    carries["vgpu"] = f.vgpu;
+    carries["sriov"] = f.sriov;
+    carries["device_groups"] = f.device_groups;
+    carries["dvx"] = f.dvx;
+    d["carries"] = carries;
+    out.append(d);
+  }
+  return out;
 }
 
 // A loaded input written in another format (`vmxkit convert`).
 py::bytes convert(const std::string& name, const std::optional<std::string>& data,
                   const std::string& to) {
-  const std::optional<vmxkit::OutputFormat> format = vmxkit::parse_output_format(to);
-  if (!format) throw py::value_error("unknown output format '" + to + "'");
+  check_output_format(to);
   std::string out;
   {
     py::gil_scoped_release release;
     const vmxkit::Input input = load_input(name, data);
-    out = vmxkit::render(input.config(), *format);
+    out = vmxkit::render(input.config(), to);
   }
   return raw(out);
 }
@@ -264,15 +297,14 @@ py::tuple planned(const vmxkit::PlannedDevice& d) {
 
 py::bytes render_plan(const vmxkit::Plan& p, const std::string& format_name,
                       const std::string& template_name, const std::string& vm) {
-  const std::optional<vmxkit::OutputFormat> format = vmxkit::parse_output_format(format_name);
-  if (!format) throw py::value_error("unknown output format '" + format_name + "'");
+  check_output_format(format_name);
   std::string out;
   {
     py::gil_scoped_release release;
     vmxkit::RenderOptions options;
     options.template_name = template_name;
     options.vm = vm;
-    out = vmxkit::render(p, *format, options);
+    out = vmxkit::render(p, format_name, options);
   }
   return raw(out);
 }
@@ -441,6 +473,7 @@ PYBIND11_MODULE(_vmxkit, m) {
   m.def("lint", &lint, py::arg("name"), py::arg("data").none(true), py::arg("host").none(true));
   m.def("convert", &convert, py::arg("name"), py::arg("data").none(true), py::arg("to"));
   m.def("rules", &rules);
+  m.def("format_table", &format_table);
   m.def("load_host", &load_host, py::arg("sources"));
   m.def("mmio", &mmio, py::arg("host").none(true), py::arg("devices"));
   m.def("plan", &plan, py::arg("host").none(true), py::arg("gpus"), py::arg("gpu_count").none(true),

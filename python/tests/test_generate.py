@@ -68,7 +68,7 @@ class GenerateTest(unittest.TestCase):
                 findings = vmxkit.lint(plan.vi_json().encode(), host=host)
                 self.assertEqual(serious(findings), [])
                 self.assertNotIn("P2P005", [f.rule for f in findings])
-                with self.assertRaisesRegex(vmxkit.Error, "a .vmx cannot carry a device group"):
+                with self.assertRaisesRegex(vmxkit.Error, "the vmx output cannot carry a device group"):
                     plan.vmx()
         with self.assertRaisesRegex(vmxkit.Error, "offers no such group"):
             vmxkit.generate(host, gpus=1, nic="auto", vgpu="grid_h100-80c", sriov=True,

@@ -38,7 +38,7 @@ import builtins
 import os
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterator, List, Literal, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Literal, Optional, Sequence, Tuple, Union
 
 from . import _vmxkit
 from ._error import Error
@@ -68,9 +68,11 @@ __all__ = [
     "Topology",
     "config_spec",
     "convert",
+    "formats",
     "generate",
     "lint",
     "mmio",
+    "output_formats",
     "rules",
 ]
 
@@ -82,8 +84,19 @@ Source = Union[StrPath, bytes, bytearray, memoryview, "Document", Any]
 HostArg = Union["Host", StrPath, Sequence[StrPath]]
 
 _SEVERITIES: Tuple[str, ...] = ("error", "warning", "info", "style")
-_OUTPUT_FORMATS: Tuple[str, ...] = ("vmx", "configspec-xml", "soap", "vi-json", "govc",
-                                    "powercli")
+
+
+def formats() -> List[Dict[str, Any]]:
+    """vmxkit's format table: every form it reads or writes, one dict each with ``name``,
+    ``subject`` (``vm``, ``host`` or ``guest``), ``summary``, ``input``, ``output`` and
+    ``carries`` (what a VM format can hold: ``host_address``, ``dynamic_directpath``, ``vgpu``,
+    ``sriov``, ``device_groups``, ``dvx``)."""
+    return [dict(f) for f in _vmxkit.format_table()]
+
+
+def output_formats() -> List[str]:
+    """The names of the formats ``Plan.render`` and ``convert`` write, from the format table."""
+    return [f["name"] for f in _vmxkit.format_table() if f["output"]]
 
 
 # --------------------------------------------------------------------------------------------
@@ -280,10 +293,11 @@ def rules() -> List[Check]:
 
 
 def convert(source: Source, to: str = "vmx") -> str:
-    """``source`` written as ``to``: ``vmx``, ``configspec-xml`` or ``vi-json`` (``vmxkit
-    convert``). The source must hold one VM."""
-    if to not in ("vmx", "configspec-xml", "vi-json"):
-        raise ValueError("convert: to must be 'vmx', 'configspec-xml' or 'vi-json', not %r" % to)
+    """``source`` written as ``to``, an output of the format table (``output_formats()``:
+    ``vmx``, ``configspec-xml``, ``vi-json``, ``terraform``, ``vmclass``...; ``vmxkit convert``).
+    The source must hold one VM."""
+    if to not in output_formats():
+        raise ValueError("convert: to must be one of %s, not %r" % (", ".join(output_formats()), to))
     name, data = _source(source)
     return _text(_vmxkit.convert(name, data, to))
 
@@ -562,12 +576,12 @@ class Plan:
 
     def render(self, format: str, *, template: Optional[str] = None,
                vm: Optional[str] = None) -> bytes:
-        """The plan in ``format`` (vmx, configspec-xml, soap, vi-json, govc, powercli) as bytes;
-        ``template`` a built-in template or a template file (vmx), ``vm`` the VirtualMachine
-        moref a SOAP request targets."""
-        if format not in _OUTPUT_FORMATS:
+        """The plan in ``format``, an output of the format table (``output_formats()``) as
+        bytes; ``template`` a built-in template or a template file (vmx), ``vm`` the
+        VirtualMachine moref a SOAP request targets."""
+        if format not in output_formats():
             raise ValueError("render: format must be one of %s, not %r"
-                             % (", ".join(_OUTPUT_FORMATS), format))
+                             % (", ".join(output_formats()), format))
         return bytes(self._plan.render(format, template or "", vm or ""))
 
     def vmx(self, *, template: Optional[str] = None) -> str:
@@ -594,6 +608,15 @@ class Plan:
     def powercli(self) -> str:
         """A PowerShell script for VMware PowerCLI."""
         return _text(self.render("powercli"))
+
+    def terraform(self) -> str:
+        """HCL arguments of Terraform's ``vsphere_virtual_machine`` (a
+        ``vsphere_virtual_machine_class`` for vGPUs), with the explanation as comments."""
+        return _text(self.render("terraform"))
+
+    def vmclass(self) -> str:
+        """A VM Operator ``VirtualMachineClass`` (YAML) with the explanation as comments."""
+        return _text(self.render("vmclass"))
 
     def config_spec(self) -> "vim.vm.ConfigSpec":
         """The plan as a pyVmomi ``vim.vm.ConfigSpec``, for ``vm.ReconfigVM_Task(spec=...)``.

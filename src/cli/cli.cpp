@@ -48,6 +48,7 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   setup_fmt(app, ctx);
   setup_rules(app, ctx);
   setup_rule(app, ctx);
+  setup_formats(app, ctx);
   setup_topo(app, ctx);
   setup_mmio(app, ctx);
   setup_host_check(app, ctx);

@@ -13,9 +13,10 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/report.h"
+#include "vmxkit/checks/parse_problems.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
-#include "vmxkit/checks/parse_problems.h"
+#include "vmxkit/formats/formats.h"
 #include "vmxkit/formats/vsphere/configspec.h"
 #include "vmxkit/formats/vsphere/load.h"
 #include "vmxkit/formats/vsphere/render.h"
@@ -34,14 +35,12 @@ struct ConvertOptions {
 };
 
 int run_convert(const ConvertOptions& o, Context& ctx) {
-  auto format = vsphere::parse_output_format(o.to);
-  if (!format) throw Error("unknown --to format '" + o.to + "'");
+  const formats::Format* format = &formats::output_format(o.to);
   if (o.envelope) {
-    if (*format != vsphere::OutputFormat::configspec_xml &&
-        *format != vsphere::OutputFormat::soap) {
+    if (format->name != "configspec-xml" && format->name != "soap") {
       throw Error("--envelope applies to --to configspec-xml only");
     }
-    format = vsphere::OutputFormat::soap;
+    format = formats::find("soap");
   }
   const std::string name = display_name(o.input);
   std::string bytes = o.input == "-" ? read_stream(ctx.in, name) : read_file(o.input);
@@ -76,7 +75,7 @@ int run_convert(const ConvertOptions& o, Context& ctx) {
     std::string names;
     for (const vsphere::LoadedVm& v : loaded.vms) names += (names.empty() ? "" : ", ") + v.name;
     throw Error(name, "holds " + std::to_string(loaded.vms.size()) +
-                          (loaded.format == vsphere::Format::ovf ? " virtual systems" : " VMs") +
+                          (loaded.format->name == "ovf" ? " virtual systems" : " VMs") +
                           "; pick one with --system (" + names + ")");
   }
 
@@ -87,21 +86,26 @@ int run_convert(const ConvertOptions& o, Context& ctx) {
     print_diagnostic(ctx.err, name, loaded.source.bytes(), loaded.source.lines(), d, ctx.color_err);
   }
 
-  // Device groups (vSphere 8) have no `.vmx` form that vmxkit knows: say which are left out.
-  if (*format == vsphere::OutputFormat::vmx) {
+  // Device groups (vSphere 8) where the output has no form of them: say which are left out.
+  if (!format->carries.device_groups) {
+    std::vector<const formats::Format*> carrying;
+    for (const formats::Format* f : formats::outputs()) {
+      if (f->carries.device_groups) carrying.push_back(f);
+    }
     for (const DeviceGroup& g : vm->config.device_groups) {
       const Location at = loaded.source.location(g.whole.begin);
       ctx.err << "vmxkit: warning: " << name << ":" << at.line << ":" << at.column
               << ": device group '" << g.name.value_or(g.label) << "' (groupInstanceKey " << g.key
               << ", " << g.members.size() << " member" << (g.members.size() == 1 ? "" : "s")
-              << ") is not converted: a .vmx holds no device groups that vmxkit knows of; "
-                 "convert to configspec-xml, soap, vi-json or powercli to keep it\n";
+              << ") is not converted: the " << format->name
+              << " output holds no device groups; convert to " << formats::names(carrying)
+              << " to keep it\n";
     }
   }
 
   // Values that do not convert are named at their place in the input, before anything is written.
-  const bool from_vmx = loaded.format == vsphere::Format::vmx;
-  const bool to_vmx = *format == vsphere::OutputFormat::vmx;
+  const bool from_vmx = loaded.format->name == "vmx";
+  const bool to_vmx = format->name == "vmx";
   std::vector<std::string> emptied;  // an empty extraConfig value makes vSphere remove the key
   if (!to_vmx) {
     for (const auto& option : vsphere::from_vm_config(vm->config, loaded.source).extra_config) {
@@ -123,8 +127,9 @@ int run_convert(const ConvertOptions& o, Context& ctx) {
 
   vsphere::RenderOptions options;
   options.vm = o.vm.empty() ? loaded.vm : o.vm;
-  const std::string text = vsphere::render(vm->config, *format, options);
-  if (*format != vsphere::OutputFormat::vmx) {
+  const std::vector<std::string> no_comments;
+  const std::string text = format->write({vm->config, no_comments, options});
+  if (!to_vmx) {
     const auto not_sent = vsphere::from_vm_config(vm->config, name).not_sent;
     if (!not_sent.empty()) {
       ctx.err << "vmxkit: note: not sent as extraConfig (vSphere sets these itself): "
@@ -144,9 +149,11 @@ void setup_convert(CLI::App& app, Context& ctx) {
       "Write a VM configuration (.vmx, ConfigSpec XML or SOAP, VI/JSON, OVF; detected from the "
       "content) in another format");
   sub->add_option("IN", o->input, "Input file, or - for stdin")->required();
-  sub->add_option("--to", o->to, "Output format")
+  std::vector<std::string> outputs;
+  for (const formats::Format* f : formats::outputs()) outputs.emplace_back(f->name);
+  sub->add_option("--to", o->to, "Output format: " + formats::names(formats::outputs()))
       ->required()
-      ->check(CLI::IsMember({"vmx", "configspec-xml", "vi-json", "soap", "govc", "powercli"}));
+      ->check(CLI::IsMember(outputs));
   sub->add_option("-o,--output", o->output, "Write to this file (atomically) instead of stdout");
   sub->add_flag("--force", o->force, "Write -o even when the VM holds its lock (OUT.lck)");
   sub->add_flag("--envelope", o->envelope,

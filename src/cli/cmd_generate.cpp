@@ -16,8 +16,8 @@
 #include "cli/live.h"
 #include "vmxkit/api_internal.h"
 #include "vmxkit/core/io.h"
-#include "vmxkit/vmxkit.h"
 #include "vmxkit/formats/vsphere/config_target.h"
+#include "vmxkit/vmxkit.h"
 
 namespace vmxkit::cli {
 namespace {
@@ -60,15 +60,15 @@ int list_models(const Catalog& catalog, Context& ctx) {
 
 // The outputs other than a new .vmx change an existing VM; say what that risks (the scripts
 // ask or check before changing anything, the ConfigSpec XML holds it as a comment).
-void note_for_existing_vm(const Plan& plan, OutputFormat format, Context& ctx) {
+void note_for_existing_vm(const Plan& plan, std::string_view format, Context& ctx) {
   const bool from_bios = plan.base() && (!plan.base()->config().firmware() ||
                                          *plan.base()->config().firmware() != "efi");
-  if (format != OutputFormat::vmx || from_bios) {
+  if (format != "vmx" || from_bios) {
     ctx.err << "vmxkit: note: this sets firmware = \"efi\"; on an existing VM whose guest was "
                "installed with BIOS that makes the guest unbootable (MMIO005): convert its disk to "
                "GPT/EFI first, or apply it to a VM with no guest installed yet\n";
   }
-  if (format != OutputFormat::govc) return;
+  if (format != "govc") return;
   bool sriov = false;
   for (const PlannedDevice& n : plan.nics()) sriov = sriov || n.sriov_vf;
   if (sriov) {
@@ -141,8 +141,15 @@ int run_generate(GenerateOptions& o, Context& ctx) {
   }
   if (o.list_templates) return list_templates(ctx);
   if (o.list_models) return list_models(catalog, ctx);
-  const auto format = parse_output_format(o.format);
-  if (!format) throw Error(fmt::format("--format {}: unknown format", o.format));
+  const std::optional<FormatInfo> format = find_format(o.format);
+  if (!format || !format->output) {
+    std::vector<std::string> outputs;
+    for (const FormatInfo& f : format_table()) {
+      if (f.output) outputs.push_back(f.name);
+    }
+    throw Error(fmt::format("--format {}: not an output format; the outputs are: {}", o.format,
+                            fmt::join(outputs, ", ")));
+  }
   if (!o.output.empty() && !o.force) check_in_place(o.output, {true, false});
 
   PlanRequest& r = o.request;
@@ -174,12 +181,12 @@ int run_generate(GenerateOptions& o, Context& ctx) {
   RenderOptions options;
   options.template_name = o.template_name;
   options.vm = o.vm;
-  const std::string output = render(plan, *format, options);
+  const std::string output = render(plan, format->name, options);
   // The comment block goes into a new .vmx; everywhere else it goes to stderr.
-  if (*format != OutputFormat::vmx || plan.base()) {
+  if (format->name != "vmx" || plan.base()) {
     for (const std::string& line : plan.explanation()) ctx.err << "vmxkit: " << line << '\n';
   }
-  note_for_existing_vm(plan, *format, ctx);
+  note_for_existing_vm(plan, format->name, ctx);
   if (!r.config_target.empty() && r.device_group.empty()) {
     note_device_groups(plan, r.config_target_name, r.config_target, target_asked, ctx);
   }
@@ -233,8 +240,11 @@ void setup_generate(CLI::App& app, Context& ctx) {
                 "Accept GPU/NIC pairs that meet only at the CPU (PHB/NODE)");
   sub->add_option("--base", o->base, "Merge into this .vmx, keeping everything else byte for byte");
   sub->add_option("--template", o->template_name, "Template name (--list-templates) or file");
-  sub->add_option("--format", o->format, "vmx, configspec-xml, soap, vi-json, govc or powercli")
-      ->capture_default_str();
+  std::string outputs;
+  for (const FormatInfo& f : format_table()) {
+    if (f.output) outputs += (outputs.empty() ? "" : ", ") + f.name;
+  }
+  sub->add_option("--format", o->format, "Output format: " + outputs)->capture_default_str();
   sub->add_option("--vm", o->vm, "VM moref for --format soap (vm-123)");
   sub->add_option("--config-target", o->config_target,
                   "The host's QueryConfigTarget answer (govc vm.target.info -host H -json, or "

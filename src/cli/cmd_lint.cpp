@@ -20,10 +20,11 @@
 #include "cli/lint_output.h"
 #include "cli/live.h"
 #include "cli/report.h"
+#include "vmxkit/checks/engine.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
+#include "vmxkit/formats/formats.h"
 #include "vmxkit/model/host.h"
-#include "vmxkit/checks/engine.h"
 
 namespace vmxkit::cli {
 namespace {
@@ -284,7 +285,7 @@ int run_fix(const FixOptions& o, Context& ctx) {
   if (!fixed.fixed_rules.empty())
     ctx.err << " (" << fmt::format("{}", fmt::join(fixed.fixed_rules, ", ")) << ")";
   ctx.err << fmt::format(", {} remain.\n", fixed.remaining.diagnostics.size());
-  if (fixed.remaining.format == checks::InputFormat::configspec) {
+  if (fixed.remaining.format->name != "vmx") {
     ctx.err << "vmxkit: note: fix edits .vmx files only; for a vSphere document, `vmxkit convert "
                "--to vmx`, fix that, and convert back\n";
   }

@@ -20,6 +20,7 @@ void setup_lint(CLI::App& app, Context& ctx);
 void setup_fix(CLI::App& app, Context& ctx);
 void setup_rules(CLI::App& app, Context& ctx);
 void setup_rule(CLI::App& app, Context& ctx);
+void setup_formats(CLI::App& app, Context& ctx);
 void setup_topo(CLI::App& app, Context& ctx);
 void setup_mmio(CLI::App& app, Context& ctx);
 void setup_host_check(CLI::App& app, Context& ctx);

@@ -10,6 +10,7 @@
 #include "cli/json_output.h"
 #include "cli/report.h"
 #include "vmxkit/checks/check.h"
+#include "vmxkit/formats/formats.h"
 
 namespace vmxkit::cli {
 namespace {
@@ -20,9 +21,7 @@ std::string plural(std::size_t n, std::string_view word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
 
-std::string_view format_name(checks::InputFormat f) {
-  return f == checks::InputFormat::vmx ? "vmx" : "configspec";
-}
+std::string_view format_name(const formats::Format* f) { return f == nullptr ? "vmx" : f->name; }
 
 // SARIF columns count Unicode code points (run.columnKind = unicodeCodePoints).
 Json sarif_region(const checks::LintResult& r, std::size_t begin, std::size_t end) {

@@ -5,21 +5,21 @@
 
 #include <utility>
 
-#include "vmxkit/api_internal.h"
-#include "vmxkit/core/io.h"
-#include "vmxkit/analysis/plan.h"
-#include "vmxkit/formats/plan_render.h"
-#include "vmxkit/devices/catalog.h"
-#include "vmxkit/model/host.h"
 #include "vmxkit/analysis/mmio.h"
+#include "vmxkit/analysis/plan.h"
 #include "vmxkit/analysis/topology.h"
+#include "vmxkit/api_internal.h"
 #include "vmxkit/checks/engine.h"
 #include "vmxkit/checks/parse_problems.h"
+#include "vmxkit/core/io.h"
+#include "vmxkit/devices/catalog.h"
+#include "vmxkit/formats/plan_render.h"
 #include "vmxkit/formats/vmx/document.h"
-#include "vmxkit/vmxkit.h"
 #include "vmxkit/formats/vsphere/load.h"
 #include "vmxkit/formats/vsphere/render.h"
 #include "vmxkit/formats/vsphere/text_checks.h"
+#include "vmxkit/model/host.h"
+#include "vmxkit/vmxkit.h"
 
 #ifndef VMXKIT_VERSION
 #error "VMXKIT_VERSION must be defined by the build (CMake's project(VERSION))"
@@ -52,60 +52,6 @@ struct Plan::Impl {
 namespace {
 
 // --- enum conversions: the facade's enums are its own, so the internal ones may grow.
-
-InputFormat from_internal(vsphere::Format f) {
-  switch (f) {
-    case vsphere::Format::vmx:
-      return InputFormat::vmx;
-    case vsphere::Format::configspec_xml:
-      return InputFormat::configspec_xml;
-    case vsphere::Format::soap:
-      return InputFormat::soap;
-    case vsphere::Format::vi_json:
-      return InputFormat::vi_json;
-    case vsphere::Format::ovf:
-      return InputFormat::ovf;
-    case vsphere::Format::govc_json:
-      return InputFormat::govc_json;
-  }
-  return InputFormat::vmx;
-}
-
-vsphere::Format to_internal(InputFormat f) {
-  switch (f) {
-    case InputFormat::vmx:
-      return vsphere::Format::vmx;
-    case InputFormat::configspec_xml:
-      return vsphere::Format::configspec_xml;
-    case InputFormat::soap:
-      return vsphere::Format::soap;
-    case InputFormat::vi_json:
-      return vsphere::Format::vi_json;
-    case InputFormat::ovf:
-      return vsphere::Format::ovf;
-    case InputFormat::govc_json:
-      return vsphere::Format::govc_json;
-  }
-  return vsphere::Format::vmx;
-}
-
-vsphere::OutputFormat to_internal(OutputFormat f) {
-  switch (f) {
-    case OutputFormat::vmx:
-      return vsphere::OutputFormat::vmx;
-    case OutputFormat::configspec_xml:
-      return vsphere::OutputFormat::configspec_xml;
-    case OutputFormat::soap:
-      return vsphere::OutputFormat::soap;
-    case OutputFormat::vi_json:
-      return vsphere::OutputFormat::vi_json;
-    case OutputFormat::govc:
-      return vsphere::OutputFormat::govc;
-    case OutputFormat::powercli:
-      return vsphere::OutputFormat::powercli;
-  }
-  return vsphere::OutputFormat::vmx;
-}
 
 DeviceRole from_internal(pci::Role r) {
   switch (r) {
@@ -262,7 +208,7 @@ PlannedDevice to_planned(const generate::Choice& c) {
 
 LintReport to_report(checks::LintResult&& r) {
   LintReport out;
-  out.format = from_internal(vsphere::detect_format(r.bytes));
+  out.format = std::string(r.format->name);
   out.path = std::move(r.path);
   out.bytes = std::move(r.bytes);
   out.diagnostics = std::move(r.diagnostics);
@@ -335,9 +281,9 @@ struct detail::Access {
   }
 
   static Plan make_plan(const Host* host, const PlanRequest& request) {
-    if (request.base && request.base->format != InputFormat::vmx) {
+    if (request.base && request.base->format != "vmx") {
       throw Error(request.base->path, fmt::format("a plan merges into a .vmx only; this file is {}",
-                                                  to_string(request.base->format)));
+                                                  request.base->format));
     }
     generate::Request r;
     r.gpus = request.gpus;
@@ -403,7 +349,23 @@ std::string_view version() { return VMXKIT_VERSION; }
 
 // --- inputs
 
-std::string_view to_string(InputFormat format) { return vsphere::to_string(to_internal(format)); }
+std::vector<FormatInfo> format_table() {
+  std::vector<FormatInfo> out;
+  for (const vmxkit::formats::Format& f : vmxkit::formats::all()) {
+    const auto& c = f.carries;
+    out.push_back(FormatInfo{std::string(f.name), std::string(to_string(f.subject)),
+                             std::string(f.summary), f.input, f.output, c.host_address,
+                             c.dynamic_directpath, c.vgpu, c.sriov, c.device_groups, c.dvx});
+  }
+  return out;
+}
+
+std::optional<FormatInfo> find_format(std::string_view name) {
+  for (FormatInfo& f : format_table()) {
+    if (f.name == name) return std::move(f);
+  }
+  return std::nullopt;
+}
 
 const VmConfig& Input::config() const {
   if (vms.size() == 1) return vms.front().config;
@@ -419,11 +381,12 @@ Input load(std::string path, std::string bytes) {
   Input in;
   in.path = loaded.source.path();
   in.bytes = std::string(loaded.source.bytes());
-  in.format = from_internal(loaded.format);
+  in.format = std::string(loaded.format->name);
   // The loader does not repeat a .vmx's malformed lines; the document reports them.
-  in.diagnostics = loaded.format == vsphere::Format::vmx
-                       ? checks::line_diagnostics(vmx::Document::parse(in.bytes, in.path).problems())
-                       : checks::schema_diagnostics(loaded.schema_problems);
+  in.diagnostics =
+      in.format == "vmx"
+          ? checks::line_diagnostics(vmx::Document::parse(in.bytes, in.path).problems())
+          : checks::schema_diagnostics(loaded.schema_problems);
   for (vsphere::LoadedVm& vm : loaded.vms) {
     for (Diagnostic& d : checks::unread_diagnostics(vm.unread)) {
       if (loaded.vms.size() > 1) d.message = vm.name + ": " + d.message;
@@ -569,7 +532,7 @@ LintReport lint(const Input& input, const LintOptions& options) {
 
 FixResult fix(const Input& input, const FixOptions& options) {
   checks::FixResult r = checks::fix(input.path, input.bytes,
-                                  detail::Access::lint_options(options.lint), options.unsafe);
+                                    detail::Access::lint_options(options.lint), options.unsafe);
   FixResult out;
   out.bytes = std::move(r.bytes);
   out.fixes_applied = r.fixes_applied;
@@ -597,49 +560,20 @@ Plan plan(const Host* host, const PlanRequest& request) {
 
 // --- render
 
-std::string_view to_string(OutputFormat format) { return vsphere::to_string(to_internal(format)); }
-
-std::optional<OutputFormat> parse_output_format(std::string_view name) {
-  for (const OutputFormat f : {OutputFormat::vmx, OutputFormat::configspec_xml, OutputFormat::soap,
-                               OutputFormat::vi_json, OutputFormat::govc, OutputFormat::powercli}) {
-    if (to_string(f) == name) return f;
-  }
-  return std::nullopt;
-}
-
-std::string render(const Plan& plan, OutputFormat format, const RenderOptions& options) {
+std::string render(const Plan& plan, std::string_view format, const RenderOptions& options) {
   const auto& p = detail::Access::plan(plan);
-  if (p.plan.device_group && (format == OutputFormat::vmx || format == OutputFormat::govc)) {
-    throw Error(fmt::format(
-        "--device-group {}: {} cannot carry a device group (no .vmx form of one is known, and "
-        "no govc command adds one); use --format configspec-xml, soap, vi-json or powercli",
-        vsphere::quote_for_message(p.plan.device_group->name),
-        format == OutputFormat::vmx ? "a .vmx" : "a govc script"));
-  }
-  const generate::Template tpl = generate::load_template(
-      options.template_name.empty() ? generate::default_template(p.plan) : options.template_name);
   std::optional<vmx::Document> base;
   if (p.base) base = vmx::Document::parse(p.base->bytes, p.base->path);
-  std::string vmx_text =
-      base ? generate::merge_into(*base, tpl, p.plan) : generate::render_template(tpl, p.plan);
-  if (format == OutputFormat::vmx) return vmx_text;
-  const vmx::Document doc =
-      vmx::Document::parse(std::move(vmx_text), p.base ? p.base->path : "plan");
-  vsphere::RenderOptions o;
-  o.vm = options.vm;
-  o.physical_functions = generate::physical_functions(p.plan);  // SR-IOV PF backings
-  VmConfig config = vmx::to_vm_config(doc);
-  if (p.plan.device_group) {
-    generate::add_device_group(p.plan, generate::device_indices(p.plan, base ? &*base : nullptr),
-                               config, o);
-  }
-  return vsphere::render(config, to_internal(format), o);
+  return generate::render_plan(p.plan, base ? &*base : nullptr,
+                               vmxkit::formats::output_format(format),
+                               {.template_name = options.template_name, .vm = options.vm});
 }
 
-std::string render(const VmConfig& config, OutputFormat format, const RenderOptions& options) {
+std::string render(const VmConfig& config, std::string_view format, const RenderOptions& options) {
   vsphere::RenderOptions o;
   o.vm = options.vm;
-  return vsphere::render(config, to_internal(format), o);
+  const std::vector<std::string> no_comments;
+  return vmxkit::formats::output_format(format).write({config, no_comments, o});
 }
 
 std::vector<TemplateInfo> templates() {

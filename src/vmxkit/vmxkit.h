@@ -28,7 +28,7 @@
 ///     vmxkit::Topology t = vmxkit::analyze(host);             // path classes, P2P verdicts
 ///     vmxkit::MmioSize m = vmxkit::size_mmio(&host, {"0000:3b:00.0"});
 ///     vmxkit::Plan p = vmxkit::plan(&host, {.gpus = {"auto"}, .nics = {"auto"}});
-///     std::string vmx = vmxkit::render(p, vmxkit::OutputFormat::vmx);
+///     std::string vmx = vmxkit::render(p, "vmx");            // or any output of format_table()
 ///
 /// Conventions: every function returns values (no handles to free; Host, Catalog and Plan are
 /// cheap to copy and immutable). Problems in a user's file are `Diagnostic` values; a condition
@@ -58,18 +58,26 @@ std::string_view version();
 // ------------------------------------------------------------------------------------------------
 // Inputs: a VM configuration in any format
 
-/// The formats load() reads, told apart by content.
-enum class InputFormat : unsigned char {
-  vmx,             ///< a `.vmx` file
-  configspec_xml,  ///< a vim25 VirtualMachineConfigSpec or VirtualMachineConfigInfo document
-  soap,            ///< SOAP: a ReconfigVM_Task request, a RetrievePropertiesEx,
-                   ///< RetrieveProperties or Fetch response
-  vi_json,         ///< vSphere VI/JSON (ConfigSpec, ReconfigVM_Task body or ConfigInfo)
-  ovf,             ///< an OVF descriptor
-  govc_json,       ///< govc's `vm.info -json` or `object.collect -json` output
+/// A format of vmxkit's one format table: every form it reads or writes, with what it can carry.
+struct FormatInfo {
+  std::string name;     ///< "vmx", "configspec-xml", "terraform", "lspci-vvv"...
+  std::string subject;  ///< "vm", "host" or "guest"
+  std::string summary;
+  bool input = false;   ///< read by load() (VM formats) or load_host() (host formats)
+  bool output = false;  ///< written by render()
+  /// What a VM format can carry beyond settings, memory and firmware: a plan that holds more is
+  /// refused by its writer, never cut short.
+  bool host_address = false;        ///< DirectPath I/O devices by host address
+  bool dynamic_directpath = false;  ///< devices by vendor/device id, placed by vSphere
+  bool vgpu = false;
+  bool sriov = false;
+  bool device_groups = false;
+  bool dvx = false;
 };
-/// "vmx", "configspec-xml", "soap", "vi-json", "ovf", "govc-json".
-std::string_view to_string(InputFormat format);
+/// Every format, in the table's order.
+std::vector<FormatInfo> format_table();
+/// A format by name, or nullopt.
+std::optional<FormatInfo> find_format(std::string_view name);
 
 /// One VM of an input file.
 struct InputVm {
@@ -82,9 +90,9 @@ struct InputVm {
 
 /// A loaded VM configuration: the bytes as read and the neutral model of each VM in them.
 struct Input {
-  std::string path;   ///< as given to load(); names the file in messages
-  std::string bytes;  ///< exactly as read
-  InputFormat format = InputFormat::vmx;
+  std::string path;            ///< as given to load(); names the file in messages
+  std::string bytes;           ///< exactly as read
+  std::string format = "vmx";  ///< the format table's name of what was read
   /// One, except for OVF files with several VirtualSystems and vSphere client documents with
   /// several VMs (a RetrievePropertiesEx response, `govc vm.info -json` of several VMs).
   std::vector<InputVm> vms;
@@ -101,11 +109,11 @@ struct Input {
   const VmConfig& config() const;
 };
 
-/// Reads `bytes` (named `path` in messages) in whatever format they are (see InputFormat; a
-/// leading BOM is skipped, the path's extension is not consulted). Throws vmxkit::Error with
-/// file:line:col when the content cannot be read as its format: malformed or unsafe XML,
-/// malformed JSON, values of the wrong type. A `.vmx` never throws: what VMware cannot read is
-/// in `diagnostics`.
+/// Reads `bytes` (named `path` in messages) in whatever VM format they are (the format_table() rows
+/// with subject "vm" and `input`; a leading BOM is skipped, the path's extension is not consulted).
+/// Throws vmxkit::Error with file:line:col when the content cannot be read as its format: malformed
+/// or unsafe XML, malformed JSON, values of the wrong type. A `.vmx` never throws: what VMware
+/// cannot read is in `diagnostics`.
 Input load(std::string path, std::string bytes);
 
 /// Reads the file at `path` and load()s it. Throws vmxkit::Error when the file cannot be read
@@ -320,8 +328,8 @@ struct LintOptions {
 /// The findings of the rule catalogue in one file.
 struct LintReport {
   std::string path;
-  std::string bytes;  ///< the file linted
-  InputFormat format = InputFormat::vmx;
+  std::string bytes;                    ///< the file linted
+  std::string format = "vmx";           ///< the format table's name of what was read
   std::vector<Diagnostic> diagnostics;  ///< sorted by position, then rule id
   LineIndex lines;                      ///< of `bytes`
 
@@ -442,20 +450,6 @@ Plan plan(const Host* host, const PlanRequest& request);
 // ------------------------------------------------------------------------------------------------
 // Render
 
-/// The formats a plan or a VM configuration is written in.
-enum class OutputFormat : unsigned char {
-  vmx,             ///< `.vmx` text
-  configspec_xml,  ///< a vim25 VirtualMachineConfigSpec document
-  soap,            ///< a SOAP ReconfigVM_Task request (needs RenderOptions::vm)
-  vi_json,         ///< a vSphere VI/JSON ConfigSpec
-  govc,            ///< a POSIX shell script of govc commands
-  powercli,        ///< a PowerShell script for VMware PowerCLI
-};
-/// "vmx", "configspec-xml", "soap", "vi-json", "govc", "powercli".
-std::string_view to_string(OutputFormat format);
-/// The format with that name (as to_string() writes it), or nullopt.
-std::optional<OutputFormat> parse_output_format(std::string_view name);
-
 struct RenderOptions {
   /// A built-in template (templates()) or a template file; empty: the plan's default. Plans
   /// only.
@@ -463,16 +457,19 @@ struct RenderOptions {
   std::string vm;  ///< SOAP: the VirtualMachine moref the request targets (`vm-123`)
 };
 
-/// Writes a plan. `vmx` fills the template (merged into the plan's base when it has one, with
-/// text edits: everything else in the base stays byte for byte); the other formats carry the
-/// same settings. Throws vmxkit::Error for an unknown template, a template placeholder that is
-/// not known (naming the template, line and column), SOAP without a VM moref, or a value the
-/// format cannot carry.
-std::string render(const Plan& plan, OutputFormat format, const RenderOptions& options = {});
+/// Writes a plan in an output format of format_table() (by name). `vmx` fills the template (merged
+/// into the plan's base when it has one, with text edits: everything else in the base stays
+/// byte for byte); the other formats carry the same settings and the plan's explanation as
+/// comments where the form has them. Throws vmxkit::Error for a name that is no output format
+/// (listing those there are), an unknown template, a template placeholder that is not known
+/// (naming the template, line and column), SOAP without a VM moref, or what the format cannot
+/// carry (a device group in a `.vmx`, a vGPU in Terraform's VM resource...).
+std::string render(const Plan& plan, std::string_view format, const RenderOptions& options = {});
 
 /// Writes a loaded VM configuration in another format (`vmxkit convert`). `template_name` is
 /// not used. Throws vmxkit::Error as render() for a plan.
-std::string render(const VmConfig& config, OutputFormat format, const RenderOptions& options = {});
+std::string render(const VmConfig& config, std::string_view format,
+                   const RenderOptions& options = {});
 
 /// A scenario template compiled into vmxkit.
 struct TemplateInfo {

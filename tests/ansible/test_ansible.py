@@ -439,8 +439,9 @@ class VcenterScenarios:
         self.assertFalse(r["failed"], r)
         self.assertEqual({f["rule"] for f in r["findings"]}, self.expected_rules(r))
         self.assertEqual({f["path"] for f in r["findings"]}, {"%s/vm/%s" % (self.netloc, GPU_VM)})
+        # A live VM's configuration is the server's SOAP answer.
         self.assertEqual(r["files"], [dict(path="%s/vm/%s" % (self.netloc, GPU_VM),
-                                           format="configspec")])
+                                           format="soap")])
         self.assertEqual(self.results["from_environment"]["findings"], r["findings"])
 
     def test_errors_fail_the_task(self):

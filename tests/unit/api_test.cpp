@@ -2,6 +2,7 @@
 // The public API through its one header: every facade function, and the errors it reports.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "support/support.h"
 #include "vmxkit/vmxkit.h"
@@ -58,8 +59,8 @@ TEST_CASE("load reads a .vmx with its malformed lines as diagnostics", "[api][lo
   const vmxkit::Input in = vmxkit::load(
       "vm.vmx", "memsize = \"4096\"\nfirmware \"efi\"\npciPassthru0.id = \"00000:059:00.0\"\n");
   CHECK(in.path == "vm.vmx");
-  CHECK(in.format == vmxkit::InputFormat::vmx);
-  CHECK(vmxkit::to_string(in.format) == "vmx");
+  CHECK(in.format == "vmx");
+  CHECK(vmxkit::find_format(in.format)->subject == "vm");
   REQUIRE(in.vms.size() == 1);
   CHECK(in.config().memory_mb() == 4096);
   CHECK(in.config().passthrough_devices().at(0).id == "00000:059:00.0");
@@ -70,11 +71,8 @@ TEST_CASE("load reads a .vmx with its malformed lines as diagnostics", "[api][lo
 
 TEST_CASE("load tells ConfigSpec XML, SOAP, VI/JSON and OVF from the content", "[api][load]") {
   const vmxkit::Input vmx = vmxkit::load_file(example_vmx_path());
-  for (const auto& [format, name] :
-       std::vector<std::pair<vmxkit::OutputFormat, vmxkit::InputFormat>>{
-           {vmxkit::OutputFormat::configspec_xml, vmxkit::InputFormat::configspec_xml},
-           {vmxkit::OutputFormat::soap, vmxkit::InputFormat::soap},
-           {vmxkit::OutputFormat::vi_json, vmxkit::InputFormat::vi_json}}) {
+  for (const auto& [format, name] : std::vector<std::pair<std::string, std::string>>{
+           {"configspec-xml", "configspec-xml"}, {"soap", "soap"}, {"vi-json", "vi-json"}}) {
     const std::string text =
         vmxkit::render(vmx.config(), format, {.template_name = {}, .vm = "vm-7"});
     const vmxkit::Input in = vmxkit::load("spec", text);
@@ -82,10 +80,10 @@ TEST_CASE("load tells ConfigSpec XML, SOAP, VI/JSON and OVF from the content", "
     CHECK(in.format == name);
     CHECK(in.config().passthrough_devices().size() == 2);
     CHECK(in.config().get("pciPassthru.64bitMMIOSizeGB") == "128");
-    if (name == vmxkit::InputFormat::soap) CHECK(in.vm == "vm-7");
+    if (name == "soap") CHECK(in.vm == "vm-7");
   }
   const vmxkit::Input ovf = vmxkit::load("two.ovf", kTwoSystemOvf);
-  CHECK(ovf.format == vmxkit::InputFormat::ovf);
+  CHECK(ovf.format == "ovf");
   REQUIRE(ovf.vms.size() == 2);
   CHECK(ovf.vms[1].name == "b");
   CHECK_THROWS_WITH(ovf.config(),
@@ -111,7 +109,7 @@ TEST_CASE("lint runs the rules, a host enables the TOPO rules", "[api][lint]") {
   const vmxkit::Input in = vmxkit::load_file(example_vmx_path());
   const vmxkit::LintReport plain = vmxkit::lint(in);
   CHECK(plain.path == in.path);
-  CHECK(plain.format == vmxkit::InputFormat::vmx);
+  CHECK(plain.format == "vmx");
   REQUIRE(plain.diagnostics.size() == 4);
   CHECK(plain.diagnostics[0].rule_id == "MMIO005");
   CHECK(plain.location(plain.diagnostics[0].begin).line == 6);
@@ -126,7 +124,7 @@ TEST_CASE("lint runs the rules, a host enables the TOPO rules", "[api][lint]") {
   const vmxkit::Input spec =
       vmxkit::load("s.xml", "<spec xmlns=\"urn:vim25\">\n  <firmware>uefi</firmware>\n</spec>\n");
   const vmxkit::LintReport xml = vmxkit::lint(spec);
-  CHECK(xml.format == vmxkit::InputFormat::configspec_xml);
+  CHECK(xml.format == "configspec-xml");
   CHECK(has_rule(xml, "XML001"));
 }
 
@@ -350,26 +348,21 @@ TEST_CASE("render writes a plan that lint accepts on the same host, in every for
   request.nics = {"auto"};
   request.system_id = kSystemId;
   const vmxkit::Plan plan = vmxkit::plan(&example_host(), request);
-  const std::string vmx = vmxkit::render(plan, vmxkit::OutputFormat::vmx);
+  const std::string vmx = vmxkit::render(plan, "vmx");
   CHECK(vmx.find("pciPassthru0.id = \"00000:024:00.0\"\n") != std::string::npos);
   CHECK(vmx.find("pciPassthru.64bitMMIOSizeGB = \"512\"\n") != std::string::npos);
   CHECK(vmx.find("# GPU0 <-> NIC0: PIX (ok)") != std::string::npos);
   const vmxkit::LintReport r = vmxkit::lint(vmxkit::load("vm.vmx", vmx), {.host = &example_host()});
   CHECK(r.diagnostics.empty());
 
-  CHECK(vmxkit::render(plan, vmxkit::OutputFormat::configspec_xml).find("<id>0000:18:00.0</id>") !=
+  CHECK(vmxkit::render(plan, "configspec-xml").find("<id>0000:18:00.0</id>") != std::string::npos);
+  CHECK(vmxkit::render(plan, "vi-json").find("\"_typeName\"") != std::string::npos);
+  CHECK(vmxkit::render(plan, "govc").find("device.pci.add") != std::string::npos);
+  CHECK(vmxkit::render(plan, "powercli").find("New-AdvancedSetting") != std::string::npos);
+  CHECK(vmxkit::render(plan, "soap", {.template_name = {}, .vm = "vm-42"}).find(">vm-42</_this>") !=
         std::string::npos);
-  CHECK(vmxkit::render(plan, vmxkit::OutputFormat::vi_json).find("\"_typeName\"") !=
-        std::string::npos);
-  CHECK(vmxkit::render(plan, vmxkit::OutputFormat::govc).find("device.pci.add") !=
-        std::string::npos);
-  CHECK(vmxkit::render(plan, vmxkit::OutputFormat::powercli).find("New-AdvancedSetting") !=
-        std::string::npos);
-  CHECK(vmxkit::render(plan, vmxkit::OutputFormat::soap, {.template_name = {}, .vm = "vm-42"})
-            .find(">vm-42</_this>") != std::string::npos);
-  CHECK_THROWS_AS(vmxkit::render(plan, vmxkit::OutputFormat::soap), vmxkit::Error);  // no moref
-  CHECK_THROWS_AS(vmxkit::render(plan, vmxkit::OutputFormat::vmx,
-                                 {.template_name = "no-such-template", .vm = {}}),
+  CHECK_THROWS_AS(vmxkit::render(plan, "soap"), vmxkit::Error);  // no moref
+  CHECK_THROWS_AS(vmxkit::render(plan, "vmx", {.template_name = "no-such-template", .vm = {}}),
                   vmxkit::Error);
 }
 
@@ -385,34 +378,48 @@ TEST_CASE("render merges a plan into its base and keeps every other byte", "[api
   request.base = vmxkit::load("vm.vmx", original);
   const vmxkit::Plan plan = vmxkit::plan(&example_host(), request);
   REQUIRE(plan.base());
-  const std::string merged = vmxkit::render(plan, vmxkit::OutputFormat::vmx);
+  const std::string merged = vmxkit::render(plan, "vmx");
   CHECK(merged.rfind(".encoding = \"UTF-8\"\r\n# my comment\r\ndisplayName = \"train-01\"\r\n"
                      "memSize = \"131072\"\r\n",
                      0) == 0);
   CHECK(merged.find("sched.mem.min = \"131072\"\r\n") != std::string::npos);
   CHECK(merged.find("pciPassthru0.id = \"00000:024:00.0\"\r\n") != std::string::npos);
   // The other formats carry the merged settings, the base's included.
-  CHECK(vmxkit::render(plan, vmxkit::OutputFormat::configspec_xml)
-            .find("<memoryMB>131072</memoryMB>") != std::string::npos);
+  CHECK(vmxkit::render(plan, "configspec-xml").find("<memoryMB>131072</memoryMB>") !=
+        std::string::npos);
 }
 
 TEST_CASE("render converts a loaded VM configuration to another format", "[api][render]") {
   const vmxkit::Input in = vmxkit::load_file(example_vmx_path());
-  const std::string xml = vmxkit::render(in.config(), vmxkit::OutputFormat::configspec_xml);
+  const std::string xml = vmxkit::render(in.config(), "configspec-xml");
   CHECK(xml.find("<id>0000:3b:00.0</id>") != std::string::npos);
   const vmxkit::Input back = vmxkit::load("back.xml", xml);
   CHECK(back.config().get("pciPassthru.64bitMMIOSizeGB") == "128");
-  CHECK_THROWS_AS(vmxkit::render(in.config(), vmxkit::OutputFormat::soap), vmxkit::Error);
+  CHECK_THROWS_AS(vmxkit::render(in.config(), "soap"), vmxkit::Error);
 }
 
 TEST_CASE("output formats and templates are listed by name", "[api][render]") {
-  for (const char* name : {"vmx", "configspec-xml", "soap", "vi-json", "govc", "powercli"}) {
-    const auto f = vmxkit::parse_output_format(name);
+  for (const char* name :
+       {"vmx", "configspec-xml", "soap", "vi-json", "govc", "powercli", "terraform", "vmclass"}) {
+    const auto f = vmxkit::find_format(name);
     REQUIRE(f);
-    CHECK(vmxkit::to_string(*f) == name);
+    CHECK(f->output);
+    CHECK(f->name == name);
   }
-  CHECK_FALSE(vmxkit::parse_output_format("ovf"));
-  CHECK_FALSE(vmxkit::parse_output_format("VMX"));
+  // Inputs only, and a name in another case, are no outputs.
+  REQUIRE(vmxkit::find_format("ovf"));
+  CHECK_FALSE(vmxkit::find_format("ovf")->output);
+  CHECK_FALSE(vmxkit::find_format("VMX"));
+  CHECK_THROWS_WITH(vmxkit::render(vmxkit::load("v.vmx", "a = \"1\"\n").config(), "ovf"),
+                    Catch::Contains("is not an output format; the outputs are: vi-json, soap"));
+  // Every format is named once, and every VM output says what it carries.
+  std::set<std::string> names;
+  for (const vmxkit::FormatInfo& f : vmxkit::format_table()) {
+    CHECK(names.insert(f.name).second);
+    CHECK_FALSE(f.summary.empty());
+  }
+  CHECK(vmxkit::find_format("configspec-xml")->device_groups);
+  CHECK_FALSE(vmxkit::find_format("vmx")->device_groups);
   const std::vector<vmxkit::TemplateInfo> templates = vmxkit::templates();
   REQUIRE_FALSE(templates.empty());
   CHECK(std::is_sorted(templates.begin(), templates.end(),

@@ -14,6 +14,7 @@
 #include "vmxkit/core/text_edit.h"
 #include "vmxkit/core/wide_encoding.h"
 #include "vmxkit/devices/catalog.h"
+#include "vmxkit/formats/formats.h"
 #include "vmxkit/formats/vmx/document.h"
 #include "vmxkit/formats/vmx/edit.h"
 #include "vmxkit/formats/vsphere/load.h"
@@ -189,7 +190,7 @@ void run_rules(const Context& ctx, const LintOptions& options, Sink& sink) {
 void lint_spec(LintResult& result, std::string bytes, const LintOptions& options,
                const pci::Catalog& catalog) {
   vsphere::Loaded loaded = vsphere::load(result.path, std::move(bytes));
-  result.format = InputFormat::configspec;
+  result.format = loaded.format;
   result.diagnostics = schema_diagnostics(loaded.schema_problems);
   for (const vsphere::LoadedVm& vm : loaded.vms) {
     const Context ctx(result.path, loaded.source.bytes(), nullptr, vm.config, catalog,
@@ -219,7 +220,7 @@ LintResult lint_as(std::string path, std::string bytes, const LintOptions& optio
     sort_diagnostics(result.diagnostics);
     return result;
   }
-  result.format = InputFormat::vmx;
+  result.format = formats::find("vmx");
   // The bytes are held once: by the document while the rules run, then by the result. The model
   // and the document's lines are freed before the diagnostics are sorted.
   vmx::Document doc = vmx::Document::parse(std::move(bytes), result.path);
@@ -240,7 +241,7 @@ LintResult lint_as(std::string path, std::string bytes, const LintOptions& optio
 }  // namespace
 
 LintResult lint(std::string path, std::string bytes, const LintOptions& options) {
-  const bool vmx = vsphere::detect_format(bytes) == vsphere::Format::vmx;
+  const bool vmx = formats::recognise_vm_input(bytes).name == "vmx";
   return lint_as(std::move(path), std::move(bytes), options, vmx);
 }
 
@@ -250,7 +251,7 @@ LintResult lint_loaded_vm(std::string path, const vsphere::Loaded& loaded, std::
       options.catalog != nullptr ? *options.catalog : pci::Catalog::builtin();
   LintResult result;
   result.path = std::move(path);
-  result.format = InputFormat::configspec;
+  result.format = loaded.format;
   result.bytes = std::string(loaded.source.bytes());
   result.lines = LineIndex(result.bytes);
   const Context ctx(result.path, loaded.source.bytes(), nullptr, loaded.vms.at(vm).config, catalog,
@@ -304,7 +305,7 @@ FixResult fix(std::string path, std::string bytes, const LintOptions& options, b
   constexpr int kMaxPasses = 10;
   FixResult out;
   // Only .vmx text is edited; vSphere documents are linted, never fixed.
-  const bool vmx = vsphere::detect_format(bytes) == vsphere::Format::vmx;
+  const bool vmx = formats::recognise_vm_input(bytes).name == "vmx";
   // Each pass lints the current bytes once (the result keeps them) and applies every fix that
   // does not touch another; a pass takes all fixes of a kind at once (one VMX005 fix removes
   // every duplicate of a key), so the number of passes does not grow with the findings.

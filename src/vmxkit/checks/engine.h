@@ -16,13 +16,12 @@ class Host;
 namespace vmxkit::vsphere {
 struct Loaded;
 }  // namespace vmxkit::vsphere
+namespace vmxkit::formats {
+struct Format;
+}  // namespace vmxkit::formats
 
 /// The rule engine: runs the catalogue over one file, applies in-file suppressions, and fixes.
 namespace vmxkit::checks {
-
-/// The kinds of input lint reads, told apart by content: a `.vmx`, or a vSphere document
-/// (ConfigSpec XML, SOAP ReconfigVM_Task, VI/JSON, OVF).
-enum class InputFormat : unsigned char { vmx, configspec };
 
 struct LintOptions {
   const pci::Host* host = nullptr;        ///< enables the TOPO rules
@@ -32,7 +31,9 @@ struct LintOptions {
 struct LintResult {
   std::string path;
   std::string bytes;
-  InputFormat format = InputFormat::vmx;
+  /// The format table's row of what was read (formats/formats.h): `.vmx`, a vSphere document,
+  /// a Terraform plan or state, a VM class...
+  const formats::Format* format = nullptr;
   std::vector<Diagnostic> diagnostics;  ///< sorted by position, then rule id
   LineIndex lines;
 

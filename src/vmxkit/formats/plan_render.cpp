@@ -11,9 +11,10 @@
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/core/pci_address.h"
-#include "vmxkit/model/vm_config.h"
 #include "vmxkit/formats/vmx/edit.h"
 #include "vmxkit/formats/vmx/escape.h"
+#include "vmxkit/formats/vsphere/text_checks.h"
+#include "vmxkit/model/vm_config.h"
 
 namespace vmxkit {
 extern const EmbeddedFile kGenTemplates[];
@@ -280,6 +281,32 @@ std::string merge_into(const vmx::Document& base, const Template& tpl, const Pla
     doc = vmx::with_edits(doc, vmx::set(doc, fragment.key(line), fragment.value(line)));
   }
   return std::string(doc.bytes());
+}
+
+std::string render_plan(const Plan& plan, const vmx::Document* base, const formats::Format& format,
+                        const PlanRenderOptions& options) {
+  if (plan.device_group && !format.carries.device_groups) {
+    std::vector<const formats::Format*> carrying;
+    for (const formats::Format* f : formats::outputs()) {
+      if (f->carries.device_groups) carrying.push_back(f);
+    }
+    throw Error(
+        fmt::format("--device-group {}: the {} output cannot carry a device group; use "
+                    "--format {}",
+                    vsphere::quote_for_message(plan.device_group->name), format.name,
+                    formats::names(carrying)));
+  }
+  const Template tpl =
+      load_template(options.template_name.empty() ? default_template(plan) : options.template_name);
+  std::string vmx_text = base ? merge_into(*base, tpl, plan) : render_template(tpl, plan);
+  if (format.name == "vmx") return vmx_text;
+  const vmx::Document doc = vmx::Document::parse(std::move(vmx_text), base ? base->path() : "plan");
+  vsphere::RenderOptions o;
+  o.vm = options.vm;
+  o.physical_functions = physical_functions(plan);  // SR-IOV PF backings
+  VmConfig config = vmx::to_vm_config(doc);
+  if (plan.device_group) add_device_group(plan, device_indices(plan, base), config, o);
+  return format.write({config, plan.explanation, o});
 }
 
 }  // namespace vmxkit::generate

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "vmxkit/analysis/plan.h"
+#include "vmxkit/formats/formats.h"
 #include "vmxkit/formats/vmx/document.h"
 #include "vmxkit/formats/vsphere/render.h"
 
@@ -52,6 +53,21 @@ std::vector<unsigned> device_indices(const Plan& plan, const vmx::Document* base
 /// `options.group_templates`.
 void add_device_group(const Plan& plan, const std::vector<unsigned>& indices, VmConfig& config,
                       vsphere::RenderOptions& options);
+
+/// How render_plan() writes: the template of the `.vmx` (a built-in name or a file; empty: the
+/// plan's default), the VM moref a SOAP request targets.
+struct PlanRenderOptions {
+  std::string template_name;
+  std::string vm;
+};
+
+/// Writes a plan in an output format of the format table: the `.vmx` fills the template (merged
+/// into `base` with text edits when there is one); every other format writes the VmConfig that
+/// `.vmx` reads as, with the plan's explanation as its comments, the SR-IOV PF backings and the
+/// device group's members. Throws vmxkit::Error for what the format cannot carry (a device group
+/// where the table says the form has none: the formats that carry one are named).
+std::string render_plan(const Plan& plan, const vmx::Document* base, const formats::Format& format,
+                        const PlanRenderOptions& options);
 
 /// The PFs of the plan's SR-IOV VF entries with the ids the host capture gives them and the
 /// plan's systemId (a placeholder when `--system-id` was not given), for the ConfigSpec

@@ -7,11 +7,15 @@
 
 #include "vmxkit/core/source_file.h"
 #include "vmxkit/formats/form_note.h"
+#include "vmxkit/formats/formats.h"
 #include "vmxkit/model/vm_config.h"
 
 namespace vmxkit::pci {
 class Host;
 }  // namespace vmxkit::pci
+namespace vmxkit::vsphere {
+struct Loaded;
+}  // namespace vmxkit::vsphere
 
 /// Terraform's vSphere provider (vmware/terraform-provider-vsphere): the VMs of a
 /// `terraform show -json` document (plan or state) as VmConfig, and a plan written as HCL
@@ -113,5 +117,10 @@ bool looks_like_terraform_json(std::string_view bytes);
 /// devices, device groups, a vGPU with a DirectPath or SR-IOV device, and for a device
 /// address or value it cannot convert (a placeholder host address among them).
 std::string write_terraform(const VmConfig& config, const std::vector<std::string>& comments);
+
+/// The format table's reader and writer (formats/formats.h): each VM of the document as one VM
+/// of the input, named by its resource address, with the form's notes; the writer above.
+void read_terraform_input(vsphere::Loaded& into);
+std::string output_terraform(const formats::WriteRequest& request);
 
 }  // namespace vmxkit::terraform

@@ -13,6 +13,7 @@
 #include "vmxkit/formats/terraform.h"
 #include "vmxkit/formats/vmclass.h"
 #include "vmxkit/formats/vsphere/json.h"
+#include "vmxkit/formats/vsphere/load.h"
 #include "vmxkit/formats/vsphere/text_checks.h"
 #include "vmxkit/model/host.h"
 
@@ -619,6 +620,20 @@ TerraformJson read_terraform_json(const SourceFile& source) {
   vsphere::refuse_wide_encoding(source);
   const Value root = vsphere::json::parse(source);
   return Reader(source).read(root);
+}
+
+}  // namespace vmxkit::terraform
+
+namespace vmxkit::terraform {
+
+void read_terraform_input(vsphere::Loaded& into) {
+  for (TerraformVm& vm : read_terraform_json(into.source).vms) {
+    vsphere::LoadedVm loaded;
+    loaded.name = std::move(vm.address);
+    loaded.config = std::move(vm.config);
+    loaded.notes = std::move(vm.notes);
+    into.vms.push_back(std::move(loaded));
+  }
 }
 
 }  // namespace vmxkit::terraform

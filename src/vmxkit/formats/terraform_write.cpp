@@ -338,3 +338,11 @@ std::string write_terraform(const VmConfig& config, const std::vector<std::strin
 }
 
 }  // namespace vmxkit::terraform
+
+namespace vmxkit::terraform {
+
+std::string output_terraform(const formats::WriteRequest& request) {
+  return write_terraform(request.config, request.comments);
+}
+
+}  // namespace vmxkit::terraform

@@ -7,12 +7,17 @@
 
 #include "vmxkit/core/source_file.h"
 #include "vmxkit/formats/form_note.h"
+#include "vmxkit/formats/formats.h"
 #include "vmxkit/model/vm_config.h"
 
 /// VM Operator's `VirtualMachineClass` (vmware-tanzu/vm-operator, API group
 /// vmoperator.vmware.com, on vSphere with Kubernetes / VCF): the classes of a YAML (or JSON)
 /// document as VmConfig, and a plan written as a class. Field names, versions and sources:
 /// docs/terraform-and-vmclass.md.
+namespace vmxkit::vsphere {
+struct Loaded;
+}  // namespace vmxkit::vsphere
+
 namespace vmxkit::vmclass {
 
 /// One VirtualMachineClass: a document of the file, or an item of a `kind: List` document
@@ -76,5 +81,11 @@ std::string write_vmclass(const VmConfig& config, const std::vector<std::string>
 /// `vmoperator.vmware.com/pci-passthru-64bit-mmio-size` changes the size, `0` turns it off).
 /// Adds the missing ones to `config`, placed at the first device, and a note for each.
 void add_vm_operator_defaults(VmConfig& config, std::vector<FormNote>& notes);
+
+/// The format table's reader and writer (formats/formats.h): each VirtualMachineClass of the
+/// document as one VM of the input, named `namespace/name`, with what VM Operator adds and the
+/// form's notes; the writer above with its default options.
+void read_vmclass_input(vsphere::Loaded& into);
+std::string output_vmclass(const formats::WriteRequest& request);
 
 }  // namespace vmxkit::vmclass

@@ -13,6 +13,7 @@
 #include "vmxkit/core/error.h"
 #include "vmxkit/formats/vmclass.h"
 #include "vmxkit/formats/vsphere/configspec.h"
+#include "vmxkit/formats/vsphere/load.h"
 #include "vmxkit/formats/vsphere/text_checks.h"
 #include "vmxkit/formats/vsphere/vi_json.h"
 #include "vmxkit/formats/yaml_json.h"
@@ -412,6 +413,20 @@ bool looks_like_vmclass_yaml(std::string_view bytes) {
   constexpr std::size_t kSniffBytes = std::size_t{64} << 10;
   const std::string_view head = bytes.substr(0, kSniffBytes);
   return has_member(head, "kind", kKind, true) && has_member(head, "apiVersion", kGroup, false);
+}
+
+}  // namespace vmxkit::vmclass
+
+namespace vmxkit::vmclass {
+
+void read_vmclass_input(vsphere::Loaded& into) {
+  for (VmClass& c : read_vmclass_yaml(into.source)) {
+    vsphere::LoadedVm loaded;
+    loaded.name = c.namespace_name.empty() ? c.name : c.namespace_name + "/" + c.name;
+    loaded.config = std::move(c.config);
+    loaded.notes = std::move(c.notes);
+    into.vms.push_back(std::move(loaded));
+  }
 }
 
 }  // namespace vmxkit::vmclass

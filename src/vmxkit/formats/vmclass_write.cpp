@@ -172,3 +172,11 @@ std::string write_vmclass(const VmConfig& config, const std::vector<std::string>
 }
 
 }  // namespace vmxkit::vmclass
+
+namespace vmxkit::vmclass {
+
+std::string output_vmclass(const formats::WriteRequest& request) {
+  return write_vmclass(request.config, request.comments);
+}
+
+}  // namespace vmxkit::vmclass

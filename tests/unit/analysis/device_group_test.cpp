@@ -193,7 +193,8 @@ TEST_CASE("a group the plan does not fit is refused with the reason, and nothing
           "adapter: add --sriov");
   refused(generate(1, {"--sriov", "--format", "govc", "--config-target", kTarget, "--device-group",
                        kGroup}),
-          "a govc script cannot carry a device group");
+          "the govc output cannot carry a device group; use --format vi-json, soap, "
+          "configspec-xml, powercli");
   refused(generate(1, with(vi, {"--sriov", "--device-group", "nvidia-h100-nvlink-pair"})),
           "pairs no vGPU with a NIC (2 components)");
   // Two GPUs on one NIC: an instance needs a NIC of its own.

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "support/support.h"
+#include "vmxkit/formats/formats.h"
 
 using namespace vmxkit;
 
@@ -20,10 +21,10 @@ std::vector<std::string> ids(const checks::LintResult& r) {
 
 TEST_CASE("a suppression on the line before hides only that line's finding", "[rules][engine]") {
   const auto r = checks::lint("vm.vmx",
-                             "# vmxkit: disable=VMX008\n"
-                             "a = TRUE\n"
-                             "b = TRUE\n",
-                             {});
+                              "# vmxkit: disable=VMX008\n"
+                              "a = TRUE\n"
+                              "b = TRUE\n",
+                              {});
   REQUIRE(r.diagnostics.size() == 1);
   CHECK(r.diagnostics[0].rule_id == "VMX008");
   CHECK(r.location(r.diagnostics[0].begin).line == 3);
@@ -110,7 +111,7 @@ TEST_CASE("fix keeps a .vmx a .vmx when an edit leaves XML-looking text first",
   // next pass read the file as ConfigSpec XML and threw.
   const auto fixed = checks::fix("vm.vmx", "# vmxkit: disable=VMX008\n<spec>\n", {}, false);
   CHECK(fixed.bytes == "<spec>\n");
-  CHECK(fixed.remaining.format == checks::InputFormat::vmx);
+  CHECK(fixed.remaining.format->name == "vmx");
   CHECK(ids(fixed.remaining) == std::vector<std::string>{"VMX001"});
   // A vSphere document is linted, never edited.
   const std::string xml = "<spec xmlns=\"urn:vim25\"><memoryMB>1024</memoryMB></spec>\n";

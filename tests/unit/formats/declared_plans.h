@@ -27,7 +27,7 @@ inline DeclaredPlan declared_plan(PlanRequest request, bool with_host = true) {
   const Host host = load_host({HostSource::from_text(kHost, read_bytes(source_path(kHost)))});
   request.host_label = "synthetic-2s-4sw-8gpu-8nic.lspci-vvv.txt";
   const Plan p = plan(with_host ? &host : nullptr, request);
-  const std::string vmx = render(p, OutputFormat::vmx);
+  const std::string vmx = render(p, "vmx");
   return {vmx::to_vm_config(vmx::Document::parse(vmx, "plan.vmx")), p.explanation()};
 }
 

@@ -293,7 +293,7 @@ TEST_CASE(
   const SourceFile source = fixture("plan-two-gpu-vms.json");
   const pci::Host host = pci::load_host(
       {test::source_path("examples/hosts/synthetic-2s-4sw-8gpu-8nic.lspci-vvv.txt").string()});
-  vsphere::Loaded loaded{vsphere::Format::vi_json,
+  vsphere::Loaded loaded{vmxkit::formats::find("vi-json"),
                          SourceFile(source.path(), std::string(source.bytes())),
                          {},
                          {},
@@ -303,7 +303,7 @@ TEST_CASE(
   for (TerraformVm& vm : read_terraform_json(source).vms) {
     add_host_ids(vm, host);
     notes.push_back(vm.notes);
-    loaded.vms.push_back({vm.address, {}, std::move(vm.config), {}});
+    loaded.vms.push_back({vm.address, {}, std::move(vm.config), {}, {}});
   }
   REQUIRE(loaded.vms.size() == 2);
   checks::LintOptions options;

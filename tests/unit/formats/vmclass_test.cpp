@@ -79,14 +79,14 @@ TEST_CASE("a VM class file with two documents gives both classes with their conf
 TEST_CASE("lint finds the VM class whose 64-bit MMIO window is too small, at its line",
           "[vmclass]") {
   const SourceFile source = fixture("two-classes.yaml");
-  vsphere::Loaded loaded{vsphere::Format::vi_json,
+  vsphere::Loaded loaded{vmxkit::formats::find("vi-json"),
                          SourceFile(source.path(), std::string(source.bytes())),
                          {},
                          {},
                          {},
                          {}};
   for (VmClass& c : read_vmclass_yaml(source)) {
-    loaded.vms.push_back({c.name, {}, std::move(c.config), {}});
+    loaded.vms.push_back({c.name, {}, std::move(c.config), {}, {}});
   }
   const auto ids = [&](std::size_t vm) {
     const checks::LintResult r = checks::lint_loaded_vm(source.path(), loaded, vm, {});

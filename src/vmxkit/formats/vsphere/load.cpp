@@ -33,9 +33,6 @@ std::size_t skip_prolog(std::string_view b, std::size_t i) {
   }
 }
 
-// How much of wide text detect_format() looks at.
-constexpr std::size_t kNarrowedUnits = 4096;
-
 bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
 // The text is one JSON number, string or literal and nothing else (`42`, `"x"`, `true`): no
@@ -122,24 +119,6 @@ bool is_govc_json(std::string_view b, std::size_t i) {
 
 }  // namespace
 
-std::string_view to_string(Format format) {
-  switch (format) {
-    case Format::vmx:
-      return "vmx";
-    case Format::configspec_xml:
-      return "configspec-xml";
-    case Format::soap:
-      return "soap";
-    case Format::vi_json:
-      return "vi-json";
-    case Format::ovf:
-      return "ovf";
-    case Format::govc_json:
-      return "govc-json";
-  }
-  return "vmx";
-}
-
 std::size_t content_start(std::string_view bytes) {
   std::size_t i = bytes.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
   while (i < bytes.size() &&
@@ -149,79 +128,99 @@ std::size_t content_start(std::string_view bytes) {
   return i;
 }
 
-Format detect_format(std::string_view bytes) {
-  // UTF-16 and UTF-32 text is told by its ASCII characters; load() then refuses it.
-  const WideEncoding wide = detect_wide_encoding(bytes);
-  const std::string narrowed =
-      wide == WideEncoding::none ? std::string() : narrow_ascii(bytes, wide, kNarrowedUnits);
-  const std::string_view b = wide == WideEncoding::none ? bytes : std::string_view(narrowed);
-  std::size_t i = content_start(b);
-  if (i == b.size()) return Format::vmx;
-  if (b[i] == '{' || b[i] == '[') return is_govc_json(b, i) ? Format::govc_json : Format::vi_json;
-  if (is_json_scalar(b.substr(i))) return Format::vi_json;  // the JSON reader says why not
-  if (b[i] != '<') return Format::vmx;
+namespace {
+
+// The root element's local name and start tag of the XML at `b[i]` (a `<`), past its prolog;
+// empty when there is none.
+std::pair<std::string_view, std::string_view> xml_root(std::string_view b, std::size_t i) {
   i = skip_prolog(b, i);
-  if (b.size() - i < 2 || b[i] != '<') return Format::configspec_xml;  // the XML reader says why
-  // The root start tag: its name and the namespaces it declares.
+  if (b.size() - i < 2 || b[i] != '<') return {};
   const std::size_t end = b.find('>', i);
   const std::string_view tag = b.substr(i, end == std::string_view::npos ? b.size() - i : end - i);
   std::string_view name = tag.substr(1, tag.find_first_of(" \t\r\n/>", 1) - 1);
   if (const std::size_t colon = name.find(':'); colon != std::string_view::npos) {
     name.remove_prefix(colon + 1);
   }
-  if (name == "Envelope") {
-    if (tag.find(kOvfNs) != std::string_view::npos) return Format::ovf;
-    return Format::soap;
-  }
-  return Format::configspec_xml;
+  return {name, tag};
 }
 
+bool is_json_start(std::string_view b, std::size_t i) {
+  return i < b.size() && (b[i] == '{' || b[i] == '[');
+}
+
+}  // namespace
+
+bool recognise_govc_json(std::string_view b, std::size_t i) {
+  return is_json_start(b, i) && is_govc_json(b, i);
+}
+
+bool recognise_vi_json(std::string_view b, std::size_t i) {
+  // A lone JSON scalar is VI/JSON too: the JSON reader says why it is not a ConfigSpec.
+  return is_json_start(b, i) || (i < b.size() && is_json_scalar(b.substr(i)));
+}
+
+bool recognise_ovf(std::string_view b, std::size_t i) {
+  if (i >= b.size() || b[i] != '<') return false;
+  const auto [name, tag] = xml_root(b, i);
+  return name == "Envelope" && tag.find(kOvfNs) != std::string_view::npos;
+}
+
+bool recognise_soap(std::string_view b, std::size_t i) {
+  if (i >= b.size() || b[i] != '<') return false;
+  return xml_root(b, i).first == "Envelope";
+}
+
+bool recognise_xml(std::string_view b, std::size_t i) { return i < b.size() && b[i] == '<'; }
+
 Loaded load(std::string path, std::string bytes) {
-  Loaded out{detect_format(bytes), SourceFile(std::move(path), std::move(bytes)), {}, {}, {}, {}};
-  const SourceFile& src = out.source;
-  refuse_wide_encoding(src);
-  switch (out.format) {
-    case Format::vmx: {
-      const vmx::Document doc = vmx::Document::parse(std::string(src.bytes()), src.path());
-      out.vms.push_back({{}, {}, vmx::to_vm_config(doc), {}});
-      out.malformed = doc.problems();
-      break;
-    }
-    case Format::configspec_xml:
-    case Format::soap: {
-      XmlDocument x = read_vim25_xml(src);
-      if (x.kind == XmlDocumentKind::reconfigure) out.vm = x.vms.front().moref;
-      for (XmlVm& vm : x.vms) {
-        out.vms.push_back(
-            {std::move(vm.name), std::move(vm.moref), to_vm_config(vm.spec, &src), {}});
-      }
-      // The schema is vmxkit's ConfigSpec subset: what vSphere sends back is not checked
-      // against it (a ConfigInfo has far more than vmxkit models).
-      if (x.kind == XmlDocumentKind::configspec || x.kind == XmlDocumentKind::reconfigure) {
-        out.schema_problems = validate_configspec(src);
-      }
-      break;
-    }
-    case Format::vi_json: {
-      JsonConfigSpec j = read_vi_json(src);
-      std::string name =
-          j.type_name == "VirtualMachineConfigInfo" && j.spec.name ? *j.spec.name : std::string();
-      out.vms.push_back({std::move(name), {}, to_vm_config(j.spec, &src), {}});
-      break;
-    }
-    case Format::ovf:
-      for (OvfVirtualSystem& vs : read_ovf(src)) {
-        out.vms.push_back({std::move(vs.id), {}, std::move(vs.config), std::move(vs.unread)});
-      }
-      break;
-    case Format::govc_json:
-      for (GovcVm& vm : read_govc_json(src).vms) {
-        out.vms.push_back(
-            {std::move(vm.name), std::move(vm.moref), to_vm_config(vm.spec, &src), {}});
-      }
-      break;
-  }
+  const formats::Format& format = formats::recognise_vm_input(bytes);
+  Loaded out{&format, SourceFile(std::move(path), std::move(bytes)), {}, {}, {}, {}};
+  refuse_wide_encoding(out.source);
+  format.read(out);
   return out;
+}
+
+void read_vmx_input(Loaded& into) {
+  const SourceFile& src = into.source;
+  const vmx::Document doc = vmx::Document::parse(std::string(src.bytes()), src.path());
+  into.vms.push_back({{}, {}, vmx::to_vm_config(doc), {}, {}});
+  into.malformed = doc.problems();
+}
+
+void read_vim25_input(Loaded& into) {
+  const SourceFile& src = into.source;
+  XmlDocument x = read_vim25_xml(src);
+  if (x.kind == XmlDocumentKind::reconfigure) into.vm = x.vms.front().moref;
+  for (XmlVm& vm : x.vms) {
+    into.vms.push_back(
+        {std::move(vm.name), std::move(vm.moref), to_vm_config(vm.spec, &src), {}, {}});
+  }
+  // The schema is vmxkit's ConfigSpec subset: what vSphere sends back is not checked against
+  // it (a ConfigInfo has far more than vmxkit models).
+  if (x.kind == XmlDocumentKind::configspec || x.kind == XmlDocumentKind::reconfigure) {
+    into.schema_problems = validate_configspec(src);
+  }
+}
+
+void read_vi_json_input(Loaded& into) {
+  const SourceFile& src = into.source;
+  JsonConfigSpec j = read_vi_json(src);
+  std::string name =
+      j.type_name == "VirtualMachineConfigInfo" && j.spec.name ? *j.spec.name : std::string();
+  into.vms.push_back({std::move(name), {}, to_vm_config(j.spec, &src), {}, {}});
+}
+
+void read_ovf_input(Loaded& into) {
+  for (OvfVirtualSystem& vs : read_ovf(into.source)) {
+    into.vms.push_back({std::move(vs.id), {}, std::move(vs.config), std::move(vs.unread), {}});
+  }
+}
+
+void read_govc_input(Loaded& into) {
+  for (GovcVm& vm : read_govc_json(into.source).vms) {
+    into.vms.push_back(
+        {std::move(vm.name), std::move(vm.moref), to_vm_config(vm.spec, &into.source), {}, {}});
+  }
 }
 
 }  // namespace vmxkit::vsphere

@@ -8,18 +8,13 @@
 #include <vector>
 
 #include "vmxkit/core/pci_address.h"
-#include "vmxkit/model/vm_config.h"
+#include "vmxkit/formats/formats.h"
 #include "vmxkit/formats/vsphere/configspec.h"
+#include "vmxkit/model/vm_config.h"
 
-/// Every output format rendered from one plan (a VmConfig): the `.vmx` fragment, the ConfigSpec
-/// as XML, SOAP or VI/JSON, and scripts for govc and PowerCLI.
+/// The vSphere output formats rendered from one VM configuration (a plan's, or one read): the
+/// `.vmx` fragment, the ConfigSpec as XML, SOAP or VI/JSON, and scripts for govc and PowerCLI.
 namespace vmxkit::vsphere {
-
-enum class OutputFormat { vmx, configspec_xml, soap, vi_json, govc, powercli };
-
-/// "vmx", "configspec-xml", "soap", "vi-json", "govc", "powercli".
-std::string_view to_string(OutputFormat format);
-std::optional<OutputFormat> parse_output_format(std::string_view name);
 
 /// What the `.vmx` form of an SR-IOV VF entry does not hold but the API's physical function
 /// backing carries. ESXi writes a VF entry into the `.vmx` with `deviceId = "0"`, `vendorId =
@@ -53,11 +48,24 @@ struct RenderOptions {
   std::vector<PhysicalFunction> physical_functions;
 };
 
-/// Renders `config`. Throws vmxkit::Error when it cannot: SOAP without a VM moref, a device
-/// whose id cannot be converted, a value the format cannot carry. The ConfigSpec XML and SOAP
-/// outputs carry an XML comment before `firmware`: switching an installed guest from BIOS to
-/// EFI makes it unbootable (rule MMIO005).
-std::string render(const VmConfig& config, OutputFormat format, const RenderOptions& options = {});
+/// The writers of the format table (formats/formats.h): the `.vmx`, the ConfigSpec as XML, SOAP
+/// (needs RenderOptions::vm) and VI/JSON, and the govc and PowerCLI scripts. Each throws
+/// vmxkit::Error when it cannot: SOAP without a VM moref, a device whose id cannot be converted,
+/// a value the format cannot carry. The ConfigSpec XML and SOAP outputs carry an XML comment
+/// before `firmware`: switching an installed guest from BIOS to EFI makes it unbootable (rule
+/// MMIO005).
+std::string output_vmx(const formats::WriteRequest& request);
+std::string output_configspec_xml(const formats::WriteRequest& request);
+std::string output_soap(const formats::WriteRequest& request);
+std::string output_vi_json(const formats::WriteRequest& request);
+std::string output_govc(const formats::WriteRequest& request);
+std::string output_powercli(const formats::WriteRequest& request);
+
+/// `config` in the output format of the format table with that name, without comments (as
+/// convert writes it). Throws vmxkit::Error as the format's writer, or for a name that is no
+/// output.
+std::string render(const VmConfig& config, std::string_view format,
+                   const RenderOptions& options = {});
 
 /// The ConfigSpec the outputs send: from_vm_config(), with the SR-IOV physical function backings
 /// filled from `options.physical_functions` and the group members of `options.group_templates`

@@ -213,8 +213,7 @@ TEST_CASE("written XML always loads back: ill-formed UTF-8 is refused when writi
                     Catch::StartsWith("fuzz.json:1:55: invalid UTF-8 in a string (byte 0xC0)"));
   VmConfig overlong;
   overlong.add("firmware", "\xc0\x8c", {}, {});
-  CHECK_THROWS_WITH(render(overlong, OutputFormat::configspec_xml),
-                    Catch::Contains("not valid UTF-8"));
+  CHECK_THROWS_WITH(render(overlong, "configspec-xml"), Catch::Contains("not valid UTF-8"));
 
   ConfigSpec s;
   s.extra_config.push_back({"k", "", "string", {}, {}, {}});

@@ -115,7 +115,7 @@ TEST_CASE("govc, ConfigInfo XML and VI/JSON carry the same device group", "[spec
   REQUIRE(spec.device_change[1].group);
   CHECK(spec.device_change[1].group->group_instance_key == -1);
   CHECK(spec.device_change[1].group->sequence_id == 1);
-  for (const OutputFormat f : {OutputFormat::configspec_xml, OutputFormat::vi_json}) {
+  for (const std::string_view f : {"configspec-xml", "vi-json"}) {
     const std::string text = render(govc.vms[0].config, f);
     const Loaded back = load("out", text);
     INFO(text);
@@ -132,7 +132,7 @@ TEST_CASE("govc, ConfigInfo XML and VI/JSON carry the same device group", "[spec
 
 TEST_CASE("PowerCLI sends the device group, and govc says it cannot", "[spec][groups]") {
   const VmConfig cfg = load("info.json", kGovcInfo).vms.at(0).config;
-  const std::string ps = render(cfg, OutputFormat::powercli);
+  const std::string ps = render(cfg, "powercli");
   CHECK(ps.find("$device.DeviceGroupInfo = New-Object VMware.Vim.VirtualDeviceDeviceGroupInfo "
                 "-Property @{GroupInstanceKey = -1; SequenceId = 1}") != std::string::npos);
   CHECK(ps.find("$spec.DeviceGroups = New-Object VMware.Vim.VirtualMachineVirtualDeviceGroups") !=
@@ -144,7 +144,7 @@ TEST_CASE("PowerCLI sends the device group, and govc says it cannot", "[spec][gr
               "DeviceGroupName = 'nvidia-h100-cx7'})") != std::string::npos);
   CHECK(ps.find("$device.DvxBackingInfo.DeviceClass = 'com.vmware.dvxpassthru'") !=
         std::string::npos);
-  const std::string sh = render(cfg, OutputFormat::govc);
+  const std::string sh = render(cfg, "govc");
   CHECK(sh.find("device group \"nvidia-h100-cx7\": no govc command adds a device group") !=
         std::string::npos);
   CHECK(sh.find("exit 1") != std::string::npos);

@@ -12,6 +12,7 @@
 #include "golden.h"
 #include "spec_samples.h"
 #include "vmxkit/core/error.h"
+#include "vmxkit/formats/formats.h"
 #include "vmxkit/formats/vmx/canonical.h"
 #include "vmxkit/formats/vsphere/configspec.h"
 #include "vmxkit/formats/vsphere/configspec_xml.h"
@@ -19,13 +20,17 @@
 using namespace vmxkit;
 using namespace vmxkit::vsphere;
 
-TEST_CASE("output formats have stable names", "[spec][render]") {
+TEST_CASE("the vSphere output formats are rows of the format table with writers",
+          "[spec][render]") {
   for (const char* n : {"vmx", "configspec-xml", "soap", "vi-json", "govc", "powercli"}) {
-    const auto f = parse_output_format(n);
-    REQUIRE(f.has_value());
-    CHECK(to_string(*f) == n);
+    const formats::Format* f = formats::find(n);
+    REQUIRE(f != nullptr);
+    CHECK(f->output);
+    CHECK(f->write != nullptr);
   }
-  CHECK_FALSE(parse_output_format("json").has_value());
+  CHECK(formats::find("json") == nullptr);
+  CHECK_THROWS_WITH(render(test::plan_config(), "ovf"),
+                    Catch::StartsWith("'ovf' is not an output format"));
 }
 
 TEST_CASE("the govc script refuses, before any change, what no govc can add",
@@ -173,7 +178,7 @@ TEST_CASE("the PowerCLI script asks before it switches the firmware, ahead of an
 
 TEST_CASE("the ConfigSpec XML says before firmware that switching it breaks an installed guest",
           "[spec][render]") {
-  const std::string xml = render(test::plan_config(), OutputFormat::configspec_xml);
+  const std::string xml = render(test::plan_config(), "configspec-xml");
   const std::size_t comment = xml.find("<!-- vmxkit: on an existing VM, switching");
   REQUIRE(comment != std::string::npos);
   CHECK(comment < xml.find("<firmware>efi</firmware>"));
@@ -183,14 +188,13 @@ TEST_CASE("the ConfigSpec XML says before firmware that switching it breaks an i
         test::plan_config().settings.size());
   RenderOptions o;
   o.vm = "vm-1";
-  CHECK(render(test::plan_config(), OutputFormat::soap, o).find("<!-- vmxkit:") !=
-        std::string::npos);
+  CHECK(render(test::plan_config(), "soap", o).find("<!-- vmxkit:") != std::string::npos);
 }
 
 TEST_CASE("an SR-IOV VF's physical function backing carries the PF's ids and the host's systemId",
           "[spec][render][sriov]") {
   // Without the host's facts: the .vmx's values, as before.
-  std::string xml = render(test::plan_config(), OutputFormat::configspec_xml);
+  std::string xml = render(test::plan_config(), "configspec-xml");
   CHECK(xml.find("<systemId>BYPASS</systemId>") != std::string::npos);
   // With them, as vhpc-toolkit's add_sriov_adapter sends them.
   RenderOptions o;
@@ -203,7 +207,7 @@ TEST_CASE("an SR-IOV VF's physical function backing carries the PF's ids and the
   CHECK(pf.device_id == "101d");
   CHECK(pf.vendor_id == 5555);
   CHECK(pf.system_id == "5fe9d4dc-68b1-4c3a-9d1e-0123456789ab");
-  xml = render(test::plan_config(), OutputFormat::configspec_xml, o);
+  xml = render(test::plan_config(), "configspec-xml", o);
   const std::size_t pf_at = xml.find("<physicalFunctionBacking");
   REQUIRE(pf_at != std::string::npos);
   CHECK(xml.find("<deviceId>101d</deviceId>", pf_at) != std::string::npos);
@@ -212,7 +216,7 @@ TEST_CASE("an SR-IOV VF's physical function backing carries the PF's ids and the
   CHECK(xml.find("<vendorId>5555</vendorId>", pf_at) != std::string::npos);
   CHECK(render_powercli(test::plan_config(), o).find("$pf.DeviceId = '101d'") != std::string::npos);
   // The .vmx keeps the form ESXi writes for a VF.
-  CHECK(render(test::plan_config(), OutputFormat::vmx, o)
+  CHECK(render(test::plan_config(), "vmx", o)
             .find("pciPassthru4.systemId = "
                   "\"BYPASS\"") != std::string::npos);
 }
@@ -234,27 +238,25 @@ TEST_CASE("the PowerCLI script uses New-AdvancedSetting and ReconfigVM through G
 }
 
 TEST_CASE("the vmx fragment is in VMware's writer form", "[spec][render][vmx]") {
-  const std::string text = render(test::plan_config(), OutputFormat::vmx);
+  const std::string text = render(test::plan_config(), "vmx");
   CHECK(text == test::kPlanVmx);
   const auto doc = vmx::Document::parse(text);
   CHECK(vmx::canonical_form(doc) == text);
   const VmConfig odd = vmx::to_vm_config(vmx::Document::parse("a = \"x|22y||\"\n"));
-  CHECK(render(odd, OutputFormat::vmx) == "a = \"x|22y|7C|7C\"\n");
+  CHECK(render(odd, "vmx") == "a = \"x|22y|7C|7C\"\n");
 }
 
 TEST_CASE("SOAP rendering needs a VM moref", "[spec][render]") {
-  CHECK_THROWS_WITH(render(test::plan_config(), OutputFormat::soap),
-                    Catch::Contains("--vm vm-123"));
+  CHECK_THROWS_WITH(render(test::plan_config(), "soap"), Catch::Contains("--vm vm-123"));
   RenderOptions o;
   o.vm = "vm-1";
-  CHECK(render(test::plan_config(), OutputFormat::soap, o).find(">vm-1</_this>") !=
-        std::string::npos);
+  CHECK(render(test::plan_config(), "soap", o).find(">vm-1</_this>") != std::string::npos);
 }
 
 TEST_CASE("a device id that cannot be converted is an error naming the setting", "[spec][render]") {
   const VmConfig cfg = vmx::to_vm_config(vmx::Document::parse(
       "pciPassthru0.present = \"TRUE\"\npciPassthru0.id = \"0000:zz:00.0\"\n"));
-  CHECK_THROWS_WITH(render(cfg, OutputFormat::configspec_xml),
+  CHECK_THROWS_WITH(render(cfg, "configspec-xml"),
                     "pciPassthru0.id = \"0000:zz:00.0\": expected a PCI address such as "
                     "00000:059:00.0");
 }

@@ -178,9 +178,9 @@ def _finding_dict(f):
 
 
 def _format(name):
-    """The file format as `lint --format json` names it: vmx, or configspec for every other
-    (the package tells ConfigSpec XML, SOAP, VI/JSON... apart)."""
-    return "vmx" if name == "vmx" else "configspec"
+    """The file format as `lint --format json` names it: the format table's name (vmx,
+    configspec-xml, soap, vi-json, terraform-json, vmclass...), the same in the package."""
+    return name
 
 
 def _device_dict(d):
@@ -330,7 +330,9 @@ class PythonBackend:
                     d = _finding_dict(f)
                     d["path"] = path
                     findings.append(d)
-                files.append(dict(path=path, format=_format(found.format)))
+                # A live VM's configuration is the vSphere API's answer, which the binary reads
+                # as SOAP (the package gets it through pyVmomi): named alike.
+                files.append(dict(path=path, format="soap"))
         return LintResult(findings, files, host_checked, warnings)
 
     def generate(self, request):
