@@ -14,9 +14,9 @@
 #include "cli/common.h"
 #include "cli/json_output.h"
 #include "cli/lint_output.h"
+#include "vmxkit/checks/guest_checks.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
-#include "vmxkit/checks/guest_checks.h"
 #include "vmxkit/model/guest.h"
 #include "vmxkit/report/nccl_topo_xml.h"
 

@@ -12,9 +12,9 @@
 #include "cli/common.h"
 #include "cli/json_output.h"
 #include "cli/live.h"
-#include "vmxkit/core/error.h"
 #include "vmxkit/analysis/mmio.h"
 #include "vmxkit/analysis/topology.h"
+#include "vmxkit/core/error.h"
 
 namespace vmxkit::cli {
 

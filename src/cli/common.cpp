@@ -7,9 +7,9 @@
 #include <ostream>
 
 #include "cli/report.h"
+#include "vmxkit/checks/parse_problems.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
-#include "vmxkit/checks/parse_problems.h"
 
 namespace vmxkit::cli {
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "vmxkit/devices/catalog.h"
-#include "vmxkit/model/host.h"
 #include "vmxkit/formats/vmx/document.h"
+#include "vmxkit/model/host.h"
 
 namespace CLI {
 class App;

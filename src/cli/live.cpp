@@ -13,10 +13,10 @@
 
 #include "cli/cli.h"
 #include "cli/lint_output.h"
+#include "vmxkit/checks/engine.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/formats/host/vsphere_api.h"
-#include "vmxkit/checks/engine.h"
 #include "vmxkit/formats/vsphere/load.h"
 
 namespace vmxkit::cli {

@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "vmxkit/core/error.h"
 #include "vmxkit/checks/guest_checks.h"
+#include "vmxkit/core/error.h"
 #include "vmxkit/model/guest.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

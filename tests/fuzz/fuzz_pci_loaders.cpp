@@ -6,9 +6,9 @@
 #include <string>
 #include <string_view>
 
+#include "vmxkit/analysis/topology.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/model/host.h"
-#include "vmxkit/analysis/topology.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

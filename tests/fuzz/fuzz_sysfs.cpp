@@ -26,9 +26,9 @@
 #include <system_error>
 #include <vector>
 
+#include "vmxkit/analysis/topology.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/model/host.h"
-#include "vmxkit/analysis/topology.h"
 
 namespace {
 

@@ -9,9 +9,9 @@
 
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/wide_encoding.h"
+#include "vmxkit/formats/vmx/canonical.h"
 #include "vmxkit/formats/vmx/document.h"
 #include "vmxkit/formats/vmx/edit.h"
-#include "vmxkit/formats/vmx/canonical.h"
 
 using namespace vmxkit::vmx;
 

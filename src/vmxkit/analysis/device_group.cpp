@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <set>
 
+#include "vmxkit/analysis/plan.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/text.h"
-#include "vmxkit/analysis/plan.h"
 #include "vmxkit/formats/vsphere/text_checks.h"
 
 namespace vmxkit::generate {

@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "vmxkit/core/pci_address.h"
-#include "vmxkit/devices/catalog.h"
-#include "vmxkit/model/host.h"
 #include "vmxkit/analysis/mmio.h"
 #include "vmxkit/analysis/topology.h"
+#include "vmxkit/core/pci_address.h"
+#include "vmxkit/devices/catalog.h"
 #include "vmxkit/formats/vsphere/config_target.h"
+#include "vmxkit/model/host.h"
 
 /// The generator: from a host capture (or catalogue models) and the user's choices to a plan of
 /// passthrough devices, P2P pairs and the 64-bit MMIO window, rendered by templates.

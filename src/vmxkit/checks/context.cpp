@@ -9,6 +9,7 @@
 #include "vmxkit/core/pci_address.h"
 #include "vmxkit/core/text.h"
 #include "vmxkit/devices/catalog.h"
+#include "vmxkit/devices/role.h"
 
 namespace vmxkit::checks {
 namespace {
@@ -20,35 +21,29 @@ std::optional<std::uint16_t> parse_id(const std::optional<std::string>& text) {
   return static_cast<std::uint16_t>(*v);
 }
 
-constexpr std::uint16_t kNvidia = 0x10de;
-constexpr std::uint16_t kMellanox = 0x15b3;
-
 DeviceClass classify(const PassthroughDevice& d, const pci::CatalogEntry* model,
                      std::optional<std::uint16_t> vendor) {
   if (d.kind() == PassthroughKind::vgpu) return DeviceClass::gpu;
   if (d.kind() == PassthroughKind::sriov_vf) return DeviceClass::nic;
   // A DVX-backed SR-IOV network adapter (govmomi's ovf/fixtures/external/vdg-vm.ovf).
   if (d.kind() == PassthroughKind::dvx && d.network_name) return DeviceClass::nic;
-  if (model != nullptr) {
-    switch (model->role) {
-      case pci::Role::gpu:
-        return DeviceClass::gpu;
-      case pci::Role::rdma_nic:
-      case pci::Role::nic_vf:
-      case pci::Role::nic:
-        return DeviceClass::nic;
-      default:
-        return DeviceClass::other;
-    }
+  // The host model's classifier, on what a VM's entry says: its ids, and the function of the
+  // host address it names (an NVIDIA GPU is function 0 of its slot; 1-3 are its companions).
+  const auto bdf = d.id ? parse_vmx_bdf(*d.id) : std::nullopt;
+  pci::DeviceFacts facts;
+  facts.vendor_id = vendor;
+  facts.model = model;
+  if (bdf) facts.function = bdf->function;
+  switch (pci::role_of(facts)) {
+    case pci::Role::gpu:
+      return DeviceClass::gpu;
+    case pci::Role::rdma_nic:
+    case pci::Role::nic_vf:
+    case pci::Role::nic:
+      return DeviceClass::nic;
+    default:
+      return DeviceClass::other;
   }
-  // Not in the catalogue: NVIDIA GPUs and Mellanox functions by vendor. An NVIDIA GPU is always
-  // function 0 of its slot; functions 1-3 are its HD audio, USB and UCSI companions.
-  if (vendor == kNvidia) {
-    const auto bdf = d.id ? parse_vmx_bdf(*d.id) : std::nullopt;
-    return bdf && bdf->function != 0 ? DeviceClass::other : DeviceClass::gpu;
-  }
-  if (vendor == kMellanox) return DeviceClass::nic;
-  return DeviceClass::other;
 }
 
 }  // namespace

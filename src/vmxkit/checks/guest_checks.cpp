@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <charconv>
 
-#include "vmxkit/formats/guest/loaders.h"
 #include "vmxkit/devices/catalog.h"
+#include "vmxkit/formats/guest/loaders.h"
 
 namespace vmxkit::guest {
 namespace {

@@ -8,10 +8,10 @@
 #include <string_view>
 #include <vector>
 
-#include "vmxkit/core/diagnostic.h"
-#include "vmxkit/model/guest.h"
 #include "vmxkit/analysis/nccl_topo.h"
 #include "vmxkit/analysis/topology.h"
+#include "vmxkit/core/diagnostic.h"
+#include "vmxkit/model/guest.h"
 
 namespace vmxkit::guest {
 

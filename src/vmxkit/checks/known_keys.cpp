@@ -5,10 +5,10 @@
 #include <utility>
 #include <vector>
 
-#include "vmxkit/core/text.h"
-#include "vmxkit/model/vm_config.h"
 #include "vmxkit/checks/util.h"
+#include "vmxkit/core/text.h"
 #include "vmxkit/formats/vmx/document.h"
+#include "vmxkit/model/vm_config.h"
 
 namespace vmxkit::checks {
 namespace {

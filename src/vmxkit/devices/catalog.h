@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "vmxkit/model/pci_device.h"
+#include "vmxkit/devices/pci.h"
 
 namespace vmxkit::pci {
 

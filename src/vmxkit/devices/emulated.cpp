@@ -118,21 +118,4 @@ const EmulatedDevice* find_emulated_name(std::string_view lspci_name) {
   return nullptr;
 }
 
-const EmulatedDevice* find_emulated(const Device& device) {
-  if (device.vendor_id && device.device_id) {
-    return find_emulated(*device.vendor_id, *device.device_id);
-  }
-  return device.name.empty() ? nullptr : find_emulated_name(device.name);
-}
-
-bool is_emulated(const Device& device, const std::vector<Device>& all) {
-  const EmulatedDevice* e = find_emulated(device);
-  if (e == nullptr) return false;
-  if (!e->shared_id) return true;
-  return std::any_of(all.begin(), all.end(), [](const Device& d) {
-    const EmulatedDevice* o = find_emulated(d);
-    return o != nullptr && !o->shared_id;
-  });
-}
-
 }  // namespace vmxkit::pci

@@ -7,8 +7,6 @@
 #include <string_view>
 #include <vector>
 
-#include "vmxkit/model/pci_device.h"
-
 namespace vmxkit::pci {
 
 /// What an emulated device is.
@@ -45,12 +43,5 @@ const std::vector<EmulatedDevice>& emulated_devices();
 const EmulatedDevice* find_emulated(std::uint16_t vendor_id, std::uint16_t device_id);
 /// By the name lspci prints (ids, revision and `(prog-if ...)` already removed), or nullptr.
 const EmulatedDevice* find_emulated_name(std::string_view lspci_name);
-/// A guest device's entry: by id when the input gave one, else by name; nullptr when none.
-const EmulatedDevice* find_emulated(const Device& device);
-
-/// Whether `device` of a guest whose devices are `all` is one VMware emulates: an entry with
-/// VMware's own id, or one whose id is shared with real hardware in a guest that also shows a
-/// device only VMware makes.
-bool is_emulated(const Device& device, const std::vector<Device>& all);
 
 }  // namespace vmxkit::pci

@@ -10,19 +10,13 @@
 
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
+#include "vmxkit/devices/role.h"
 #include "vmxkit/formats/host/vsphere_api.h"
 
 namespace vmxkit::pci {
 namespace {
 
 constexpr unsigned kMaxDepth = 64;
-
-bool is_display(const Device& d) { return d.class_code && (*d.class_code >> 8) == 0x03; }
-bool is_network(const Device& d) { return d.class_code && (*d.class_code >> 8) == 0x02; }
-
-bool contains(std::string_view hay, std::string_view needle) {
-  return hay.find(needle) != std::string_view::npos;
-}
 
 }  // namespace
 
@@ -92,15 +86,22 @@ void Host::finalize() {
 
 void Host::match_catalog() {
   for (Device& d : devices_) {
-    if (d.vendor_id && d.device_id) {
-      d.model = catalog_->find(*d.vendor_id, *d.device_id);
-    } else if (!d.name.empty()) {
-      d.model = catalog_->find_name(d.name);
-      if (d.model != nullptr) {
-        d.vendor_id = d.model->vendor_id;
-        d.device_id = d.model->device_id;
+    if (!d.vendor_id && !d.name.empty()) {
+      // `lspci -tv` without ids: the catalogue's names, else the id lspci prints for a device
+      // its pci.ids does not name ("NVIDIA Corporation Device 20b8").
+      if (const CatalogEntry* e = catalog_->find_name(d.name)) {
+        d.vendor_id = e->vendor_id;
+        d.device_id = e->device_id;
+      } else {
+        for (const std::uint16_t vendor : {kNvidiaVendor, kMellanoxVendor}) {
+          if (const auto id = id_in_unnamed(d.name, vendor)) {
+            d.vendor_id = vendor;
+            d.device_id = id;
+          }
+        }
       }
     }
+    if (d.vendor_id && d.device_id) d.model = catalog_->find(*d.vendor_id, *d.device_id);
   }
 }
 
@@ -331,33 +332,20 @@ void Host::assign_roles() {
       vf_ids.insert({*d.vendor_id, *d.sriov->vf_device_id});
   }
   for (Device& d : devices_) {
+    const Role role =
+        role_of({d.vendor_id, d.device_id, d.class_code, d.bdf.function,
+                 d.vendor_id ? std::string_view() : std::string_view(d.name), d.model});
     if (d.is_bridge()) {
       d.role = Role::bridge;
     } else if (d.physfn ||
                (d.vendor_id && d.device_id && vf_ids.count({*d.vendor_id, *d.device_id}))) {
-      d.role = devices_[d.physfn.value_or(0)].vendor_id == 0x15b3 || d.vendor_id == 0x15b3 ||
-                       (d.model && d.model->role == Role::nic_vf)
-                   ? Role::nic_vf
-                   : Role::other;
-      if (d.role == Role::other && is_network(d)) d.role = Role::nic;
-    } else if (d.model != nullptr && d.model->role != Role::other) {
-      d.role = d.model->role;
-    } else if (d.vendor_id == 0x10de && is_display(d)) {
-      d.role = Role::gpu;
-    } else if (d.vendor_id == 0x15b3 && is_network(d)) {
-      d.role = Role::rdma_nic;
-    } else if (is_network(d)) {
-      d.role = Role::nic;
-    } else if (!d.class_code && !d.name.empty()) {
-      // Tree-only input: lspci names are all there is.
-      const std::string_view n = d.name;
-      if (n.rfind("Mellanox Technologies ", 0) == 0 &&
-          (contains(n, "ConnectX") || contains(n, "BlueField")) && !contains(n, "Bridge") &&
-          !contains(n, "Switch")) {
-        d.role = contains(n, "Virtual Function") ? Role::nic_vf : Role::rdma_nic;
-      } else if (contains(n, "Ethernet") || contains(n, "Network") || contains(n, "Wireless")) {
-        d.role = Role::nic;
-      }
+      // A VF: of an RDMA NIC when its PF (or its own vendor) is Mellanox's.
+      const bool rdma = devices_[d.physfn.value_or(0)].vendor_id == kMellanoxVendor ||
+                        d.vendor_id == kMellanoxVendor ||
+                        (d.model && d.model->role == Role::nic_vf);
+      d.role = rdma ? Role::nic_vf : (role == Role::nic ? Role::nic : Role::other);
+    } else {
+      d.role = role;
     }
   }
 }

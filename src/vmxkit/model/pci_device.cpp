@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vmxkit/model/pci_device.h"
 
+#include <algorithm>
+
 namespace vmxkit::pci {
 
 std::string_view to_string(PortType type) {
@@ -27,24 +29,6 @@ std::string_view to_string(PortType type) {
       return "Root Complex Event Collector";
   }
   return "unknown";
-}
-
-std::string_view to_string(Role role) {
-  switch (role) {
-    case Role::other:
-      return "other";
-    case Role::bridge:
-      return "bridge";
-    case Role::gpu:
-      return "gpu";
-    case Role::rdma_nic:
-      return "rdma-nic";
-    case Role::nic_vf:
-      return "nic-vf";
-    case Role::nic:
-      return "nic";
-  }
-  return "other";
 }
 
 std::string Acs::ctl_text() const {
@@ -75,6 +59,23 @@ bool Device::is_nvswitch() const {
     return *vendor_id == kNvidia && (*device_id == 0x1af1 || *device_id == 0x22a3);
   }
   return name.find("NVSwitch") != std::string::npos;
+}
+
+const EmulatedDevice* find_emulated(const Device& device) {
+  if (device.vendor_id && device.device_id) {
+    return find_emulated(*device.vendor_id, *device.device_id);
+  }
+  return device.name.empty() ? nullptr : find_emulated_name(device.name);
+}
+
+bool is_emulated(const Device& device, const std::vector<Device>& all) {
+  const EmulatedDevice* e = find_emulated(device);
+  if (e == nullptr) return false;
+  if (!e->shared_id) return true;
+  return std::any_of(all.begin(), all.end(), [](const Device& d) {
+    const EmulatedDevice* o = find_emulated(d);
+    return o != nullptr && !o->shared_id;
+  });
 }
 
 }  // namespace vmxkit::pci

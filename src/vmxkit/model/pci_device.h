@@ -9,20 +9,10 @@
 #include <vector>
 
 #include "vmxkit/core/pci_address.h"
+#include "vmxkit/devices/emulated.h"
+#include "vmxkit/devices/pci.h"
 
 namespace vmxkit::pci {
-
-/// One base address register (or SR-IOV VF BAR) as lspci/sysfs shows it.
-struct Bar {
-  int index = 0;                      ///< Region N
-  std::uint64_t address = 0;          ///< 0 when `<unassigned>`/`<ignored>`
-  std::optional<std::uint64_t> size;  ///< bytes; lspci prints none for VF BARs and -F dumps
-  bool io = false;                    ///< I/O ports, not memory
-  bool is_64bit = false;
-  bool prefetchable = false;
-  bool disabled = false;
-  std::uint32_t line = 0;  ///< its `Region` line in Device::bars_from's file; 0 when not read so
-};
 
 /// The PCI Express capability's device/port type (lspci `Express (v2) <type>`).
 enum class PortType : unsigned char {
@@ -70,17 +60,6 @@ struct Link {
   std::string speed;  ///< "16GT/s"
   std::optional<unsigned> width;
 };
-
-/// What a device is for the GPU/NIC analysis.
-enum class Role : unsigned char {
-  other,
-  bridge,    ///< a root port, switch port or other PCI bridge
-  gpu,       ///< an NVIDIA GPU (display class, or catalogue)
-  rdma_nic,  ///< an RDMA-capable NIC physical function (ConnectX/BlueField)
-  nic_vf,    ///< an SR-IOV virtual function of an RDMA NIC
-  nic,       ///< another network controller (onboard 1/10 GbE...)
-};
-std::string_view to_string(Role role);
 
 /// Where a fact came from: a file and 1-based line.
 struct Origin {
@@ -156,5 +135,14 @@ struct Device {
   /// generation), by id, or by the name lspci prints where the input has no ids.
   bool is_nvswitch() const;
 };
+
+/// A guest device's entry in the table of devices VMware emulates (devices/emulated.h): by id
+/// when the input gave one, else by the name lspci prints; nullptr when none.
+const EmulatedDevice* find_emulated(const Device& device);
+
+/// Whether `device` of a guest whose devices are `all` is one VMware emulates: an entry with
+/// VMware's own id, or one whose id is shared with real hardware in a guest that also shows a
+/// device only VMware makes.
+bool is_emulated(const Device& device, const std::vector<Device>& all);
 
 }  // namespace vmxkit::pci

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "vmxkit/model/host.h"
 #include "vmxkit/analysis/topology.h"
+#include "vmxkit/model/host.h"
 
 namespace vmxkit::pci {
 

@@ -3,8 +3,8 @@
 // `nvidia-smi topo -m` matrix printed on the same machine, cell for cell.
 #include <catch2/catch.hpp>
 
-#include "support/support.h"
 #include "support/host_util.h"
+#include "support/support.h"
 #include "vmxkit/analysis/topology.h"
 
 TEST_CASE("topo prints the nvidia-smi matrix of every corpus capture, cell for cell",

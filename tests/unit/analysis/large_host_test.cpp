@@ -16,10 +16,10 @@
 #include <utility>
 #include <vector>
 
-#include "support/support.h"
 #include "support/host_util.h"
-#include "vmxkit/model/host.h"
+#include "support/support.h"
 #include "vmxkit/analysis/topology.h"
+#include "vmxkit/model/host.h"
 
 using vmxkit::pci::analyze;
 using vmxkit::pci::PathClass;
@@ -165,8 +165,7 @@ TEST_CASE("path_class gives classify's class for every pair of the example and r
                            "tests/data/generate/host-2s-noswitch-4gpu-2x2nic.lspci-vvv.txt",
                            "tests/data/rules/host-hgx-h100-nvswitch.txt",
                            "tests/data/rules/host-one-switch-acs-ats-geforce.txt"}) {
-    hosts.push_back(
-        host_from({{name, vmxkit::test::read_bytes(vmxkit::test::source_path(name))}}));
+    hosts.push_back(host_from({{name, vmxkit::test::read_bytes(vmxkit::test::source_path(name))}}));
   }
   for (unsigned seed = 1; seed <= 40; ++seed) {
     hosts.push_back(host_from({{fmt::format("random-{}.txt", seed), RandomHost(seed).text()}}));
@@ -181,8 +180,7 @@ TEST_CASE("path_class gives classify's class for every pair of the corpus hosts"
           "[pci][topology][corpus]") {
   std::size_t pairs = 0;
   for (const auto& path : vmxkit::test::corpus_captures()) {
-    pairs += check_path_class_agrees(
-        host_from(vmxkit::test::load_corpus_capture(path).inputs));
+    pairs += check_path_class_agrees(host_from(vmxkit::test::load_corpus_capture(path).inputs));
   }
   CHECK(pairs > 100);
 }

@@ -17,11 +17,11 @@
 #include <string>
 #include <vector>
 
-#include "support/support.h"
 #include "support/host_util.h"
+#include "support/support.h"
+#include "vmxkit/analysis/topology.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/model/host.h"
-#include "vmxkit/analysis/topology.h"
 
 using vmxkit::pci::Diagram;
 using vmxkit::pci::DiagramNode;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Which input format a HOST text is, from its first meaningful line.
 #include "vmxkit/core/error.h"
-#include "vmxkit/model/host.h"
 #include "vmxkit/formats/host/text.h"
+#include "vmxkit/model/host.h"
 
 namespace vmxkit::pci {
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // `esxcli hardware pci pcipassthru list`: which devices are enabled for passthrough.
 #include "vmxkit/core/error.h"
-#include "vmxkit/model/host.h"
 #include "vmxkit/formats/host/text.h"
+#include "vmxkit/model/host.h"
 
 namespace vmxkit::pci {
 

@@ -6,8 +6,8 @@
 #include <map>
 
 #include "vmxkit/core/error.h"
-#include "vmxkit/model/host.h"
 #include "vmxkit/formats/host/text.h"
+#include "vmxkit/model/host.h"
 
 namespace vmxkit::pci {
 namespace {

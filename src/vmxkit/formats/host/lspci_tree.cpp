@@ -5,9 +5,9 @@
 #include <map>
 
 #include "vmxkit/core/error.h"
-#include "vmxkit/model/host.h"
 #include "vmxkit/devices/pci_names.h"
 #include "vmxkit/formats/host/text.h"
+#include "vmxkit/model/host.h"
 
 namespace vmxkit::pci {
 namespace {

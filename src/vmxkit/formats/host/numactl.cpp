@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "vmxkit/core/error.h"
-#include "vmxkit/model/host.h"
 #include "vmxkit/formats/host/text.h"
+#include "vmxkit/model/host.h"
 
 namespace vmxkit::pci {
 namespace {

@@ -31,8 +31,8 @@
 #include "vmxkit/core/error.h"
 #include "vmxkit/devices/catalog.h"
 #include "vmxkit/formats/host/config_space.h"
-#include "vmxkit/model/host.h"
 #include "vmxkit/formats/host/text.h"
+#include "vmxkit/model/host.h"
 
 namespace vmxkit::pci {
 namespace {

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "support/support.h"
-#include "vmxkit/core/error.h"
 #include "vmxkit/checks/guest_checks.h"
+#include "vmxkit/core/error.h"
 
 namespace {
 

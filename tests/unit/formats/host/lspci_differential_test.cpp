@@ -9,10 +9,10 @@
 #include <cstdio>
 #include <map>
 
-#include "support/support.h"
 #include "support/host_util.h"
-#include "vmxkit/formats/host/config_space.h"
+#include "support/support.h"
 #include "vmxkit/analysis/topology.h"
+#include "vmxkit/formats/host/config_space.h"
 
 using vmxkit::Bdf;
 using vmxkit::pci::PathClass;

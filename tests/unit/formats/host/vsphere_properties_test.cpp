@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "support/support.h"
-#include "vmxkit/core/error.h"
-#include "vmxkit/model/host.h"
 #include "vmxkit/analysis/topology.h"
+#include "vmxkit/core/error.h"
 #include "vmxkit/formats/host/vsphere_api.h"
+#include "vmxkit/model/host.h"
 
 namespace {
 

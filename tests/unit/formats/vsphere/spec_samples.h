@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "vmxkit/model/vm_config.h"
 #include "vmxkit/formats/vmx/document.h"
+#include "vmxkit/model/vm_config.h"
 
 namespace vmxkit::test {
 
