@@ -13,7 +13,7 @@
 
 #include "support/support.h"
 #include "vmxkit/analysis/nccl_topo.h"
-#include "vmxkit/checks/guest_checks.h"
+#include "vmxkit/checks/guest_context.h"
 #include "vmxkit/formats/vmx/document.h"
 #include "vmxkit/model/guest.h"
 #include "vmxkit/model/host.h"
@@ -21,7 +21,7 @@
 
 namespace {
 
-using vmxkit::guest::Finding;
+using vmxkit::checks::Finding;
 using vmxkit::guest::NcclPathType;
 using vmxkit::test::run_cli;
 using vmxkit::test::source_path;
@@ -69,7 +69,7 @@ vmxkit::guest::Guest guest_of(const std::string& text) {
 std::vector<const Finding*> with_id(const std::vector<Finding>& fs, std::string_view id) {
   std::vector<const Finding*> out;
   for (const Finding& f : fs) {
-    if (f.id == id) out.push_back(&f);
+    if (f.check->id == id) out.push_back(&f);
   }
   return out;
 }
@@ -153,7 +153,7 @@ TEST_CASE("a file spelled other than NCCL spells bus ids, or without a bridge's 
   const auto tree = vmxkit::guest::read_nccl_topo_xml(text, "edited.xml");
   const auto g = guest_of(guest_text("", ""));
   const vmxkit::guest::NcclTopoInput in{"edited.xml", tree};
-  const auto findings = vmxkit::guest::check_guest(g, &in);
+  const auto findings = vmxkit::checks::check_guest(g, &in);
   const auto ours = with_id(findings, "GUEST015");
   REQUIRE(ours.size() == 2);
   CHECK_THAT(ours[0]->message, Catch::Contains("no class attribute: NCCL's init fails"));
