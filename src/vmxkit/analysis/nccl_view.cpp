@@ -173,6 +173,8 @@ pci::PathClass nccl_path_class(const pci::Host& host, std::size_t a, std::size_t
 }
 
 std::vector<NcclPair> nccl_view(const Guest& g, const NcclTopoInput* topo) {
+  // NCCL builds its tree from that file and the guest: without the file its view is not known.
+  if (topo == nullptr && g.nccl_topo_file()) return {};
   const LspciView lspci(g, topo);
   if (lspci.has_pairs()) return lspci.pairs();
   if (g.smi_topo() && !lspci.has_gpus()) return smi_view(*g.smi_topo());

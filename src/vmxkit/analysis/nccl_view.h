@@ -53,7 +53,9 @@ struct NcclTopoInput {
 
 /// Each GPU and its nearest NIC as NCCL sees them (smallest path class, then PCI order): from the
 /// guest's lspci tree, else `nvidia-smi topo -m`; with `topo`, from the tree NCCL builds from that
-/// file and the guest (nccl_guest_view) for the devices NCCL places by it.
+/// file and the guest (nccl_guest_view) for the devices NCCL places by it. Empty where no input
+/// places a pair, and where a capture shows NCCL running with an NCCL_TOPO_FILE that `topo` is
+/// not: NCCL's view then depends on that file.
 std::vector<NcclPair> nccl_view(const Guest& g, const NcclTopoInput* topo = nullptr);
 
 }  // namespace vmxkit::guest

@@ -13,6 +13,7 @@
 
 #include "support/support.h"
 #include "vmxkit/analysis/nccl_topo.h"
+#include "vmxkit/analysis/nccl_view.h"
 #include "vmxkit/checks/guest_context.h"
 #include "vmxkit/formats/vmx/document.h"
 #include "vmxkit/model/guest.h"
@@ -194,6 +195,22 @@ TEST_CASE("NCCL_TOPO_FILE in NCCL's log, the environment or a command line is re
   CHECK_THAT(r.out, Catch::Contains("GUEST015: info: NCCL_TOPO_FILE=/etc/nccl/nccl-topo.xml") &&
                         Catch::Contains("needs: `--nccl-topo /etc/nccl/nccl-topo.xml`"));
   CHECK_THAT(r.out, !Catch::Contains("[GUEST002 nccl-no-gdr]"));
+  // Nor does it print a view from lspci that NCCL, reading the file, does not have.
+  CHECK_THAT(r.out, !Catch::Contains("NCCL at its defaults"));
+  const vmxkit::guest::Guest both = vmxkit::guest::load_guest(
+      {data("esxi-2gpu-2nic.lspci-vvv.txt"), data("nccl-log.capture.txt")});
+  CHECK(vmxkit::guest::nccl_view(both).empty());
+  const auto json = run_cli({"guest-check", "--format", "json",
+                             data("esxi-2gpu-2nic.lspci-vvv.txt"), data("nccl-log.capture.txt")});
+  CHECK(nlohmann::json::parse(json.out).at("nccl").empty());
+  // With the file given, the view is NCCL's with it.
+  vmxkit::test::TempDir dir;
+  const auto with =
+      run_cli({"guest-check", "--format", "json", data("esxi-2gpu-2nic.lspci-vvv.txt"),
+               data("nccl-log.capture.txt"), "--nccl-topo", topo_file(dir)});
+  const auto nccl = nlohmann::json::parse(with.out).at("nccl");
+  REQUIRE(nccl.size() == 2);
+  CHECK(nccl.at(0).at("from") == "NCCL_TOPO_FILE");
 }
 
 TEST_CASE("guest-check --nccl-topo with a file NCCL would refuse stops with exit 2 and its line",
