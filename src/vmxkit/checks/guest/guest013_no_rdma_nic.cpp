@@ -9,8 +9,8 @@ constexpr std::string_view kDoc = R"md(
 ## What it does
 Flags a guest whose full `lspci` shows no RDMA NIC (a ConnectX or BlueField, or a VF of one)
 while `ibv_devinfo` shows no device either. A filtered `lspci` proves no absence: without a full
-`lspci` (or, where `nvidia-smi` shows the GPUs, without `ibv_devinfo`) it is reported as not
-checked (GUEST012).
+`lspci` it is reported as not checked (GUEST012) unless `ibv_devinfo` shows a device (an
+`ibv_devinfo` that finds none is also what a NIC without its RDMA driver gives).
 
 ## Why is this bad?
 GPUDirect RDMA moves data between a GPU and an RDMA NIC: without a NIC in the VM there is
@@ -40,8 +40,12 @@ void check(const GuestContext& ctx, FindingSink& sink) {
                   "pass a ConnectX port or SR-IOV VF through to the VM (`vmxkit generate --nic "
                   "auto`)");
     }
-  } else if (g.smi_gpus().empty() || !g.ib_devices()) {
+  } else if (!g.ib_devices()) {
     sink.not_checked(kGUEST013, "RDMA NIC present", "a full `lspci -nn` or `ibv_devinfo`");
+  } else if (g.ib_devices()->empty()) {
+    // "No IB devices found" is also what a NIC without its RDMA driver gives.
+    sink.not_checked(kGUEST013, "RDMA NIC present",
+                     "a full `lspci -nn` (ibv_devinfo finds no device, as without the driver)");
   }
 }
 
