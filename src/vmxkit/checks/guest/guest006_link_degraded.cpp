@@ -24,7 +24,8 @@ RDMA included. Compare with the host's `lspci -vvv`: degraded there is the slot,
 a guest-only difference is what the virtual port reports.
 
 ## Example
-`LnkCap: Port #0, Speed 32GT/s, Width x16` and `LnkSta: Speed 2.5GT/s (downgraded), Width x16`:
+`LnkCap: Port #0, Speed 32GT/s, Width x16` and
+`LnkSta: Speed 2.5GT/s (downgraded), Width x16 (ok)` for the H100 of a KVM guest:
 `0000:01:00.0 (H100 SXM5 80GB): warning: link runs at 2.5GT/s x16 where the device can do
 32GT/s x16`
 

@@ -17,7 +17,7 @@ It is not a problem of the guest, but a guest is never called ready on checks no
 summary of `vmxkit guest-check` does not say "ready" while one is left.
 
 ## Example
-`GUEST010: info: RDMA port state (rdma-port-down): not checked (needs: `ibv_devinfo`)`
+``GUEST010: info: RDMA port state (rdma-port-down): not checked (needs: `ibv_devinfo`)``
 
 ## Fix safety
 Nothing to fix: give the inputs it names (docs/guest-check.md has one loop that captures them

@@ -17,7 +17,7 @@ GPUDirect RDMA moves data between a GPU and an RDMA NIC: without a NIC in the VM
 nothing for it to talk to, and NCCL falls back to sockets between nodes.
 
 ## Example
-A guest `lspci -nn` with an H100 and VMware's emulated VMXNET3 only:
+A guest `lspci -vvv -nn` with an H100 and VMware's emulated devices only:
 `warning: the guest's lspci shows no RDMA NIC (ConnectX/BlueField or a VF of one): GPUDirect
 RDMA has no NIC to talk to`
 
