@@ -14,9 +14,11 @@
 #include "cli/common.h"
 #include "cli/json_output.h"
 #include "cli/lint_output.h"
-#include "vmxkit/checks/guest_checks.h"
+#include "vmxkit/analysis/nccl_view.h"
+#include "vmxkit/checks/guest_context.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
+#include "vmxkit/core/text.h"
 #include "vmxkit/model/guest.h"
 #include "vmxkit/report/nccl_topo_xml.h"
 
@@ -53,28 +55,68 @@ std::string pair_nic(const guest::Guest& g, const guest::NcclPair& p) {
   return s;
 }
 
-// SARIF 2.1.0, as lint writes it: the guest checks as the driver's rules, one result per finding,
-// located at the input line the finding rests on (findings about what no input showed have no
-// location). A fix is a command or setting, not an edit of the input, so it goes into the
-// result's properties rather than SARIF's `fixes`.
-Json guest_sarif(const std::vector<guest::Finding>& findings) {
+const char* pair_from(const guest::NcclPair& p) {
+  return p.from_nccl_topo ? "NCCL_TOPO_FILE" : p.from_smi_topo ? "nvidia-smi topo -m" : "lspci";
+}
+
+// The check's section of docs/rules.md: "docs/rules.md#guest002-nccl-no-gdr".
+std::string doc_link(const checks::Check& c) {
+  return "docs/rules.md#" + ascii_lowercase(fmt::format("{}-{}", c.id, c.name));
+}
+
+// The `## References` of a check's doc on one line, its items joined by "; ".
+std::string references(std::string_view doc) {
+  constexpr std::string_view kHeading = "## References\n";
+  const auto at = doc.find(kHeading);
+  if (at == std::string_view::npos) return {};
+  std::string out;
+  std::string_view rest = doc.substr(at + kHeading.size());
+  while (!rest.empty()) {
+    const auto eol = rest.find('\n');
+    std::string_view line = rest.substr(0, eol);
+    rest = eol == std::string_view::npos ? std::string_view{} : rest.substr(eol + 1);
+    if (line.starts_with("## ")) break;
+    while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
+    if (line.empty()) continue;
+    if (line.starts_with("- ")) {
+      line.remove_prefix(2);
+      if (!out.empty()) out += "; ";
+    } else if (!out.empty()) {
+      out += ' ';
+    }
+    out += line;
+  }
+  return out;
+}
+
+std::string_view trimmed(std::string_view s) {
+  while (!s.empty() && (s.front() == '\n' || s.front() == ' ')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.remove_suffix(1);
+  return s;
+}
+
+// SARIF 2.1.0, as lint writes it: the guest checks of the registry as the driver's rules (help:
+// the check's summary and doc), one result per finding, located at the input line the finding
+// rests on (findings about what no input showed have no location). A fix is a command or
+// setting, not an edit of the input, so it goes into the result's properties rather than
+// SARIF's `fixes`.
+Json guest_sarif(const std::vector<checks::Finding>& findings) {
   Json rules = Json::array();
   std::map<std::string_view, std::size_t> index;
-  for (const guest::CheckInfo& c : guest::checks()) {
-    index[c.id] = rules.size();
-    const std::string help =
-        fmt::format("{}\n\nSource: {}\nDoc: {}", c.summary, c.source, guest::check_doc(c));
-    rules.push_back({{"id", c.id},
-                     {"name", c.name},
-                     {"shortDescription", {{"text", c.summary}}},
-                     {"help", {{"text", help}}},
-                     {"defaultConfiguration", {{"level", sarif_level(c.severity)}}}});
+  for (const checks::Check* c : checks::checks_of(checks::Kind::guest)) {
+    index[c->id] = rules.size();
+    const std::string help = fmt::format("{}\n\n{}", c->summary, trimmed(c->doc));
+    rules.push_back({{"id", c->id},
+                     {"name", c->name},
+                     {"shortDescription", {{"text", c->summary}}},
+                     {"help", {{"text", help}, {"markdown", help}}},
+                     {"defaultConfiguration", {{"level", sarif_level(c->severity)}}}});
   }
   Json results = Json::array();
-  for (const guest::Finding& f : findings) {
+  for (const checks::Finding& f : findings) {
     const std::string text = f.subject.empty() ? f.message : f.subject + ": " + f.message;
-    Json result = {{"ruleId", f.id},
-                   {"ruleIndex", index.at(f.id)},
+    Json result = {{"ruleId", f.check->id},
+                   {"ruleIndex", index.at(f.check->id)},
                    {"level", sarif_level(f.severity)},
                    {"message", {{"text", json_text(text)}}}};
     if (!f.where.path.empty()) {
@@ -98,8 +140,108 @@ Json guest_sarif(const std::vector<guest::Finding>& findings) {
              {"results", std::move(results)}}})}};
 }
 
-const char* pair_from(const guest::NcclPair& p) {
-  return p.from_nccl_topo ? "NCCL_TOPO_FILE" : p.from_smi_topo ? "nvidia-smi topo -m" : "lspci";
+// The counts the summary line and the exit code rest on.
+struct Summary {
+  std::size_t errors = 0;
+  std::size_t warnings = 0;
+  std::size_t unchecked = 0;  ///< GUEST012 findings: checks not made
+  bool fail = false;          ///< a finding at or above --fail-on
+  bool ready() const { return errors == 0 && warnings == 0 && unchecked == 0; }
+};
+
+Summary summarize(const std::vector<checks::Finding>& findings, Severity threshold) {
+  Summary s;
+  for (const checks::Finding& f : findings) {
+    s.errors += f.severity == Severity::error;
+    s.warnings += f.severity == Severity::warning;
+    s.unchecked += f.check->id == "GUEST012";
+    s.fail = s.fail || f.severity <= threshold;
+  }
+  return s;
+}
+
+Json finding_json(const checks::Finding& f) {
+  const std::string location =
+      f.where.path.empty() ? std::string() : fmt::format("{}:{}", f.where.path, f.where.line);
+  return {{"id", f.check->id},
+          {"name", f.check->name},
+          {"severity", to_string(f.severity)},
+          {"subject", f.subject.empty() ? Json(nullptr) : Json(json_text(f.subject))},
+          {"message", json_text(f.message)},
+          {"fix", f.fix.empty() ? Json(nullptr) : Json(json_text(f.fix))},
+          {"location", location.empty() ? Json(nullptr) : Json(json_text(location))},
+          {"doc", doc_link(*f.check)},
+          {"source", references(f.check->doc)}};
+}
+
+void write_json(std::ostream& out, const checks::GuestContext& ctx,
+                const std::vector<checks::Finding>& findings, bool ready) {
+  const guest::Guest& g = ctx.guest();
+  Json inputs = Json::array();
+  for (const guest::InputRead& r : g.inputs()) {
+    inputs.push_back({{"kind", guest::to_string(r.kind)},
+                      {"file", json_text(r.where.path)},
+                      {"line", r.where.line},
+                      {"command", r.command.empty() ? Json(nullptr) : Json(json_text(r.command))},
+                      {"filtered", r.filtered}});
+  }
+  Json nccl = Json::array();
+  for (const guest::NcclPair& p : ctx.nccl_view()) {
+    nccl.push_back({{"gpu", json_text(pair_gpu(g, p))},
+                    {"nic", json_text(pair_nic(g, p))},
+                    {"path", pci::to_string(p.cls)},
+                    {"from", pair_from(p)},
+                    {"gdr_at_defaults", p.gdr}});
+  }
+  Json list = Json::array();
+  for (const checks::Finding& f : findings) list.push_back(finding_json(f));
+  write_json_document(out, {{"inputs", std::move(inputs)},
+                            {"nccl", std::move(nccl)},
+                            {"findings", std::move(list)},
+                            {"ready", ready}});
+}
+
+void write_text(std::ostream& out, const checks::GuestContext& ctx,
+                const std::vector<checks::Finding>& findings, const Summary& s) {
+  const guest::Guest& g = ctx.guest();
+  for (const checks::Finding& f : findings) {
+    if (!f.subject.empty()) out << f.subject << ": ";
+    out << fmt::format("{}: {} [{} {}]\n", to_string(f.severity), f.message, f.check->id,
+                       f.check->name);
+    if (!f.fix.empty()) out << "  fix: " << f.fix << '\n';
+    if (f.severity != Severity::info) out << "  doc: vmxkit rule " << f.check->id << '\n';
+  }
+  if (!ctx.nccl_view().empty()) {
+    out << "\nNCCL at its defaults (NCCL_NET_GDR_LEVEL=PXB), each GPU and its nearest NIC"
+        << (ctx.nccl_topo() ? ", with NCCL_TOPO_FILE=" + ctx.nccl_topo()->path : std::string())
+        << ":\n";
+    for (const guest::NcclPair& p : ctx.nccl_view()) {
+      out << fmt::format("  {} -> {}: {}, GPUDirect RDMA {}{}\n", pair_gpu(g, p), pair_nic(g, p),
+                         pci::to_string(p.cls), p.gdr ? "on" : "off",
+                         p.from_smi_topo ? " (nvidia-smi topo -m)" : "");
+    }
+  }
+  out << "\ninputs read:\n" << input_list(g);
+  if (s.ready()) {
+    out << "guest ready for GPUDirect RDMA: no problems found\n";
+  } else if (s.errors + s.warnings == 0) {
+    out << fmt::format(
+        "no problems in what the inputs show; {} check(s) not made: give the inputs named "
+        "above before calling the guest ready\n",
+        s.unchecked);
+  } else {
+    out << fmt::format("not ready: {} error(s), {} warning(s), {} check(s) not made\n", s.errors,
+                       s.warnings, s.unchecked);
+  }
+}
+
+void read_guest(const std::vector<std::string>& paths, Context& ctx, guest::Guest& g) {
+  if (paths.empty()) throw Error("guest-check: give at least one GUEST capture");
+  for (const std::string& path : paths) {
+    const std::string text = path == "-" ? read_stream(ctx.in, "<stdin>") : read_file(path);
+    g.load_text(text, display_name(path));
+  }
+  g.finalize();
 }
 
 // --nccl-topo FILE, read; nullopt when not given.
@@ -111,103 +253,20 @@ std::optional<guest::NcclTopoInput> read_nccl_topo(const std::string& path, Cont
 }
 
 int run_guest_check(const GuestCheckOptions& o, Context& ctx) {
-  if (o.inputs.empty()) throw Error("guest-check: give at least one GUEST capture");
   guest::Guest g;
-  for (const std::string& path : o.inputs) {
-    const std::string text = path == "-" ? read_stream(ctx.in, "<stdin>") : read_file(path);
-    g.load_text(text, display_name(path));
-  }
-  g.finalize();
+  read_guest(o.inputs, ctx, g);
   const std::optional<guest::NcclTopoInput> topo = read_nccl_topo(o.nccl_topo, ctx);
-  const guest::NcclTopoInput* topo_in = topo ? &*topo : nullptr;
-  const std::vector<guest::Finding> findings = guest::check_guest(g, topo_in);
-  const std::vector<guest::NcclPair> pairs = guest::nccl_view(g, topo_in);
-  const Severity threshold = kFailOn.at(o.fail_on);
-  std::size_t errors = 0;
-  std::size_t warnings = 0;
-  std::size_t unchecked = 0;
-  bool fail = false;
-  for (const guest::Finding& f : findings) {
-    errors += f.severity == Severity::error;
-    warnings += f.severity == Severity::warning;
-    unchecked += f.id == "GUEST012";
-    fail = fail || f.severity <= threshold;
-  }
-  const int code = fail ? kExitFindings : kExitClean;
-  const bool ready = errors == 0 && warnings == 0 && unchecked == 0;
-
+  const checks::GuestContext guest_ctx(g, topo ? &*topo : nullptr);
+  const std::vector<checks::Finding> findings = checks::check_guest(guest_ctx);
+  const Summary summary = summarize(findings, kFailOn.at(o.fail_on));
   if (o.format == "sarif") {
     write_json_document(ctx.out, guest_sarif(findings));
-    return code;
-  }
-  if (o.format == "json") {
-    Json inputs = Json::array();
-    for (const guest::InputRead& r : g.inputs()) {
-      inputs.push_back({{"kind", guest::to_string(r.kind)},
-                        {"file", json_text(r.where.path)},
-                        {"line", r.where.line},
-                        {"command", r.command.empty() ? Json(nullptr) : Json(json_text(r.command))},
-                        {"filtered", r.filtered}});
-    }
-    Json nccl = Json::array();
-    for (const guest::NcclPair& p : pairs) {
-      nccl.push_back({{"gpu", json_text(pair_gpu(g, p))},
-                      {"nic", json_text(pair_nic(g, p))},
-                      {"path", pci::to_string(p.cls)},
-                      {"from", pair_from(p)},
-                      {"gdr_at_defaults", p.gdr}});
-    }
-    Json list = Json::array();
-    for (const guest::Finding& f : findings) {
-      const guest::CheckInfo* info = guest::find_check(f.id);
-      list.push_back({{"id", f.id},
-                      {"name", f.name},
-                      {"severity", to_string(f.severity)},
-                      {"subject", f.subject.empty() ? Json(nullptr) : Json(json_text(f.subject))},
-                      {"message", json_text(f.message)},
-                      {"fix", f.fix.empty() ? Json(nullptr) : Json(json_text(f.fix))},
-                      {"location",
-                       f.where.path.empty() ? Json(nullptr) : Json(json_text(f.where.to_string()))},
-                      {"doc", guest::check_doc(*info)},
-                      {"source", info->source}});
-    }
-    write_json_document(ctx.out, {{"inputs", std::move(inputs)},
-                                  {"nccl", std::move(nccl)},
-                                  {"findings", std::move(list)},
-                                  {"ready", ready}});
-    return code;
-  }
-
-  for (const guest::Finding& f : findings) {
-    if (!f.subject.empty()) ctx.out << f.subject << ": ";
-    ctx.out << fmt::format("{}: {} [{} {}]\n", to_string(f.severity), f.message, f.id, f.name);
-    if (!f.fix.empty()) ctx.out << "  fix: " << f.fix << '\n';
-    if (f.severity != Severity::info) {
-      ctx.out << "  doc: " << guest::check_doc(*guest::find_check(f.id)) << '\n';
-    }
-  }
-  if (!pairs.empty()) {
-    ctx.out << "\nNCCL at its defaults (NCCL_NET_GDR_LEVEL=PXB), each GPU and its nearest NIC"
-            << (topo ? ", with NCCL_TOPO_FILE=" + topo->path : std::string()) << ":\n";
-    for (const guest::NcclPair& p : pairs) {
-      ctx.out << fmt::format("  {} -> {}: {}, GPUDirect RDMA {}{}\n", pair_gpu(g, p),
-                             pair_nic(g, p), pci::to_string(p.cls), p.gdr ? "on" : "off",
-                             p.from_smi_topo ? " (nvidia-smi topo -m)" : "");
-    }
-  }
-  ctx.out << "\ninputs read:\n" << input_list(g);
-  if (ready) {
-    ctx.out << "guest ready for GPUDirect RDMA: no problems found\n";
-  } else if (errors + warnings == 0) {
-    ctx.out << fmt::format(
-        "no problems in what the inputs show; {} check(s) not made: give the inputs named "
-        "above before calling the guest ready\n",
-        unchecked);
+  } else if (o.format == "json") {
+    write_json(ctx.out, guest_ctx, findings, summary.ready());
   } else {
-    ctx.out << fmt::format("not ready: {} error(s), {} warning(s), {} check(s) not made\n", errors,
-                           warnings, unchecked);
+    write_text(ctx.out, guest_ctx, findings, summary);
   }
-  return code;
+  return summary.fail ? kExitFindings : kExitClean;
 }
 
 }  // namespace

@@ -7,7 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "vmxkit/checks/guest_checks.h"
+#include "vmxkit/analysis/nccl_view.h"
+#include "vmxkit/checks/guest_context.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/model/guest.h"
 
@@ -17,8 +18,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     vmxkit::guest::Guest g;
     g.load_text(text, "fuzz");
     g.finalize();
-    for (const vmxkit::guest::Finding& f : vmxkit::guest::check_guest(g)) {
-      (void)f.where.to_string();
+    for (const vmxkit::checks::Finding& f : vmxkit::checks::check_guest(g)) {
+      (void)f.check->id;
+      (void)f.where.path.size();
     }
     for (const vmxkit::guest::NcclPair& p : vmxkit::guest::nccl_view(g)) {
       if (p.gpu_index) (void)g.pci().describe(*p.gpu_index);

@@ -13,7 +13,8 @@
 
 #include "support/support.h"
 #include "vmxkit/analysis/nccl_topo.h"
-#include "vmxkit/checks/guest_checks.h"
+#include "vmxkit/analysis/nccl_view.h"
+#include "vmxkit/checks/guest_context.h"
 #include "vmxkit/formats/vmx/document.h"
 #include "vmxkit/model/guest.h"
 #include "vmxkit/model/host.h"
@@ -21,7 +22,7 @@
 
 namespace {
 
-using vmxkit::guest::Finding;
+using vmxkit::checks::Finding;
 using vmxkit::guest::NcclPathType;
 using vmxkit::test::run_cli;
 using vmxkit::test::source_path;
@@ -69,7 +70,7 @@ vmxkit::guest::Guest guest_of(const std::string& text) {
 std::vector<const Finding*> with_id(const std::vector<Finding>& fs, std::string_view id) {
   std::vector<const Finding*> out;
   for (const Finding& f : fs) {
-    if (f.id == id) out.push_back(&f);
+    if (f.check->id == id) out.push_back(&f);
   }
   return out;
 }
@@ -153,7 +154,7 @@ TEST_CASE("a file spelled other than NCCL spells bus ids, or without a bridge's 
   const auto tree = vmxkit::guest::read_nccl_topo_xml(text, "edited.xml");
   const auto g = guest_of(guest_text("", ""));
   const vmxkit::guest::NcclTopoInput in{"edited.xml", tree};
-  const auto findings = vmxkit::guest::check_guest(g, &in);
+  const auto findings = vmxkit::checks::check_guest(g, &in);
   const auto ours = with_id(findings, "GUEST015");
   REQUIRE(ours.size() == 2);
   CHECK_THAT(ours[0]->message, Catch::Contains("no class attribute: NCCL's init fails"));
@@ -194,6 +195,22 @@ TEST_CASE("NCCL_TOPO_FILE in NCCL's log, the environment or a command line is re
   CHECK_THAT(r.out, Catch::Contains("GUEST015: info: NCCL_TOPO_FILE=/etc/nccl/nccl-topo.xml") &&
                         Catch::Contains("needs: `--nccl-topo /etc/nccl/nccl-topo.xml`"));
   CHECK_THAT(r.out, !Catch::Contains("[GUEST002 nccl-no-gdr]"));
+  // Nor does it print a view from lspci that NCCL, reading the file, does not have.
+  CHECK_THAT(r.out, !Catch::Contains("NCCL at its defaults"));
+  const vmxkit::guest::Guest both = vmxkit::guest::load_guest(
+      {data("esxi-2gpu-2nic.lspci-vvv.txt"), data("nccl-log.capture.txt")});
+  CHECK(vmxkit::guest::nccl_view(both).empty());
+  const auto json = run_cli({"guest-check", "--format", "json",
+                             data("esxi-2gpu-2nic.lspci-vvv.txt"), data("nccl-log.capture.txt")});
+  CHECK(nlohmann::json::parse(json.out).at("nccl").empty());
+  // With the file given, the view is NCCL's with it.
+  vmxkit::test::TempDir dir;
+  const auto with =
+      run_cli({"guest-check", "--format", "json", data("esxi-2gpu-2nic.lspci-vvv.txt"),
+               data("nccl-log.capture.txt"), "--nccl-topo", topo_file(dir)});
+  const auto nccl = nlohmann::json::parse(with.out).at("nccl");
+  REQUIRE(nccl.size() == 2);
+  CHECK(nccl.at(0).at("from") == "NCCL_TOPO_FILE");
 }
 
 TEST_CASE("guest-check --nccl-topo with a file NCCL would refuse stops with exit 2 and its line",

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "support/support.h"
+#include "vmxkit/core/text.h"
 
 namespace {
 
@@ -36,7 +37,7 @@ TEST_CASE("guest-check exits 1 on warnings, 0 below --fail-on, and prints each f
   CHECK_THAT(r.out, Catch::Contains("warning: NCCL sees PHB") &&
                         Catch::Contains("[GUEST002 nccl-no-gdr]") &&
                         Catch::Contains("  fix: give NCCL the host's real tree") &&
-                        Catch::Contains("  doc: docs/guest-check.md#guest002-nccl-no-gdr") &&
+                        Catch::Contains("  doc: vmxkit rule GUEST002\n") &&
                         Catch::Contains("-> 0000:0b:00.0 (mlx5_0): PHB, GPUDirect RDMA off") &&
                         Catch::Contains("not ready: 0 error(s), 1 warning(s)"));
   const auto quiet =
@@ -73,13 +74,18 @@ TEST_CASE("guest-check --format json lists inputs, NCCL's view and findings with
   std::vector<std::string> ids;
   for (const auto& f : doc.at("findings")) {
     ids.push_back(f.at("id"));
-    CHECK(f.at("doc").get<std::string>().rfind("docs/guest-check.md#guest", 0) == 0);
+    CHECK(f.at("doc") == "docs/rules.md#" + vmxkit::ascii_lowercase(f.at("id").get<std::string>()) +
+                             "-" + f.at("name").get<std::string>());
     CHECK(!f.at("source").get<std::string>().empty());
   }
   CHECK(ids == std::vector<std::string>{"GUEST001", "GUEST003", "GUEST002", "GUEST004", "GUEST010",
                                         "GUEST011"});
   CHECK(doc.at("findings").at(0).at("fix").get<std::string>().rfind("modprobe nvidia-peermem", 0) ==
         0);
+  // The source is the References of the check's doc, on one line.
+  CHECK_THAT(doc.at("findings").at(0).at("source").get<std::string>(),
+             Catch::StartsWith("NVIDIA GPUDirect RDMA guide, \"Using nvidia-peermem\"") &&
+                 Catch::Contains("; NVIDIA GPU Operator") && !Catch::Contains("\n"));
   CHECK(doc.at("inputs").at(0).at("kind") == "lspci");
 }
 
@@ -98,6 +104,13 @@ TEST_CASE("guest-check --format sarif gives one located result per finding, vali
   const auto& results = run.at("results");
   REQUIRE(results.size() == findings.size());
   const auto& rules = run.at("tool").at("driver").at("rules");
+  // The rules are the registry's guest checks, their help the check's summary and doc.
+  REQUIRE(rules.size() == 15);
+  CHECK(rules.at(0).at("id") == "GUEST001");
+  CHECK(rules.at(14).at("id") == "GUEST015");
+  CHECK_THAT(rules.at(1).at("help").at("text").get<std::string>(),
+             Catch::StartsWith("NCCL will not use GPUDirect RDMA") &&
+                 Catch::Contains("## What it does") && Catch::Contains("ncclTopoCheckGdr"));
   for (std::size_t i = 0; i < results.size(); ++i) {
     const auto& res = results[i];
     CHECK(res.at("ruleId") == findings[i].at("id"));
