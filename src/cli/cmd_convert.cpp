@@ -13,9 +13,9 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/report.h"
+#include "vmxkit/checks/parse_problems.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
-#include "vmxkit/checks/parse_problems.h"
 #include "vmxkit/formats/vsphere/configspec.h"
 #include "vmxkit/formats/vsphere/load.h"
 #include "vmxkit/formats/vsphere/render.h"
@@ -44,6 +44,8 @@ int run_convert(const ConvertOptions& o, Context& ctx) {
     format = vsphere::OutputFormat::soap;
   }
   const std::string name = display_name(o.input);
+  // Locked before the input is read, which may be the output.
+  Output output(o.output, o.force);
   std::string bytes = o.input == "-" ? read_stream(ctx.in, name) : read_file(o.input);
   const vsphere::Loaded loaded = vsphere::load(name, std::move(bytes));
   if (!loaded.malformed.empty()) {
@@ -131,7 +133,7 @@ int run_convert(const ConvertOptions& o, Context& ctx) {
               << fmt::format("{}", fmt::join(not_sent, ", ")) << '\n';
     }
   }
-  write_output(o.output, text, ctx, o.force);
+  output.write(text, ctx);
   return kExitClean;
 }
 

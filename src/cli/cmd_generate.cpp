@@ -16,8 +16,8 @@
 #include "cli/live.h"
 #include "vmxkit/api_internal.h"
 #include "vmxkit/core/io.h"
-#include "vmxkit/vmxkit.h"
 #include "vmxkit/formats/vsphere/config_target.h"
+#include "vmxkit/vmxkit.h"
 
 namespace vmxkit::cli {
 namespace {
@@ -166,6 +166,8 @@ int run_generate(GenerateOptions& o, Context& ctx) {
     r.config_target = std::move(server_target);
   }
   r.device_group = o.device_group;
+  // Locked before --base is read, which may be the output.
+  Output out(o.output, o.force);
   if (!o.base.empty()) {
     r.base = o.base == "-" ? load(display_name(o.base), read_stream(ctx.in, display_name(o.base)))
                            : load_file(o.base);
@@ -183,7 +185,7 @@ int run_generate(GenerateOptions& o, Context& ctx) {
   if (!r.config_target.empty() && r.device_group.empty()) {
     note_device_groups(plan, r.config_target_name, r.config_target, target_asked, ctx);
   }
-  write_output(o.output, output, ctx, o.force);
+  out.write(output, ctx);
   return kExitClean;
 }
 

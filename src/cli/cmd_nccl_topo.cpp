@@ -8,10 +8,10 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "vmxkit/analysis/nccl_topo.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/model/guest.h"
-#include "vmxkit/analysis/nccl_topo.h"
 
 namespace vmxkit::cli {
 
@@ -23,6 +23,7 @@ struct NcclTopoCliOptions {
   std::vector<std::string> guests;
   std::vector<std::string> maps;
   std::string output;
+  bool force = false;
 };
 
 int run_nccl_topo(const NcclTopoCliOptions& o, Context& ctx) {
@@ -43,7 +44,7 @@ int run_nccl_topo(const NcclTopoCliOptions& o, Context& ctx) {
   options.maps = o.maps;
   const guest::NcclTopo topo = guest::build_nccl_topo(host, vm, g, options);
   for (const std::string& note : topo.notes) ctx.err << "note: " << note << '\n';
-  write_output(o.output, topo.xml, ctx, /*force=*/true);
+  write_output(o.output, topo.xml, ctx, o.force);
   return kExitClean;
 }
 
@@ -68,6 +69,8 @@ void setup_nccl_topo(CLI::App& app, Context& ctx) {
                   "GUEST_BDF=HOST_BDF: which host device a guest device is, where several "
                   "share one vendor:device id (repeatable)");
   sub->add_option("-o,--output", o->output, "Write the XML to FILE (atomically) instead of stdout");
+  sub->add_flag("--force", o->force,
+                "Write -o even when it is a VM that holds its lock (FILE.lck)");
   sub->callback([o, &ctx] { ctx.exit_code = run_nccl_topo(*o, ctx); });
 }
 
