@@ -294,3 +294,56 @@ TEST_CASE("set -i killed at any moment leaves the old or the new file and no tem
   }
   CHECK(killed > 0);
 }
+
+TEST_CASE("a new -o file killed with SIGKILL at any moment leaves no temporary file",
+          "[cli][convert][signals]") {
+  // SIGKILL runs no handler: only a file that has no name until it is complete leaves nothing.
+  // A new output is written unnamed (O_TMPFILE) and linked to its own name at the end; it was
+  // named from its creation, and a kill during the write left `.out.vmx.vmxkit-XXXX` behind.
+  vmxkit::test::TempDir dir;
+  const vmxkit::test::TempDir logs;
+  const auto input = (logs / "big.vmx").string();
+  std::string vm;
+  const std::string value(1000, 'v');
+  for (int i = 0; vm.size() < (std::size_t{20} << 20); ++i) {
+    vm += "big.k" + std::to_string(i) + " = \"" + value + "\"\n";
+  }
+  write_bytes(input, vm);
+  const std::string err = (logs / "err").string();
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  REQUIRE(exit_code(wait_for(spawn_vmxkit(
+              {"convert", input, "--to", "vmx", "-o", (dir / "first.vmx").string()}, err))) == 0);
+  const auto run_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count();
+  std::mt19937 random(std::random_device{}());
+  std::uniform_int_distribution<std::int64_t> anywhere(0, run_us * 11 / 10);
+  int killed = 0;
+  for (int run = 1; run <= 12; ++run) {
+    INFO("run " << run);
+    const std::string out = (dir / ("out" + std::to_string(run) + ".vmx")).string();
+    const pid_t pid = spawn_vmxkit({"convert", input, "--to", "vmx", "-o", out}, err);
+    // Killed at a random moment, or as soon as a temporary file shows up.
+    const auto kill_at = Clock::now() + std::chrono::microseconds(anywhere(random));
+    int status = 0;
+    bool exited = false;
+    while (Clock::now() < kill_at && temporaries(dir.path()).empty()) {
+      if (::waitpid(pid, &status, WNOHANG) == pid) {
+        exited = true;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    if (!exited) {
+      ::kill(pid, SIGKILL);
+      status = wait_for(pid);
+    }
+    if (WIFSIGNALED(status)) ++killed;
+    const auto left = temporaries(dir.path());
+    CHECK(left.empty());
+    for (const std::string& name : left) std::filesystem::remove(dir / name);
+    // The output is there whole, or not at all.
+    if (std::filesystem::exists(out)) CHECK(std::filesystem::file_size(out) == vm.size());
+  }
+  CHECK(killed > 0);
+}
