@@ -2,7 +2,6 @@
 #include "vmxkit/core/io.h"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -532,61 +531,44 @@ std::string read_file(const std::string& path, std::size_t max_bytes) {
 
 namespace {
 
-// The one mapping InputFile may hold, for the SIGBUS handler: its range and a message made
-// before any read (the handler may only call async-signal-safe functions: write, _exit).
+// The one mapping InputFile may hold, for a SIGBUS handler of the program's
+// (mapped_input_at, which may only read it): its range and its path, kept in a fixed buffer.
+std::atomic<bool> g_mapping_allowed{false};
+std::atomic<bool> g_map_claimed{false};
 std::atomic<const char*> g_map_begin{nullptr};
 std::atomic<const char*> g_map_end{nullptr};
-char g_bus_message[1024];
-std::size_t g_bus_message_size = 0;
-struct sigaction g_previous_bus {};
-
-void on_sigbus(int sig, siginfo_t* info, void* context) {
-  const char* addr = static_cast<const char*>(info->si_addr);
-  const char* begin = g_map_begin.load();
-  if (begin != nullptr && addr >= begin && addr < g_map_end.load()) {
-    const ssize_t ignored = ::write(STDERR_FILENO, g_bus_message, g_bus_message_size);
-    (void)ignored;
-    ::_exit(2);
-  }
-  // Not ours: what would have happened without this handler.
-  if ((g_previous_bus.sa_flags & SA_SIGINFO) != 0 && g_previous_bus.sa_sigaction != nullptr) {
-    g_previous_bus.sa_sigaction(sig, info, context);
-    return;
-  }
-  if (g_previous_bus.sa_handler != SIG_DFL && g_previous_bus.sa_handler != SIG_IGN &&
-      g_previous_bus.sa_handler != nullptr) {
-    g_previous_bus.sa_handler(sig);
-    return;
-  }
-  ::signal(SIGBUS, SIG_DFL);
-  ::raise(SIGBUS);
-}
+char g_map_path[PATH_MAX + 1];
 
 }  // namespace
+
+void allow_mapped_inputs() noexcept { g_mapping_allowed.store(true); }
+
+const char* mapped_input_at(const void* address) noexcept {
+  const char* a = static_cast<const char*>(address);
+  const char* begin = g_map_begin.load();
+  if (begin == nullptr || a < begin || a >= g_map_end.load()) return nullptr;
+  return g_map_path;
+}
 
 InputFile::InputFile(const std::string& path, std::size_t max_bytes) {
   struct stat st {};
   const Fd fd = open_input(path, st);
   const auto size = static_cast<std::size_t>(st.st_size);
+  bool unclaimed = false;
   if (!S_ISREG(st.st_mode) || size < kMapMinBytes || size > max_bytes ||
-      g_map_begin.load() != nullptr) {
+      !g_mapping_allowed.load() || !g_map_claimed.compare_exchange_strong(unclaimed, true)) {
     data_ = read_fd(fd.get(), st, path, max_bytes);
     return;
   }
   void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd.get(), 0);
   if (map == MAP_FAILED) {  // a file system that cannot map: read it
+    g_map_claimed.store(false);
     data_ = read_fd(fd.get(), st, path, max_bytes);
     return;
   }
-  const std::string message =
-      "vmxkit: error: " + path + ": truncated by another program while vmxkit read it\n";
-  g_bus_message_size = std::min(message.size(), sizeof g_bus_message);
-  std::memcpy(g_bus_message, message.data(), g_bus_message_size);
-  struct sigaction action {};
-  action.sa_sigaction = on_sigbus;
-  action.sa_flags = SA_SIGINFO;
-  sigemptyset(&action.sa_mask);
-  ::sigaction(SIGBUS, &action, &g_previous_bus);
+  const std::size_t n = std::min(path.size(), sizeof g_map_path - 1);
+  std::memcpy(g_map_path, path.data(), n);
+  g_map_path[n] = '\0';
   map_ = map;
   mapped_ = std::string_view(static_cast<const char*>(map), size);
   g_map_end.store(mapped_.data() + size);
@@ -598,8 +580,21 @@ InputFile::~InputFile() {
   g_map_begin.store(nullptr);
   g_map_end.store(nullptr);
   ::munmap(map_, mapped_.size());
-  ::sigaction(SIGBUS, &g_previous_bus, nullptr);
+  g_map_claimed.store(false);
 }
+
+namespace {
+
+// The mapped input's path when one of `iov` lies in it: a write(2) from a mapping whose file
+// was truncated fails with EFAULT (the kernel copies, no SIGBUS), which is the input's fault.
+const char* mapped_input_in(const std::vector<struct iovec>& iov) {
+  for (const struct iovec& v : iov) {
+    if (const char* path = mapped_input_at(v.iov_base)) return path;
+  }
+  return nullptr;
+}
+
+}  // namespace
 
 void write_pieces(int fd, std::span<const std::string_view> pieces, const std::string& name) {
   std::vector<struct iovec> iov;
@@ -614,6 +609,9 @@ void write_pieces(int fd, std::span<const std::string_view> pieces, const std::s
     const ssize_t n = ::writev(fd, iov.data(), static_cast<int>(iov.size()));
     if (n < 0) {
       if (errno == EINTR) continue;
+      if (const char* input = errno == EFAULT ? mapped_input_in(iov) : nullptr) {
+        throw Error(input, std::string(kTruncatedInput) + "; its output stops short");
+      }
       throw Error(name, "cannot write: " + errno_text());
     }
     // Drop what was written: whole pieces, then the written part of the next one.

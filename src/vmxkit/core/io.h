@@ -24,15 +24,17 @@ inline constexpr int kEditLockWaitSeconds = 60;
 std::string read_file(const std::string& path, std::size_t max_bytes = kMaxInputBytes);
 
 /// A file's bytes for reading only. A regular file of kMapMinBytes or more is mapped
-/// (MAP_PRIVATE, populated at once): the page cache's pages are the input, with no zero-filled
-/// buffer and no copy, which is most of what reading a large file costs. Anything else (a small
-/// file, a pipe) is read as read_file() reads it, with the same checks and errors.
+/// (MAP_PRIVATE, populated at once) where the program allows it (allow_mapped_inputs): the page
+/// cache's pages are the input, with no zero-filled buffer and no copy, which is most of what
+/// reading a large file costs. Anything else (a small file, a pipe, a program that has not
+/// allowed mappings) is read as read_file() reads it, with the same checks and errors.
 ///
 /// A mapped file that another program truncates while vmxkit reads it makes the reads past the
-/// new end raise SIGBUS. While a mapping exists a handler turns that into
-/// `vmxkit: error: FILE: truncated by another program while vmxkit read it` and exit code 2,
-/// never a crash. One mapping at a time (the handler knows one range); a second InputFile of a
-/// large file while one is mapped is read instead.
+/// new end raise SIGBUS, which the library neither catches nor reports (it never prints or
+/// exits): the program's handler asks mapped_input_at() whether the fault is in the mapped
+/// input, as the command line's does (exit 2 with kTruncatedInput). A write of the mapped bytes
+/// (write_pieces) fails instead, with an Error naming the input. One mapping at a time; a
+/// second InputFile of a large file while one is mapped is read instead.
 class InputFile {
  public:
   static constexpr std::size_t kMapMinBytes = std::size_t{1} << 20;
@@ -49,10 +51,24 @@ class InputFile {
   std::string_view mapped_;
 };
 
+/// What a mapped input truncated under vmxkit is (after its path): the message of a SIGBUS
+/// handler's report, and of write_pieces' Error.
+inline constexpr const char* kTruncatedInput = "truncated by another program while vmxkit read it";
+
+/// Lets InputFile map large files; off until called. A program calls it once it has a SIGBUS
+/// handler that asks mapped_input_at(): without one, a file truncated under a mapping kills
+/// the process with SIGBUS, as it would any program that maps a file.
+void allow_mapped_inputs() noexcept;
+
+/// For a SIGBUS handler (async-signal-safe: no allocation, no lock): the path of the input an
+/// InputFile has mapped when `address` (siginfo_t::si_addr) lies in it, else null.
+const char* mapped_input_at(const void* address) noexcept;
+
 /// Writes `pieces` in order to the file descriptor `fd` (stdout) with writev(2), up to IOV_MAX
 /// pieces a call, resuming after partial writes and EINTR: one system call for a thousand
 /// pieces where a stream writes each large one on its own. Throws vmxkit::Error naming `name`
-/// when a write fails (a closed pipe, a full disk).
+/// when a write fails (a closed pipe, a full disk), or naming the mapped input when a piece in
+/// it can no longer be read (the file was truncated: EFAULT).
 void write_pieces(int fd, std::span<const std::string_view> pieces, const std::string& name);
 
 /// Reserves `capacity` bytes in `s` and, for a large buffer on Linux, asks for transparent huge

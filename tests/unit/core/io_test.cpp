@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vmxkit/core/io.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,7 +11,9 @@
 #include <chrono>
 #include <sstream>
 #include <thread>
+#include <utility>
 
+#include "cli/cli.h"
 #include "support/support.h"
 #include "vmxkit/core/error.h"
 
@@ -101,6 +104,7 @@ TEST_CASE("read_file refuses a device before reading from it", "[core][io]") {
 
 TEST_CASE("InputFile maps a large file, reads a small one, and errs as read_file does",
           "[core][io]") {
+  allow_mapped_inputs();  // what the command line does once its SIGBUS handler is installed
   test::TempDir dir;
   std::string large(InputFile::kMapMinBytes + 4097, 'a');
   large[large.size() - 1] = 'z';
@@ -109,6 +113,8 @@ TEST_CASE("InputFile maps a large file, reads a small one, and errs as read_file
   const InputFile mapped((dir / "large.vmx").string());
   CHECK(mapped.mapped());
   CHECK(mapped.bytes() == large);
+  CHECK(mapped_input_at(mapped.bytes().data() + 10) == (dir / "large.vmx").string());
+  CHECK(mapped_input_at(large.data()) == nullptr);
   // One mapping at a time: a second large file is read, with the same bytes.
   const InputFile second((dir / "large.vmx").string());
   CHECK_FALSE(second.mapped());
@@ -122,23 +128,18 @@ TEST_CASE("InputFile maps a large file, reads a small one, and errs as read_file
   CHECK_THROWS_AS(InputFile((dir / "large.vmx").string(), 4096), Error);
 }
 
-TEST_CASE("a mapped file truncated under vmxkit is exit 2 with a message, not a crash",
-          "[core][io]") {
-  test::TempDir dir;
-  const std::string path = (dir / "big.vmx").string();
-  test::write_bytes(path, std::string(InputFile::kMapMinBytes * 2, 'x'));
+namespace {
+
+// Runs `child` in a forked process with stderr to a pipe; returns (exit status, stderr).
+template <typename Child>
+std::pair<int, std::string> in_child(Child child) {
   int err[2];
   REQUIRE(::pipe(err) == 0);
-  const pid_t child = ::fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
     ::dup2(err[1], STDERR_FILENO);
-    const InputFile file(path);
-    if (!file.mapped()) ::_exit(3);
-    if (::truncate(path.c_str(), 0) != 0) ::_exit(4);
-    // A read past the new end: SIGBUS, which the handler turns into exit code 2.
-    volatile char last = file.bytes()[file.bytes().size() - 1];
-    (void)last;
+    child();
     ::_exit(5);
   }
   ::close(err[1]);
@@ -149,11 +150,61 @@ TEST_CASE("a mapped file truncated under vmxkit is exit 2 with a message, not a 
   }
   ::close(err[0]);
   int status = 0;
-  REQUIRE(::waitpid(child, &status, 0) == child);
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  return {status, message};
+}
+
+}  // namespace
+
+TEST_CASE("a mapped file truncated under the command line is exit 2 with a message, not a crash",
+          "[core][io][cli]") {
+  // The handler is the command line's; the library only says whether the address is its input.
+  test::TempDir dir;
+  const std::string path = (dir / "big.vmx").string();
+  test::write_bytes(path, std::string(InputFile::kMapMinBytes * 2, 'x'));
+  const auto [status, message] = in_child([&] {
+    cli::install_mapped_input_guard();
+    const InputFile file(path);
+    if (!file.mapped()) ::_exit(3);
+    if (::truncate(path.c_str(), 0) != 0) ::_exit(4);
+    // A read past the new end: SIGBUS, which the handler turns into exit code 2.
+    volatile char last = file.bytes()[file.bytes().size() - 1];
+    (void)last;
+  });
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 2);
   CHECK(message ==
         "vmxkit: error: " + path + ": truncated by another program while vmxkit read it\n");
+}
+
+TEST_CASE("writing the bytes of a mapped file truncated meanwhile names the input, not stdout",
+          "[core][io]") {
+  // write(2) copies in the kernel: no SIGBUS but EFAULT, which said `<stdout>: cannot write:
+  // Bad address`.
+  allow_mapped_inputs();
+  test::TempDir dir;
+  const std::string path = (dir / "big.vmx").string();
+  test::write_bytes(path, std::string(InputFile::kMapMinBytes * 2, 'x'));
+  const auto [status, message] = in_child([&] {
+    const InputFile file(path);
+    if (!file.mapped()) ::_exit(3);
+    if (::truncate(path.c_str(), 0) != 0) ::_exit(4);
+    // A file, not /dev/null: /dev/null takes a write without reading its bytes.
+    const int out = ::open((dir / "out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const std::string_view pieces[] = {"head\n", file.bytes()};
+    try {
+      write_pieces(out, pieces, "<stdout>");
+    } catch (const Error& e) {
+      const std::string what = std::string(e.what()) + "\n";
+      if (::write(STDERR_FILENO, what.data(), what.size()) < 0) ::_exit(6);
+      ::_exit(2);
+    }
+  });
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 2);
+  CHECK(message == path +
+                       ": truncated by another program while vmxkit read it; its output "
+                       "stops short\n");
 }
 
 TEST_CASE("vmx_lock_present finds a VM's lock directory", "[core][io]") {
