@@ -11,7 +11,8 @@ Figures:
   * `vmxkit lint` of 10,000 corpus files (one run, every core), against `cat` of them;
   * for reference, without goals: peak RSS and time of `lint` of the 64 MiB file, and of `fix`
     of 1,000,000 duplicate keys;
-  * scaling: each of topo, lint (unique keys, and keys each given twice), fix, the ConfigSpec
+  * scaling: each of topo (matrix and SVG), generate (GPUs, and the keys of --base), lint
+    (unique keys, keys each given twice, and SARIF of findings on one line), fix, the ConfigSpec
     XML reader and the VI/JSON reader at sizes 1x and 10x; the 10x run may cost at most 15x the
     CPU time (see TIME_GOAL) and 12x the memory above the base (the same command on a one-entry
     input: its start-up), else growth is superlinear. Best of 3 runs each, the three sizes run in
@@ -194,6 +195,13 @@ def write_lspci(path, gpus):
                 "\t\tLnkCap:\tPort #0, Speed 32GT/s, Width x16\n\n")
 
 
+def write_pipes(path, count):
+    """One value of `count` raw `|` (each an escape VMware cannot read: a finding per byte, all
+    on one line)."""
+    with open(path, "w") as out:
+        out.write('a = "' + "|" * count + '"\n')
+
+
 def write_configspec_xml(path, entries):
     with open(path, "w") as out:
         out.write('<spec xmlns="urn:vim25" xmlns:xsd="http://www.w3.org/2001/XMLSchema" '
@@ -277,6 +285,14 @@ def main():
         scale = 1 if args.quick else 2
         cases = [
             ("topo (lspci -vvv, GPUs)", write_lspci, 4000 * scale, lambda p: [vmxkit, "topo", p]),
+            ("topo --format svg (GPUs)", write_lspci, 2000 * scale,
+             lambda p: [vmxkit, "topo", "--format", "svg", p]),
+            ("generate --gpu auto (GPUs)", write_lspci, 2000 * scale,
+             lambda p: [vmxkit, "generate", "--host", p, "--gpu", "auto"]),
+            ("generate --base (.vmx lines)", write_unique_vmx, 50000 * scale,
+             lambda p: [vmxkit, "generate", "--gpu", "a100-sxm4-40g", "--base", p]),
+            ("lint --format sarif (findings on one line)", write_pipes, 20000 * scale,
+             lambda p: [vmxkit, "lint", "--format", "sarif", p]),
             ("lint (.vmx lines)", write_unique_vmx, 100000 * scale, lambda p: [vmxkit, "lint", p]),
             ("lint (keys each twice)", write_twice_vmx, 50000 * scale,
              lambda p: [vmxkit, "lint", p]),
