@@ -494,6 +494,7 @@ bool pair_gpus(Plan& plan, const pci::Host* host) {
       return host->at(*plan.gpus[x].host_index).bdf < host->at(*plan.gpus[y].host_index).bdf;
     });
     std::vector<std::size_t> devices;
+    devices.reserve(g);
     for (const std::size_t i : order) devices.push_back(*plan.gpus[i].host_index);
     const pci::PeerFinder finder(*host, devices);
     for (std::size_t a = 0; a < g; ++a) {
@@ -508,6 +509,17 @@ bool pair_gpus(Plan& plan, const pci::Host* host) {
   }
   for (const auto& [a, b] : pairs) plan.pairs.push_back({a, b, true, {}});
   return true;
+}
+
+// Says that a plan's GPU pairs are each GPU's nearest ones only (pair_gpus()).
+void explain_nearest_pairs(Plan& plan) {
+  const std::size_t g = plan.gpus.size();
+  const auto judged = std::count_if(plan.pairs.begin(), plan.pairs.end(),
+                                    [](const Pairing& p) { return p.peer_is_gpu; });
+  plan.explanation.push_back(fmt::format(
+      "GPU pairs: {} GPUs and NICs are more than the {} whose every pair is judged (as `vmxkit "
+      "topo` prints them); each GPU is judged with its nearest {} GPUs: {} of the {} pairs",
+      g + plan.nics.size(), pci::kFullMatrixLimit, pci::kNearestPeers, judged, g * (g - 1) / 2));
 }
 
 }  // namespace
@@ -547,16 +559,7 @@ Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog
   plan.p2p = !plan.gpus.empty() && (plan.gpus.size() + plan.nics.size() >= 2);
 
   explain_choices(plan, request, host);
-  if (nearest_only) {
-    const std::size_t g = plan.gpus.size();
-    plan.explanation.push_back(fmt::format(
-        "GPU pairs: {} GPUs and NICs are more than the {} whose every pair is judged (as `vmxkit "
-        "topo` prints them); each GPU is judged with its nearest {} GPUs: {} of the {} pairs",
-        g + plan.nics.size(), pci::kFullMatrixLimit, pci::kNearestPeers,
-        std::count_if(plan.pairs.begin(), plan.pairs.end(),
-                      [](const Pairing& p) { return p.peer_is_gpu; }),
-        g * (g - 1) / 2));
-  }
+  if (nearest_only) explain_nearest_pairs(plan);
   if (request.device_group) {
     plan.device_group = plan_device_group(plan, *request.device_group);
   } else if (request.vgpu && host != nullptr) {

@@ -651,7 +651,14 @@ std::string resolve_write_target(const std::string& path) {
     if (hops == 40) throw Error(path, "too many levels of symbolic links");
     const std::string link = read_link(p);
     if (link.empty()) break;
-    p = link.front() == '/' ? link : parent_dir(p) + "/" + link;
+    if (link.front() == '/') {
+      p = link;
+    } else {
+      std::string next = parent_dir(p);
+      next += '/';
+      next += link;
+      p = std::move(next);
+    }
   }
   const std::filesystem::path file(p);
   const auto dir = std::filesystem::canonical(parent_dir(p), ec);
@@ -662,7 +669,7 @@ std::string resolve_write_target(const std::string& path) {
 std::string vmx_lock_present(const std::string& vmx_path) {
   refuse_nul(vmx_path);
   struct stat st {};
-  const std::string lock = vmx_path + ".lck";
+  std::string lock = vmx_path + ".lck";
   if (::lstat(lock.c_str(), &st) == 0) return lock;
   // VMware names its lock after the file it opened: a VM started through the link's target
   // keeps it beside the target.
