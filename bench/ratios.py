@@ -3,7 +3,7 @@
 """Whole-process benchmarks of vmxkit against the fastest tool doing the baseline job, measured in
 the same run, printed as ratios (these machines are noisy: absolute times mislead).
 
-    bench/ratios.py [--vmxkit build/release/vmxkit] [--quick] [--check]
+    bench/ratios.py [--vmxkit build/release/vmxkit] [--corpus DIR] [--quick] [--check]
 
 Figures:
   * `vmxkit fmt` of a 64 MiB .vmx built from the corpus, against `wc -l` of the same file;
@@ -11,7 +11,8 @@ Figures:
   * `vmxkit lint` of 10,000 corpus files (one run, every core), against `cat` of them;
   * for reference, without goals: peak RSS and time of `lint` of the 64 MiB file, and of `fix`
     of 1,000,000 duplicate keys;
-  * scaling: each of topo, lint (unique keys, and keys each given twice), fix, the ConfigSpec
+  * scaling: each of topo (matrix and SVG), generate (GPUs, and the keys of --base), lint
+    (unique keys, keys each given twice, and SARIF of findings on one line), fix, the ConfigSpec
     XML reader and the VI/JSON reader at sizes 1x and 10x; the 10x run may cost at most 15x the
     CPU time (see TIME_GOAL) and 12x the memory above the base (the same command on a one-entry
     input: its start-up), else growth is superlinear. Best of 3 runs each, the three sizes run in
@@ -194,6 +195,13 @@ def write_lspci(path, gpus):
                 "\t\tLnkCap:\tPort #0, Speed 32GT/s, Width x16\n\n")
 
 
+def write_pipes(path, count):
+    """One value of `count` raw `|` (each an escape VMware cannot read: a finding per byte, all
+    on one line)."""
+    with open(path, "w") as out:
+        out.write('a = "' + "|" * count + '"\n')
+
+
 def write_configspec_xml(path, entries):
     with open(path, "w") as out:
         out.write('<spec xmlns="urn:vim25" xmlns:xsd="http://www.w3.org/2001/XMLSchema" '
@@ -224,10 +232,15 @@ def ratio_line(name, t, base_name, t_base, goal=None):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--vmxkit", default=os.path.join(ROOT, "build", "release", "vmxkit"))
+    ap.add_argument("--corpus", help="the corpus's .vmx folder (default: ../shared/corpus/vmx "
+                    "beside the repository)")
     ap.add_argument("--quick", action="store_true", help="scaling only, smaller sizes")
     ap.add_argument("--check", action="store_true", help="exit 1 when a goal is missed")
     args = ap.parse_args()
     vmxkit = os.path.abspath(args.vmxkit)
+    if args.corpus:
+        global CORPUS
+        CORPUS = os.path.abspath(args.corpus)
     ok = True
     work = tempfile.mkdtemp(prefix="vmxkit-bench-")
     build_peak_rss(work)
@@ -270,19 +283,30 @@ def main():
                   f"{rss_fix / (1 << 20):.0f} MiB = {rss_fix / os.path.getsize(dups):.2f}x the input")
 
         # Sizes: the 1x run takes about 50 ms or more here, so process start-up and timer noise
-        # do not decide the ratio (VI/JSON: its 10x stays under the reader's 16 MiB limit).
+        # do not decide the ratio (VI/JSON: its 10x stays under the reader's 16 MiB limit). The
+        # SVG and SARIF cases start where their 1x memory is well above the base: SARIF of
+        # 20,000 findings read 8.8x to 11.8x from one size to the next (vectors' capacities).
         # The ConfigSpec XML reader starts at 10,000 entries: at 5,000 its 1x run was only 9 MiB
         # above the base, and the allocator's rounding moved its memory ratio between 10.6x
-        # and 12.1x from run to run (12x is the goal); at 10,000 it reads 10.6x.
+        # and 12.1x from run to run (12x is the goal); at 10,000 it reads 10.6x. Like VI/JSON it
+        # stays there without --quick: 200,000 entries (21 MB) are over the 16 MiB limit.
         scale = 1 if args.quick else 2
         cases = [
             ("topo (lspci -vvv, GPUs)", write_lspci, 4000 * scale, lambda p: [vmxkit, "topo", p]),
+            ("topo --format svg (GPUs)", write_lspci, 4000 * scale,
+             lambda p: [vmxkit, "topo", "--format", "svg", p]),
+            ("generate --gpu auto (GPUs)", write_lspci, 2000 * scale,
+             lambda p: [vmxkit, "generate", "--host", p, "--gpu", "auto"]),
+            ("generate --base (.vmx lines)", write_unique_vmx, 50000 * scale,
+             lambda p: [vmxkit, "generate", "--gpu", "a100-sxm4-40g", "--base", p]),
+            ("lint --format sarif (findings on one line)", write_pipes, 40000 * scale,
+             lambda p: [vmxkit, "lint", "--format", "sarif", p]),
             ("lint (.vmx lines)", write_unique_vmx, 100000 * scale, lambda p: [vmxkit, "lint", p]),
             ("lint (keys each twice)", write_twice_vmx, 50000 * scale,
              lambda p: [vmxkit, "lint", p]),
             ("fix (duplicate keys)", write_duplicate_vmx, 50000 * scale,
              lambda p: [vmxkit, "fix", "--unsafe-fixes", p]),
-            ("ConfigSpec XML reader", write_configspec_xml, 10000 * scale,
+            ("ConfigSpec XML reader", write_configspec_xml, 10000,
              lambda p: [vmxkit, "convert", p, "--to", "vmx"]),
             ("VI/JSON reader", write_vi_json, 13000,
              lambda p: [vmxkit, "convert", p, "--to", "vmx"]),

@@ -35,6 +35,7 @@ void install_signal_handlers() {
 
 int main(int argc, char** argv) {
   install_signal_handlers();
+  vmxkit::cli::install_mapped_input_guard();
   return vmxkit::cli::run(std::vector<std::string>(argv + 1, argv + argc), std::cin, std::cout,
                           std::cerr);
 }

@@ -71,6 +71,19 @@ void translate(std::exception_ptr p) {
   }
 }
 
+// A path for the file system: refused with ValueError when it holds a NUL byte, which no file
+// name can hold and which the system calls would take as its end (`lint('f\\x00x')` read `f`).
+const std::string& path_arg(const std::string& path) {
+  const std::size_t nul = path.find('\0');
+  if (nul != std::string::npos) {
+    throw py::value_error("vmxkit: the path " + py::repr(raw(path)).cast<std::string>() +
+                          " holds a NUL byte at offset " + std::to_string(nul) +
+                          "; no file name can hold one");
+  }
+  return path;
+}
+
+// Call path_arg(name) first, with the GIL held, when there is no data.
 vmxkit::Input load_input(const std::string& name, const std::optional<std::string>& data) {
   return data ? vmxkit::load(name, *data) : vmxkit::load_file(name);
 }
@@ -95,6 +108,7 @@ py::tuple finding(const vmxkit::LintReport& report, const vmxkit::Diagnostic& d)
 // (path, format, [finding tuples]) for a file (data None) or bytes named `name`.
 py::tuple lint(const std::string& name, const std::optional<std::string>& data,
                const vmxkit::Host* host) {
+  if (!data) path_arg(name);
   vmxkit::LintReport report;
   {
     py::gil_scoped_release release;
@@ -146,6 +160,7 @@ py::list format_table() {
 py::bytes convert(const std::string& name, const std::optional<std::string>& data,
                   const std::string& to) {
   check_output_format(to);
+  if (!data) path_arg(name);
   std::string out;
   {
     py::gil_scoped_release release;
@@ -173,7 +188,8 @@ vmxkit::Host load_host(const std::vector<SourceArg>& sources) {
   std::vector<vmxkit::HostSource> list;
   list.reserve(sources.size());
   for (const auto& [name, data] : sources) {
-    list.push_back(data ? vmxkit::HostSource::from_text(name, *data) : vmxkit::HostSource(name));
+    list.push_back(data ? vmxkit::HostSource::from_text(name, *data)
+                        : vmxkit::HostSource(path_arg(name)));
   }
   py::gil_scoped_release release;
   return vmxkit::load_host(list);
@@ -279,6 +295,8 @@ vmxkit::Plan plan(const vmxkit::Host* host, const std::vector<std::string>& gpus
   r.system_id = system_id;
   r.allow_degraded = allow_degraded;
   r.host_label = host_label;
+  if (base && !base->second) path_arg(base->first);
+  if (config_target && !config_target->second) path_arg(config_target->first);
   py::gil_scoped_release release;
   if (base) r.base = load_input(base->first, base->second);
   r.device_group = device_group;
@@ -370,16 +388,12 @@ class EditableDocument {
   std::optional<vmxkit::vmx::Document> doc_;
 };
 
-void refuse_locked(const std::string& path) {
-  const std::string lock = vmxkit::vmx_lock_present(path);
-  if (!lock.empty()) {
-    throw vmxkit::Error(path, "the VM holds its lock (" + lock +
-                                  "): it may be running; power it off first, or pass "
-                                  "force=True");
-  }
+vmxkit::LockOptions lock_options(bool force) {
+  return vmxkit::LockOptions{force, "pass force=True"};
 }
 
 py::bytes read_file(const std::string& path) {
+  path_arg(path);
   std::string bytes;
   {
     py::gil_scoped_release release;
@@ -388,30 +402,29 @@ py::bytes read_file(const std::string& path) {
   return raw(bytes);
 }
 
-// Replaces the file a Document was read from, as `vmxkit set -i` does: under the file's
-// FileEditLock, atomically, refused while the VM holds its lock (unless `force`) and when the
-// file no longer holds the bytes the Document was read from. Returns whether it wrote.
-bool save_in_place(const std::string& path, const std::string& expected, const std::string& data,
-                   bool force) {
+// Document.save(): writes `data` to `target` through the one write path (vmxkit::OutputLock),
+// refused while the VM holds its lock unless `force`. When the Document was read from a file
+// (`source`, holding `expected` then) and `target` is that file, decided under the lock (the
+// same path once links are resolved, or the same device and inode), the save is the edit
+// `vmxkit set -i` makes: refused when the file no longer holds `expected`, skipped when it
+// holds `data` already. Any other target is written whole. Returns whether it wrote.
+bool save(const std::string& target, const std::optional<std::string>& source,
+          const std::optional<std::string>& expected, const std::string& data, bool force) {
+  path_arg(target);
+  if (source) path_arg(*source);
   py::gil_scoped_release release;
-  if (!force) refuse_locked(path);
-  return vmxkit::edit_file_atomic(path, [&](const std::string& current) {
-    // Again under the file lock: the VM may have started since the check above.
-    if (!force) refuse_locked(path);
-    if (current != expected) {
-      throw vmxkit::Error(path,
+  vmxkit::OutputLock lock(target, lock_options(force));
+  if (source && expected && lock.holds(*source)) {
+    const std::string current = lock.read();
+    if (current != *expected) {
+      throw vmxkit::Error(target,
                           "changed on disk since the Document was read; read it again and "
                           "redo the edit");
     }
-    return data;
-  });
-}
-
-// Writes `data` to `path` atomically (an existing file under its FileEditLock, keeping its mode).
-void write_file(const std::string& path, const std::string& data, bool force) {
-  py::gil_scoped_release release;
-  if (!force) refuse_locked(path);
-  vmxkit::write_file_atomic(path, data);
+    if (current == data) return false;
+  }
+  lock.replace(data);
+  return true;
 }
 
 }  // namespace
@@ -482,11 +495,12 @@ PYBIND11_MODULE(_vmxkit, m) {
         py::arg("host_label"), py::arg("base").none(true), py::arg("config_target").none(true),
         py::arg("device_group"));
   m.def("read_file", &read_file, py::arg("path"));
-  m.def("save_in_place", &save_in_place, py::arg("path"), py::arg("expected"), py::arg("data"),
-        py::arg("force"));
-  m.def("write_file", &write_file, py::arg("path"), py::arg("data"), py::arg("force"));
+  m.def("save", &save, py::arg("target"), py::arg("source").none(true),
+        py::arg("expected").none(true), py::arg("data"), py::arg("force"));
   m.def(
       "lock_present",
-      [](const std::string& path) { return optional_text(vmxkit::vmx_lock_present(path)); },
+      [](const std::string& path) {
+        return optional_text(vmxkit::vmx_lock_present(path_arg(path)));
+      },
       py::arg("path"));
 }

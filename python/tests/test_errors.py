@@ -64,6 +64,24 @@ class ErrorTest(unittest.TestCase):
                 except vmxkit.Error as e:
                     self.assertTrue(str(e))
 
+    def test_a_path_with_a_nul_byte_is_refused_not_cut_short(self):
+        # The system calls would read the path up to the NUL: another file than the one given.
+        with tempfile.TemporaryDirectory() as tmp:
+            f = os.path.join(tmp, "f")
+            with open(f, "wb") as out:
+                out.write(b'memsize = "4096"\n')
+            bad = f + "\x00x"
+            calls = [lambda: vmxkit.lint(bad), lambda: vmxkit.Document(bad),
+                     lambda: vmxkit.convert(bad, "vi-json"), lambda: vmxkit.Host(bad),
+                     lambda: vmxkit.generate(gpus=["h100-sxm"], base=bad),
+                     lambda: vmxkit.Document(b'a = "1"\n').save(bad),
+                     lambda: vmxkit.Document(f).save(bad)]
+            for call in calls:
+                with self.subTest(call=call), self.assertRaises(ValueError) as cm:
+                    call()
+                self.assertIn("NUL byte", str(cm.exception))
+            self.assertEqual(sorted(os.listdir(tmp)), ["f"])
+
     def test_errors_pickle_with_their_position(self):
         e = vmxkit.Error("f.xml:3:7: bad", "f.xml", 3, 7)
         again = pickle.loads(pickle.dumps(e))

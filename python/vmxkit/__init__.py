@@ -855,11 +855,11 @@ class Document:
         if target is None:
             raise ValueError("Document.save: the document has no path; give save(path)")
         data = self.bytes()
-        if self.path is not None and self._original is not None and _same_file(target, self.path):
-            wrote = bool(_vmxkit.save_in_place(os.fsencode(target), self._original, data, force))
-        else:
-            _vmxkit.write_file(os.fsencode(target), data, force)
-            wrote = True
+        # Whether `target` is the file the Document was read from is decided under the file's
+        # lock, once: a test made before it (two stats) could see another writer's rename
+        # between them and overwrite that writer's edit.
+        source = os.fsencode(self.path) if self.path is not None else None
+        wrote = bool(_vmxkit.save(os.fsencode(target), source, self._original, data, force))
         self.path = target
         self._original = data
         self._baseline = data
@@ -868,10 +868,3 @@ class Document:
     def __repr__(self) -> str:
         return "vmxkit.Document(path=%r, %d entries%s)" % (
             self.path, len(self._doc.entries()), ", modified" if self.modified else "")
-
-
-def _same_file(a: str, b: str) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return os.path.abspath(a) == os.path.abspath(b)

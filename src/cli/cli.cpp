@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/cli.h"
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/report.h"
 #include "vmxkit/core/error.h"
+#include "vmxkit/core/io.h"
 
 namespace vmxkit::cli {
 namespace {
@@ -86,6 +91,50 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   }
   out.flush();
   return ctx.exit_code;
+}
+
+namespace {
+
+struct sigaction g_previous_bus {};
+
+void write_stderr(const char* text) {
+  const ssize_t ignored = ::write(STDERR_FILENO, text, std::strlen(text));
+  (void)ignored;
+}
+
+// Async-signal-safe throughout: write, strlen, unlink (remove_temporary_files), _exit, raise.
+extern "C" void on_sigbus(int sig, siginfo_t* info, void* context) {
+  if (const char* path = mapped_input_at(info->si_addr)) {
+    write_stderr("vmxkit: error: ");
+    write_stderr(path);
+    write_stderr(": ");
+    write_stderr(kTruncatedInput);
+    write_stderr("\n");
+    remove_temporary_files();
+    ::_exit(kExitInput);
+  }
+  // Not the mapped input: what would have happened without this handler.
+  if ((g_previous_bus.sa_flags & SA_SIGINFO) != 0 && g_previous_bus.sa_sigaction != nullptr) {
+    g_previous_bus.sa_sigaction(sig, info, context);
+    return;
+  }
+  if (g_previous_bus.sa_handler != SIG_DFL && g_previous_bus.sa_handler != SIG_IGN &&
+      g_previous_bus.sa_handler != nullptr) {
+    g_previous_bus.sa_handler(sig);
+    return;
+  }
+  ::signal(SIGBUS, SIG_DFL);
+  ::raise(SIGBUS);
+}
+
+}  // namespace
+
+void install_mapped_input_guard() {
+  struct sigaction action {};
+  action.sa_sigaction = on_sigbus;
+  action.sa_flags = SA_SIGINFO;
+  sigemptyset(&action.sa_mask);
+  if (::sigaction(SIGBUS, &action, &g_previous_bus) == 0) allow_mapped_inputs();
 }
 
 }  // namespace vmxkit::cli

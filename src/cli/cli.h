@@ -20,4 +20,11 @@ enum ExitCode : int {
 int run(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
         std::ostream& err);
 
+/// Installs the process's SIGBUS handler for inputs read through a mapping (vmxkit::InputFile)
+/// and lets the library map them: a fault in the mapped input (its file truncated by another
+/// program while vmxkit read it) is `vmxkit: error: FILE: truncated by another program while
+/// vmxkit read it` on stderr and exit code 2, never a crash; any other SIGBUS gets the
+/// disposition it had before. For main(): it changes the process's signal handling.
+void install_mapped_input_guard();
+
 }  // namespace vmxkit::cli

@@ -43,6 +43,8 @@ int run_convert(const ConvertOptions& o, Context& ctx) {
     format = formats::find("soap");
   }
   const std::string name = display_name(o.input);
+  // Locked before the input is read, which may be the output.
+  Output output(o.output, o.force);
   std::string bytes = o.input == "-" ? read_stream(ctx.in, name) : read_file(o.input);
   const vsphere::Loaded loaded = vsphere::load(name, std::move(bytes));
   if (!loaded.malformed.empty()) {
@@ -136,7 +138,7 @@ int run_convert(const ConvertOptions& o, Context& ctx) {
               << fmt::format("{}", fmt::join(not_sent, ", ")) << '\n';
     }
   }
-  write_output(o.output, text, ctx, o.force);
+  output.write(text, ctx);
   return kExitClean;
 }
 

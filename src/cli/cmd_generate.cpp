@@ -173,6 +173,8 @@ int run_generate(GenerateOptions& o, Context& ctx) {
     r.config_target = std::move(server_target);
   }
   r.device_group = o.device_group;
+  // Locked before --base is read, which may be the output.
+  Output out(o.output, o.force);
   if (!o.base.empty()) {
     r.base = o.base == "-" ? load(display_name(o.base), read_stream(ctx.in, display_name(o.base)))
                            : load_file(o.base);
@@ -190,7 +192,7 @@ int run_generate(GenerateOptions& o, Context& ctx) {
   if (!r.config_target.empty() && r.device_group.empty()) {
     note_device_groups(plan, r.config_target_name, r.config_target, target_asked, ctx);
   }
-  write_output(o.output, output, ctx, o.force);
+  out.write(output, ctx);
   return kExitClean;
 }
 

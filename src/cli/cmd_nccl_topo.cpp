@@ -24,6 +24,7 @@ struct NcclTopoCliOptions {
   std::vector<std::string> guests;
   std::vector<std::string> maps;
   std::string output;
+  bool force = false;
 };
 
 int run_nccl_topo(const NcclTopoCliOptions& o, Context& ctx) {
@@ -44,7 +45,7 @@ int run_nccl_topo(const NcclTopoCliOptions& o, Context& ctx) {
   options.maps = o.maps;
   const guest::NcclTopo topo = guest::build_nccl_topo(host, vm, g, options);
   for (const std::string& note : topo.notes) ctx.err << "note: " << note << '\n';
-  write_output(o.output, guest::nccl_topo_xml(topo), ctx, /*force=*/true);
+  write_output(o.output, guest::nccl_topo_xml(topo), ctx, o.force);
   return kExitClean;
 }
 
@@ -69,6 +70,8 @@ void setup_nccl_topo(CLI::App& app, Context& ctx) {
                   "GUEST_BDF=HOST_BDF: which host device a guest device is, where several "
                   "share one vendor:device id (repeatable)");
   sub->add_option("-o,--output", o->output, "Write the XML to FILE (atomically) instead of stdout");
+  sub->add_flag("--force", o->force,
+                "Write -o even when it is a VM that holds its lock (FILE.lck)");
   sub->callback([o, &ctx] { ctx.exit_code = run_nccl_topo(*o, ctx); });
 }
 

@@ -36,6 +36,7 @@ struct TopoOptions {
   std::string cmdline;
   std::string vm;        ///< --vm: the VM whose passthrough devices a diagram highlights
   std::string output;    ///< -o: the file to write (stdout when empty)
+  bool force = false;    ///< --force: write -o even when the VM holds its lock
   ServerOptions server;  ///< --server, --esx-host: the host from the vSphere API
 };
 
@@ -218,7 +219,7 @@ int run_topo(const TopoOptions& o, Context& ctx) {
     if (topo.size() == 0) ctx.err << "vmxkit: no GPUs or RDMA NICs on the host\n";
     text << pci::render_topology_text(host, topo);
   }
-  write_output(o.output, text.str(), ctx);
+  write_output(o.output, text.str(), ctx, o.force);
   return kExitClean;
 }
 
@@ -245,6 +246,7 @@ void setup_topo(CLI::App& app, Context& ctx) {
                   "and draw each GPU/NIC pair's path in its class's colour (PIX/PXB green, "
                   "PHB/NODE amber, SYS red)");
   sub->add_option("-o,--output", o->output, "Write to this file (atomically) instead of stdout");
+  sub->add_flag("--force", o->force, "Write -o even when it is a VM that holds its lock (OUT.lck)");
   sub->add_flag("--all-nics", o->all_nics, "List every NIC, not only RDMA-capable ones");
   sub->add_flag("--matrix", o->full_matrix,
                 fmt::format("The full matrix and every pair's verdict also for hosts with more "

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/common.h"
 
-#include <fmt/format.h>
-
 #include <CLI/CLI.hpp>
 #include <ostream>
 
@@ -80,14 +78,13 @@ void add_write_options(CLI::App& sub, WriteOptions& options) {
   sub.add_flag("--force", options.force, "Write even when the VM holds its lock (FILE.lck)");
 }
 
-void check_vm_lock(const std::string& path) {
-  const std::string lock = vmx_lock_present(path);
-  if (!lock.empty()) {
-    throw Error(path, fmt::format("the VM holds its lock ({}): it is running or was not shut "
-                                  "down cleanly; power it off first, or pass --force",
-                                  lock));
-  }
-}
+namespace {
+
+LockOptions lock_options(bool force) { return LockOptions{force, "pass --force"}; }
+
+}  // namespace
+
+void check_vm_lock(const std::string& path) { refuse_if_vm_locked(path, lock_options(false)); }
 
 void check_in_place(const std::string& path, const WriteOptions& options) {
   if (!options.in_place) return;
@@ -95,13 +92,20 @@ void check_in_place(const std::string& path, const WriteOptions& options) {
   if (!options.force) check_vm_lock(path);
 }
 
-void write_output(const std::string& path, std::string_view text, Context& ctx, bool force) {
-  if (path.empty() || path == "-") {
-    ctx.out << text;
+Output::Output(const std::string& path, bool force) {
+  if (!path.empty() && path != "-") lock_.emplace(path, lock_options(force));
+}
+
+void Output::write(std::string_view text, Context& ctx) {
+  if (lock_) {
+    lock_->replace(text);
   } else {
-    if (!force) check_vm_lock(path);
-    write_file_atomic(path, text);
+    ctx.out << text;
   }
+}
+
+void write_output(const std::string& path, std::string_view text, Context& ctx, bool force) {
+  Output(path, force).write(text, ctx);
 }
 
 void edit_input(const std::string& path, const WriteOptions& options, Context& ctx,
@@ -113,11 +117,9 @@ void edit_input(const std::string& path, const WriteOptions& options, Context& c
     return;
   }
   check_in_place(path, options);
-  edit_file_atomic(path, [&](const std::string& bytes) {
-    // Again under the file lock: the VM may have started since the check before the work.
-    if (!options.force) check_vm_lock(path);
-    return edit(bytes);
-  });
+  // The VM's lock is checked again under the file's lock and before the rename: the VM may
+  // have started since the check before the work.
+  edit_file_atomic(path, edit, lock_options(options.force));
 }
 
 }  // namespace vmxkit::cli

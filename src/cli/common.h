@@ -4,10 +4,12 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "vmxkit/core/io.h"
 #include "vmxkit/devices/catalog.h"
 #include "vmxkit/formats/vmx/document.h"
 #include "vmxkit/model/host.h"
@@ -91,6 +93,21 @@ void edit_input(const std::string& path, const WriteOptions& options, Context& c
 /// Writes a command's result to `-o PATH` atomically, or to stdout for an empty path or `-`.
 /// Refuses (vmxkit::Error) when PATH is a VM that holds its lock (PATH.lck), unless `force`.
 void write_output(const std::string& path, std::string_view text, Context& ctx, bool force = false);
+
+/// A command's `-o PATH` (stdout for an empty path or `-`), locked when it is made: a command
+/// makes it before it reads its inputs, so that an input that is also the output (`convert F
+/// -o F`, `generate --base F -o F`) is read and replaced under the output's lock, and no other
+/// vmxkit writer's edit of the file falls between. Refuses while the VM holds its lock
+/// (PATH.lck, or the lock beside the file a link names), unless `force`.
+class Output {
+ public:
+  Output(const std::string& path, bool force);
+  /// Writes `text` to the file (atomically) or to stdout.
+  void write(std::string_view text, Context& ctx);
+
+ private:
+  std::optional<OutputLock> lock_;
+};
 
 /// Checks before any work that `-i` can be honoured, so nothing is half-done.
 void check_in_place(const std::string& path, const WriteOptions& options);

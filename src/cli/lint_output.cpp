@@ -3,9 +3,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <iterator>
 #include <map>
 #include <ostream>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "cli/json_output.h"
 #include "cli/report.h"
@@ -23,15 +28,42 @@ std::string plural(std::size_t n, std::string_view word) {
 
 std::string_view format_name(const formats::Format* f) { return f == nullptr ? "vmx" : f->name; }
 
+// The code points before each offset of a text, for SARIF's columns: a count every kStep
+// bytes, and the bytes since counted, so a column costs at most kStep steps. Counted from its
+// line's start, a column cost the line's length: a line of 80,000 `|` (as many findings) took
+// 6.4 s as SARIF, 0.18 s as JSON.
+class CodePoints {
+ public:
+  explicit CodePoints(std::string_view text) : text_(text) {
+    marks_.reserve(text.size() / kStep + 1);
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      if (i % kStep == 0) marks_.push_back(count);
+      count += lead(text[i]);
+    }
+    marks_.push_back(count);  // for an offset at a multiple of kStep past the end's block
+  }
+  std::size_t before(std::size_t offset) const {
+    offset = std::min(offset, text_.size());
+    std::size_t count = marks_[offset / kStep];
+    for (std::size_t i = offset / kStep * kStep; i < offset; ++i) count += lead(text_[i]);
+    return count;
+  }
+
+ private:
+  static constexpr std::size_t kStep = 64;
+  static std::size_t lead(char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }
+  std::string_view text_;
+  std::vector<std::size_t> marks_;
+};
+
 // SARIF columns count Unicode code points (run.columnKind = unicodeCodePoints).
-Json sarif_region(const checks::LintResult& r, std::size_t begin, std::size_t end) {
+Json sarif_region(const checks::LintResult& r, const CodePoints& points, std::size_t begin,
+                  std::size_t end) {
   auto point = [&](std::size_t offset) {
     const Location at = r.location(offset);
     const std::size_t line_start = offset - (at.column - 1);
-    std::size_t col = 1;
-    for (std::size_t i = line_start; i < offset && i < r.bytes.size(); ++i) {
-      if ((static_cast<unsigned char>(r.bytes[i]) & 0xC0) != 0x80) ++col;
-    }
+    const std::size_t col = points.before(offset) - points.before(line_start) + 1;
     return std::pair{at.line, col};
   };
   const auto [sl, sc] = point(begin);
@@ -444,7 +476,8 @@ class SarifWriter final : public ReportWriter {
     summary_.add(r);
     const std::string uri = uri_reference(r.path);
     const Json artifact = {{"uri", uri}};
-    for (const Diagnostic& d : r.diagnostics) results_.add(result_json(r, d, artifact));
+    const CodePoints points(r.bytes);
+    for (const Diagnostic& d : r.diagnostics) results_.add(result_json(r, points, d, artifact));
   }
 
   void finish() override {
@@ -453,13 +486,15 @@ class SarifWriter final : public ReportWriter {
   }
 
  private:
-  Json result_json(const checks::LintResult& r, const Diagnostic& d, const Json& artifact) const {
-    Json result = {{"ruleId", d.rule_id},
-                   {"level", sarif_level(d.severity)},
-                   {"message", {{"text", json_text(d.message)}}},
-                   {"locations", Json::array({{{"physicalLocation",
-                                                {{"artifactLocation", artifact},
-                                                 {"region", sarif_region(r, d.begin, d.end)}}}}})}};
+  Json result_json(const checks::LintResult& r, const CodePoints& points, const Diagnostic& d,
+                   const Json& artifact) const {
+    Json result = {
+        {"ruleId", d.rule_id},
+        {"level", sarif_level(d.severity)},
+        {"message", {{"text", json_text(d.message)}}},
+        {"locations", Json::array({{{"physicalLocation",
+                                     {{"artifactLocation", artifact},
+                                      {"region", sarif_region(r, points, d.begin, d.end)}}}}})}};
     if (const auto it = rule_index_.find(d.rule_id); it != rule_index_.end()) {
       result["ruleIndex"] = it->second;
     }
@@ -467,18 +502,18 @@ class SarifWriter final : public ReportWriter {
       Json related = Json::array();
       int id = 1;
       for (const Note& n : d.notes) {
-        related.push_back(
-            {{"id", id++},
-             {"message", {{"text", json_text(n.message)}}},
-             {"physicalLocation",
-              {{"artifactLocation", artifact}, {"region", sarif_region(r, n.begin, n.end)}}}});
+        related.push_back({{"id", id++},
+                           {"message", {{"text", json_text(n.message)}}},
+                           {"physicalLocation",
+                            {{"artifactLocation", artifact},
+                             {"region", sarif_region(r, points, n.begin, n.end)}}}});
       }
       result["relatedLocations"] = related;
     }
     if (d.fix && !d.fix->edits.empty() && d.fix->safety != FixSafety::display_only) {
       Json replacements = Json::array();
       for (const TextEdit& e : d.fix->edits) {
-        replacements.push_back({{"deletedRegion", sarif_region(r, e.begin, e.end)},
+        replacements.push_back({{"deletedRegion", sarif_region(r, points, e.begin, e.end)},
                                 {"insertedContent", {{"text", json_text(e.replacement)}}}});
       }
       result["fixes"] = Json::array(

@@ -97,6 +97,8 @@ void add_server_options(CLI::App& sub, ServerOptions& o, bool esx_host) {
   sub.add_flag("--insecure", o.insecure,
                "Do not verify the server's TLS certificate (or VMXKIT_INSECURE=1; a CA file "
                "in VMXKIT_CA_FILE verifies a private CA instead)");
+  sub.add_flag("--allow-http", o.allow_http,
+               "Send the credentials to a plain http:// server, unencrypted (refused without it)");
   sub.add_option("--timeout", o.timeout_s, "Seconds one request to the server may take")
       ->check(CLI::Range(0.1, 3600.0))
       ->capture_default_str();
@@ -123,6 +125,7 @@ bool server_host_wanted(const ServerOptions& o) {
 
 std::unique_ptr<vsphere::Client> open_client(const ServerOptions& o, Context& ctx) {
   vsphere::ClientOptions options = vsphere::options_from_environment(o.server, o.insecure);
+  options.allow_http = o.allow_http;
   options.timeout_ms = static_cast<long>(o.timeout_s * 1000);
   options.connect_timeout_ms = std::min(options.connect_timeout_ms, options.timeout_ms);
   options.max_objects = o.batch_size;

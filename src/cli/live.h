@@ -16,11 +16,12 @@ class App;
 
 namespace vmxkit::cli {
 
-/// --server URL, --insecure, --timeout, --batch-size, --verbose (and --esx-host where a host is
-/// read). The server may also come from VMXKIT_SERVER.
+/// --server URL, --insecure, --allow-http, --timeout, --batch-size, --verbose (and --esx-host where
+/// a host is read). The server may also come from VMXKIT_SERVER.
 struct ServerOptions {
   std::string server;
   bool insecure = false;
+  bool allow_http = false;
   double timeout_s = 60;
   unsigned batch_size = 100;
   bool verbose = false;

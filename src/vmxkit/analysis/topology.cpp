@@ -655,6 +655,27 @@ void list_nearest(const Host& host, const AnalysisOptions& options, Topology& t)
 
 }  // namespace
 
+struct PeerFinder::Impl {
+  Impl(const Host& host, std::vector<std::size_t> devices) : candidates(std::move(devices)) {
+    tree_order(host, tin, tout);
+    index.emplace(host, candidates, tin, tout);
+  }
+  std::vector<std::size_t> candidates;
+  std::vector<std::size_t> tin;
+  std::vector<std::size_t> tout;
+  std::optional<PeerIndex> index;  // refers to the three above
+};
+
+PeerFinder::PeerFinder(const Host& host, std::vector<std::size_t> candidates)
+    : impl_(std::make_unique<Impl>(host, std::move(candidates))) {}
+
+PeerFinder::~PeerFinder() = default;
+
+std::vector<std::pair<PathClass, std::size_t>> PeerFinder::nearest(std::size_t a,
+                                                                   std::size_t k) const {
+  return impl_->index->nearest(a, k);
+}
+
 Topology analyze(const Host& host, const AnalysisOptions& options) {
   Topology t;
   for (std::size_t i = 0; i < host.devices().size(); ++i) {

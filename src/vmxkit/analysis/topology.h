@@ -3,10 +3,12 @@
 
 #include <cstddef>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "vmxkit/model/host.h"
@@ -204,6 +206,24 @@ struct Topology {
 };
 
 Topology analyze(const Host& host, const AnalysisOptions& options);
+
+/// Each device's nearest devices among `candidates`, found without classifying every pair: the
+/// index that lists a large host's nearest peers (Topology::listed), for a plan as large.
+class PeerFinder {
+ public:
+  /// `candidates`: device indices of `host` in PCI address order.
+  PeerFinder(const Host& host, std::vector<std::size_t> candidates);
+  ~PeerFinder();
+  PeerFinder(const PeerFinder&) = delete;
+  PeerFinder& operator=(const PeerFinder&) = delete;
+  /// Up to `k` candidates nearest to device `a` (never `a` itself), closest first (path class,
+  /// then PCI address): each its class and its position in `candidates`.
+  std::vector<std::pair<PathClass, std::size_t>> nearest(std::size_t a, std::size_t k) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 /// The matrix and legends in the layout of `nvidia-smi topo -m` (tabs, `X` cells, CPU/NUMA
 /// affinity columns, `Legend:` and `NIC Legend:`), then the verdicts and the best NIC per GPU.

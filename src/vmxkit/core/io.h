@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <istream>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,15 +24,17 @@ inline constexpr int kEditLockWaitSeconds = 60;
 std::string read_file(const std::string& path, std::size_t max_bytes = kMaxInputBytes);
 
 /// A file's bytes for reading only. A regular file of kMapMinBytes or more is mapped
-/// (MAP_PRIVATE, populated at once): the page cache's pages are the input, with no zero-filled
-/// buffer and no copy, which is most of what reading a large file costs. Anything else (a small
-/// file, a pipe) is read as read_file() reads it, with the same checks and errors.
+/// (MAP_PRIVATE, populated at once) where the program allows it (allow_mapped_inputs): the page
+/// cache's pages are the input, with no zero-filled buffer and no copy, which is most of what
+/// reading a large file costs. Anything else (a small file, a pipe, a program that has not
+/// allowed mappings) is read as read_file() reads it, with the same checks and errors.
 ///
 /// A mapped file that another program truncates while vmxkit reads it makes the reads past the
-/// new end raise SIGBUS. While a mapping exists a handler turns that into
-/// `vmxkit: error: FILE: truncated by another program while vmxkit read it` and exit code 2,
-/// never a crash. One mapping at a time (the handler knows one range); a second InputFile of a
-/// large file while one is mapped is read instead.
+/// new end raise SIGBUS, which the library neither catches nor reports (it never prints or
+/// exits): the program's handler asks mapped_input_at() whether the fault is in the mapped
+/// input, as the command line's does (exit 2 with kTruncatedInput). A write of the mapped bytes
+/// (write_pieces) fails instead, with an Error naming the input. One mapping at a time; a
+/// second InputFile of a large file while one is mapped is read instead.
 class InputFile {
  public:
   static constexpr std::size_t kMapMinBytes = std::size_t{1} << 20;
@@ -48,10 +51,24 @@ class InputFile {
   std::string_view mapped_;
 };
 
+/// What a mapped input truncated under vmxkit is (after its path): the message of a SIGBUS
+/// handler's report, and of write_pieces' Error.
+inline constexpr const char* kTruncatedInput = "truncated by another program while vmxkit read it";
+
+/// Lets InputFile map large files; off until called. A program calls it once it has a SIGBUS
+/// handler that asks mapped_input_at(): without one, a file truncated under a mapping kills
+/// the process with SIGBUS, as it would any program that maps a file.
+void allow_mapped_inputs() noexcept;
+
+/// For a SIGBUS handler (async-signal-safe: no allocation, no lock): the path of the input an
+/// InputFile has mapped when `address` (siginfo_t::si_addr) lies in it, else null.
+const char* mapped_input_at(const void* address) noexcept;
+
 /// Writes `pieces` in order to the file descriptor `fd` (stdout) with writev(2), up to IOV_MAX
 /// pieces a call, resuming after partial writes and EINTR: one system call for a thousand
 /// pieces where a stream writes each large one on its own. Throws vmxkit::Error naming `name`
-/// when a write fails (a closed pipe, a full disk).
+/// when a write fails (a closed pipe, a full disk), or naming the mapped input when a piece in
+/// it can no longer be read (the file was truncated: EFAULT).
 void write_pieces(int fd, std::span<const std::string_view> pieces, const std::string& name);
 
 /// Reserves `capacity` bytes in `s` and, for a large buffer on Linux, asks for transparent huge
@@ -65,9 +82,29 @@ void reserve_large(std::string& s, std::size_t capacity);
 std::string read_stream(std::istream& in, const std::string& name,
                         std::size_t max_bytes = kMaxInputBytes);
 
+/// The file a write to `path` lands in: every symbolic link followed, the last one also when it
+/// dangles (the write then creates the file it names, and the link stays), and the directories
+/// resolved, as an absolute path. A path that names no link is returned with its directory
+/// resolved. Throws vmxkit::Error for a path holding a NUL byte or a loop of links.
+std::string resolve_write_target(const std::string& path);
+
 /// The lock VMware keeps while a VM runs: `<file>.lck` beside the `.vmx` (a directory on VMFS
-/// and on hosted products). Returns the lock's path when it exists, else an empty string.
+/// and on hosted products). VMware names it after the file it opened, so for a `.vmx` reached
+/// through a symbolic link both the link's lock and the lock beside the file it resolves to
+/// count. Returns the first lock's path that exists, else an empty string.
 std::string vmx_lock_present(const std::string& vmx_path);
+
+/// What a writer does about the VM's lock (vmx_lock_present).
+struct LockOptions {
+  /// Write even while the VM holds its lock (a user's --force).
+  bool ignore_vm_lock = false;
+  /// How the user overrides the refusal ("pass --force"); ends the refusal's message.
+  std::string override_hint;
+};
+
+/// Throws vmxkit::Error naming the lock when the VM at `path` holds it, unless
+/// `options.ignore_vm_lock`.
+void refuse_if_vm_locked(const std::string& path, const LockOptions& options);
 
 /// An exclusive lock that serializes vmxkit's writers of one existing file, so that a
 /// read-modify-write (`set -i`, `fix -i`) never loses another one's edit.
@@ -85,9 +122,9 @@ std::string vmx_lock_present(const std::string& vmx_path);
 /// refuses when the file changed since it was read.
 class FileEditLock {
  public:
-  /// Locks the file at `path` (a symbolic link is followed), waiting for other vmxkit writers
-  /// for up to kEditLockWaitSeconds. Throws vmxkit::Error when the file cannot be opened, is
-  /// not a regular file, cannot be locked, or stays locked too long.
+  /// Locks the file at `path` (symbolic links followed: resolve_write_target), waiting for other
+  /// vmxkit writers for up to kEditLockWaitSeconds. Throws vmxkit::Error when the file cannot
+  /// be opened, is not a regular file, cannot be locked, or stays locked too long.
   explicit FileEditLock(const std::string& path);
   FileEditLock(const FileEditLock&) = delete;
   FileEditLock& operator=(const FileEditLock&) = delete;
@@ -96,11 +133,20 @@ class FileEditLock {
   /// The whole file as it is under the lock. Throws like read_file.
   std::string read(std::size_t max_bytes = kMaxInputBytes);
 
-  /// Replaces the file with `data` like write_file_atomic, keeping its mode (and owner, as
-  /// root). Throws vmxkit::Error, writing nothing, when the file was changed or replaced since
-  /// the lock was taken (by a writer that does not take it): an edit is never reported written
-  /// when it is not in the file.
-  void replace(std::string_view data);
+  /// Replaces the file with `data` like write_file_atomic, keeping its whole mode (set-user-ID,
+  /// set-group-ID and sticky bits included) and its owner and group where the process may set
+  /// them (root: always; others: the group, when they belong to it). Compare-and-swap: throws
+  /// vmxkit::Error, writing nothing, when the file was changed or replaced since the lock was
+  /// taken (device, inode, size, times, mode and owner, recorded once under the lock), by a
+  /// writer that does not take it: an edit is never reported written when it is not in the
+  /// file. `before_rename`, when given, runs last before the rename; what it throws leaves the
+  /// file as it is.
+  void replace(std::string_view data, const std::function<void()>& before_rename = {});
+
+  /// The file locked: the resolved path, and its device and inode.
+  const std::string& target() const { return target_; }
+  std::uint64_t device() const { return taken_.device; }
+  std::uint64_t inode() const { return taken_.inode; }
 
  private:
   struct Snapshot {
@@ -123,21 +169,75 @@ class FileEditLock {
   Snapshot taken_;  ///< the file when the lock was taken
 };
 
+/// The one write path's lock, taken before a command reads anything, so that an input that is
+/// also the output (`convert F -o F`, `generate --base F -o F`, a Document saved over its file)
+/// is read and replaced under one lock and no other vmxkit writer's edit falls between.
+///
+/// It locks the file `path` resolves to (resolve_write_target: a symbolic link is followed, a
+/// dangling one to the file it would create). An existing file is held with a FileEditLock and
+/// replaced by compare-and-swap (FileEditLock::replace). A file that does not exist yet is
+/// created whole, never over a file that appeared in the meantime: it gets its name by link(2),
+/// which fails rather than replace, and is then replaced under the lock as an existing file
+/// (a whole-file write after the other one). The VM's lock (vmx_lock_present) is checked when
+/// the lock is taken and again just before the rename.
+class OutputLock {
+ public:
+  explicit OutputLock(const std::string& path, LockOptions options = {});
+  OutputLock(const OutputLock&) = delete;
+  OutputLock& operator=(const OutputLock&) = delete;
+
+  /// Whether the file existed when the lock was taken (and so is held).
+  bool exists() const { return lock_.has_value(); }
+  /// The file written (resolve_write_target).
+  const std::string& target() const { return target_; }
+  /// Whether `other` names the file held: it resolves to the same path, or stat(2) finds the
+  /// same device and inode (a hard link). False while no file is held.
+  bool holds(const std::string& other) const;
+  /// The held file's bytes. Throws like FileEditLock::read, or when no file is held.
+  std::string read(std::size_t max_bytes = kMaxInputBytes);
+  /// Writes `data` as the file's whole content (see the class comment). Throws vmxkit::Error
+  /// with the file as it was.
+  void replace(std::string_view data);
+
+ private:
+  void check_vm_lock() const;
+
+  std::string path_;  ///< as given, for messages
+  std::string target_;
+  LockOptions options_;
+  std::optional<FileEditLock> lock_;
+};
+
 /// Edits a file in place: under a FileEditLock, reads it, calls `edit` with its bytes and, when
 /// the result differs, replaces the file with it atomically. Returns whether it wrote. Whatever
 /// `edit` throws propagates with the file untouched.
 bool edit_file_atomic(const std::string& path,
                       const std::function<std::string(const std::string& bytes)>& edit,
                       std::size_t max_bytes = kMaxInputBytes);
+/// The same, refused (vmxkit::Error, nothing written) while the VM holds its lock unless
+/// `options.ignore_vm_lock`: checked before the file is read and again before the rename.
+bool edit_file_atomic(const std::string& path,
+                      const std::function<std::string(const std::string& bytes)>& edit,
+                      const LockOptions& options, std::size_t max_bytes = kMaxInputBytes);
 
 /// Replaces `path` with `data` atomically: writes a temporary file in the same directory,
-/// fsyncs it, renames it over `path` and fsyncs the directory. An existing file keeps its
-/// permission bits and is replaced under its FileEditLock; a new file gets 0666 less the umask
-/// (and the directory's default ACL), as any program's would. On any failure the original file
-/// is untouched and vmxkit::Error is thrown. A symbolic link is followed: the file it points to
-/// is replaced, the link stays. Where the file system allows (O_TMPFILE), the temporary file
-/// has no name until the moment before the rename, so even a killed process leaves none behind.
+/// fsyncs it, renames it over `path` and fsyncs the directory (an OutputLock's replace). An
+/// existing file keeps its whole mode and owner (FileEditLock::replace) and is replaced under
+/// its FileEditLock; a new file gets 0666 less the umask (or the directory's default ACL), as
+/// any program's would. On any failure the original file is untouched and vmxkit::Error is
+/// thrown. A symbolic link is followed: the file it points to is replaced (or, when it dangles,
+/// created), the link stays.
+///
+/// Temporary files: where the file system has O_TMPFILE, the new content has no name until it
+/// is complete and fsynced; a new file then gets its own name directly (linkat), so nothing
+/// else is ever named, and an existing one gets a temporary name for the moment between
+/// linkat and rename (no system call replaces a file with an unnamed one). Elsewhere the
+/// temporary file is named from its creation. A signal handler that calls
+/// remove_temporary_files() removes a named one on SIGINT/SIGTERM/SIGHUP; only SIGKILL (or a
+/// power cut) in that window can leave one, as `.NAME.vmxkit-XXXXXXXXXXXX` beside the file.
 void write_file_atomic(const std::string& path, std::string_view data);
+/// The same, refused while the VM holds its lock unless `options.ignore_vm_lock`.
+void write_file_atomic(const std::string& path, std::string_view data, const LockOptions& options);
 
 /// Unlinks the temporary files that write_file_atomic has on disk at this moment. Async-signal-
 /// safe: a SIGINT/SIGTERM handler calls it, then re-raises the signal.

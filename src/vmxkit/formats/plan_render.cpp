@@ -275,12 +275,12 @@ void add_device_group(const Plan& plan, const std::vector<unsigned>& indices, Vm
 std::string merge_into(const vmx::Document& base, const Template& tpl, const Plan& plan) {
   const std::vector<unsigned> indices = device_indices(plan, &base);
   const vmx::Document fragment = vmx::Document::parse(render_template(tpl, plan, indices));
-  vmx::Document doc = base;
+  std::vector<std::pair<std::string, std::string>> entries;
   for (const vmx::Line& line : fragment.lines()) {
-    if (!line.is_entry()) continue;
-    doc = vmx::with_edits(doc, vmx::set(doc, fragment.key(line), fragment.value(line)));
+    if (line.is_entry()) entries.emplace_back(fragment.key(line), fragment.value(line));
   }
-  return std::string(doc.bytes());
+  // All at once: one set() after the other parsed the whole base again for each entry.
+  return vmx::set_entries(base, entries);
 }
 
 std::string render_plan(const Plan& plan, const vmx::Document* base, const formats::Format& format,

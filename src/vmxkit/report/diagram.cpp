@@ -122,19 +122,34 @@ class Builder {
       unknown_cluster = d_.clusters.size();
       d_.clusters.push_back({"cluster_numa_unknown", "NUMA node not known"});
     }
-    // Host bridges with nothing shown below them: one box per cluster.
+    // Host bridges with nothing shown below them: one box per cluster. On a large host, host
+    // bridges that each lead to one GPU or NIC of one model (as sibling slots fold): one box
+    // per cluster and kind, so the layout does not grow with the host (Graphviz's grows
+    // faster than the nodes it places: 1,600 GPUs each on its own host bridge took 1.9 s).
     std::map<std::optional<std::size_t>, std::vector<std::size_t>> quiet;
+    using GroupKey = std::pair<std::optional<std::size_t>, std::string>;  // cluster, signature
+    std::map<GroupKey, std::vector<std::size_t>> alike;
+    std::vector<std::optional<GroupKey>> shown(host_.roots().size());  // nullopt: quiet
     for (std::size_t r = 0; r < host_.roots().size(); ++r) {
       const RootBus& root = host_.roots()[r];
       const std::optional<std::size_t> cluster =
           root.numa_node ? std::optional<std::size_t>(by_node.at(*root.numa_node))
                          : unknown_cluster;
-      const bool shown = std::any_of(root.children.begin(), root.children.end(),
-                                     [&](std::size_t c) { return interesting_[c]; });
-      if (shown) {
-        add_root(r, cluster);
-      } else {
+      if (std::none_of(root.children.begin(), root.children.end(),
+                       [&](std::size_t c) { return interesting_[c]; })) {
         quiet[cluster].push_back(r);
+        continue;
+      }
+      shown[r] = GroupKey{cluster, root_signature(r)};
+      if (!shown[r]->second.empty()) alike[*shown[r]].push_back(r);
+    }
+    for (std::size_t r = 0; r < host_.roots().size(); ++r) {
+      if (!shown[r]) continue;
+      const auto group = alike.find(*shown[r]);
+      if (group == alike.end() || group->second.size() == 1) {
+        add_root(r, shown[r]->first);
+      } else if (group->second.front() == r) {
+        add_root_group(group->second, shown[r]->first);
       }
     }
     for (const auto& [cluster, roots] : quiet) add_quiet_roots(roots, cluster);
@@ -230,6 +245,51 @@ class Builder {
     if (n.devices.size() > 1) n.lines.push_back(fmt::format("{} functions", n.devices.size()));
     const std::size_t index = add_node(std::move(n));
     add_children(index, below, cluster);
+  }
+
+  // The interesting child of a host bridge that leads to nothing else shown, or nullopt.
+  std::optional<std::size_t> only_interesting_child(std::size_t r) const {
+    std::optional<std::size_t> only;
+    for (const std::size_t c : host_.roots()[r].children) {
+      if (!interesting_[c]) continue;
+      if (only) return std::nullopt;
+      only = c;
+    }
+    return only;
+  }
+
+  // The signature under which host bridges fold into one box on a large host: that of their
+  // one shown child as a sibling slot (signature()). Empty: drawn on its own.
+  std::string root_signature(std::size_t r) const {
+    const std::optional<std::size_t> child = only_interesting_child(r);
+    if (!large_ || !child) return {};
+    const std::string sig = signature(Slot{std::nullopt, {*child}});
+    return sig.empty() ? sig : "root>" + sig;
+  }
+
+  // One box for host bridges of one signature: their GPUs or NICs listed by address, as
+  // sibling slots are (add_sibling_group); the host bridges' other functions fold below it.
+  void add_root_group(const std::vector<std::size_t>& roots, std::optional<std::size_t> cluster) {
+    std::vector<Slot> slots;
+    std::vector<std::size_t> group;
+    Fold fold;
+    for (const std::size_t r : roots) {
+      const std::size_t child = *only_interesting_child(r);
+      for (const std::size_t c : host_.roots()[r].children) {
+        if (c != child) fold_subtree(c, fold);
+      }
+      group.push_back(slots.size());
+      slots.push_back({std::nullopt, {child}});
+    }
+    const std::size_t index = add_sibling_group(slots, group, cluster, fold);
+    DiagramNode& n = d_.nodes[index];
+    const std::string below = "each on its own host bridge";
+    if (!n.lines.empty() && n.lines.front().starts_with("each below its own ")) {
+      n.lines.front() = below + ", below its own " + n.lines.front().substr(19);
+    } else {
+      n.lines.insert(n.lines.begin(), below);
+    }
+    add_fold(fold, index, {}, cluster);
   }
 
   // The children of a drawn non-switch node: the interesting ones drawn, the rest folded.

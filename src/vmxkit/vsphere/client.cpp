@@ -6,29 +6,45 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <optional>
+#include <set>
 
 #include "vmxkit/formats/vsphere/xml_support.h"
 
 namespace vmxkit::vsphere {
 namespace {
 
-std::string percent_decode(std::string_view s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const auto hex = [](char c) -> int {
-      if (c >= '0' && c <= '9') return c - '0';
-      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-      return -1;
-    };
-    if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
-      out += static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2]));
-      i += 2;
-    } else {
-      out += s[i];
-    }
+// A CURLU handle (libcurl's URL parser), freed with the scope.
+class UrlHandle {
+ public:
+  UrlHandle() : url_(curl_url()) {
+    if (url_ == nullptr) throw Error("libcurl: cannot create a URL handle");
   }
-  return out;
+  ~UrlHandle() { curl_url_cleanup(url_); }
+  UrlHandle(const UrlHandle&) = delete;
+  UrlHandle& operator=(const UrlHandle&) = delete;
+  CURLU* get() const { return url_; }
+  // A part of the URL; nullopt when the URL has none. `flags`: CURLU_URLDECODE for the value.
+  std::optional<std::string> part(CURLUPart which, unsigned flags = 0) const {
+    char* value = nullptr;
+    if (curl_url_get(url_, which, &value, flags) != CURLUE_OK || value == nullptr) {
+      return std::nullopt;
+    }
+    std::string out(value);
+    curl_free(value);
+    return out;
+  }
+
+ private:
+  CURLU* url_;
+};
+
+// `url` as a URL libcurl reads: https:// is implied when no scheme is given (govc's GOVC_URL
+// may be a bare host). Returns the libcurl error, CURLUE_OK when it parsed.
+CURLUcode parse_with_curl(const UrlHandle& handle, std::string_view url) {
+  std::string full(url);
+  if (full.find("://") == std::string::npos) full = "https://" + full;
+  return curl_url_set(handle.get(), CURLUPART_URL, full.c_str(), CURLU_NON_SUPPORT_SCHEME);
 }
 
 std::string env(const char* name) {
@@ -119,47 +135,62 @@ std::string describe_curl_error(CURLcode code, const char* buffer, const std::st
 }  // namespace
 
 ServerUrl parse_server_url(std::string_view url) {
-  ServerUrl u;
-  std::string_view rest = url;
-  if (const auto p = rest.find("://"); p != std::string_view::npos) {
-    u.scheme = std::string(rest.substr(0, p));
-    for (char& c : u.scheme) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-    rest.remove_prefix(p + 3);
+  // Parsed as libcurl parses it, so that the parts are those libcurl would see: a password
+  // with a raw '/' ends the authority there (`https://admin:S3cr/et@host` is the host "admin"
+  // with the port "S3cr"), which an own parser read as a host "admin:S3cr" and a path
+  // "/et@host", and then printed whole in every message.
+  const UrlHandle handle;
+  if (const CURLUcode rc = parse_with_curl(handle, url); rc != CURLUE_OK) {
+    throw Error(fmt::format(
+        "--server {}: not a URL ({}); a user name or password holding '/', '@', '?', '#' or "
+        "'%' is written percent-encoded (%2F, %40, %3F, %23, %25)",
+        redact_url(url), curl_url_strerror(rc)));
   }
+  ServerUrl u;
+  u.scheme = handle.part(CURLUPART_SCHEME).value_or("https");
   if (u.scheme != "https" && u.scheme != "http") {
     throw Error(
         fmt::format("--server {}: expected an https:// URL (or a host name)", redact_url(url)));
   }
-  const std::size_t slash = rest.find('/');
-  std::string_view authority = rest.substr(0, slash);
-  if (slash != std::string_view::npos && rest.substr(slash) != "/") {
-    u.path = std::string(rest.substr(slash));
+  u.host = handle.part(CURLUPART_HOST).value_or("");
+  if (u.host.empty()) throw Error(fmt::format("--server {}: no host", redact_url(url)));
+  if (const auto port = handle.part(CURLUPART_PORT)) u.host += ":" + *port;
+  const std::string path = handle.part(CURLUPART_PATH).value_or("/");
+  if (path != "/") u.path = path;
+  if (const auto query = handle.part(CURLUPART_QUERY)) u.path += "?" + *query;
+  u.username = handle.part(CURLUPART_USER, CURLU_URLDECODE).value_or("");
+  if (const auto password = handle.part(CURLUPART_PASSWORD, CURLU_URLDECODE)) {
+    u.password = *password;
+    u.has_password = true;
   }
-  if (const auto at = authority.rfind('@'); at != std::string_view::npos) {
-    const std::string_view userinfo = authority.substr(0, at);
-    authority.remove_prefix(at + 1);
-    const auto colon = userinfo.find(':');
-    u.username = percent_decode(userinfo.substr(0, colon));
-    if (colon != std::string_view::npos) {
-      u.password = percent_decode(userinfo.substr(colon + 1));
-      u.has_password = true;
-    }
-  }
-  if (authority.empty()) throw Error(fmt::format("--server {}: no host", redact_url(url)));
-  u.host = std::string(authority);
   return u;
 }
 
 std::string redact_url(std::string_view url) {
-  const auto scheme = url.find("://");
+  const UrlHandle handle;
+  if (parse_with_curl(handle, url) != CURLUE_OK) {
+    // Where libcurl sees no URL, the user information ends at the last '@', wherever it is:
+    // a password with a raw '/' or '#' holds the characters that end the authority.
+    const std::size_t scheme = url.find("://");
+    const std::size_t start = scheme == std::string_view::npos ? 0 : scheme + 3;
+    const std::size_t at = url.rfind('@');
+    if (at == std::string_view::npos || at < start) return std::string(url);
+    return std::string(url.substr(0, start)) + "***" + std::string(url.substr(at));
+  }
+  const auto password = handle.part(CURLUPART_PASSWORD);
+  if (!password) return std::string(url);
+  // The URL as written, with the password (as written, percent-encoded or not) replaced: the
+  // user information is what follows the scheme up to the '@' that libcurl took as its end.
+  const auto user = handle.part(CURLUPART_USER).value_or("");
+  const std::size_t scheme = url.find("://");
   const std::size_t start = scheme == std::string_view::npos ? 0 : scheme + 3;
-  const std::size_t slash = url.find('/', start);
-  const std::size_t at = url.substr(0, slash).rfind('@');
-  if (at == std::string_view::npos || at < start) return std::string(url);
-  const std::string_view userinfo = url.substr(start, at - start);
-  const auto colon = userinfo.find(':');
-  if (colon == std::string_view::npos) return std::string(url);
-  return std::string(url.substr(0, start + colon + 1)) + "***" + std::string(url.substr(at));
+  const std::string written = user + ":" + *password + "@";
+  if (url.substr(start, written.size()) == written) {
+    return std::string(url.substr(0, start)) + user + ":***" +
+           std::string(url.substr(start + written.size() - 1));
+  }
+  curl_url_set(handle.get(), CURLUPART_PASSWORD, "***", 0);
+  return handle.part(CURLUPART_URL).value_or("***");
 }
 
 ClientOptions options_from_environment(std::string server, bool insecure) {
@@ -243,7 +274,51 @@ Client::Client(ClientOptions options, Transport transport)
                   ? "vmware_soap_session=" + options_.session
                   : options_.session;
   }
+  const bool credentials = !url_.username.empty() || !url_.password.empty() || !cookie_.empty();
+  if (url_.scheme == "http" && credentials && !options_.allow_http) {
+    throw Error(fmt::format(
+        "{}: plain http:// would send the {} unencrypted; use https://, or pass --allow-http "
+        "to send it anyway",
+        url_.endpoint(), cookie_.empty() ? "user name and password" : "session cookie"));
+  }
   transport_ = transport ? std::move(transport) : curl_transport(options_);
+}
+
+namespace {
+
+bool is_alnum(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+// `text` with every occurrence of `secret` replaced by `***`. A secret of fewer than four
+// bytes only where no letter or digit adjoins it: replaced everywhere, "e" would garble every
+// message, and so short a password is no secret a message could give away.
+void replace_secret(std::string& text, std::string_view secret) {
+  if (secret.empty()) return;
+  for (std::size_t at = text.find(secret); at != std::string::npos; at = text.find(secret, at)) {
+    const std::size_t end = at + secret.size();
+    const bool delimited =
+        (at == 0 || !is_alnum(text[at - 1])) && (end == text.size() || !is_alnum(text[end]));
+    if (secret.size() < 4 && !delimited) {
+      at = end;
+      continue;
+    }
+    text.replace(at, secret.size(), "***");
+    at += 3;
+  }
+}
+
+}  // namespace
+
+std::string Client::redact(std::string text) const {
+  replace_secret(text, url_.password);
+  std::string escaped;
+  xml::escape_append(url_.password, escaped);
+  replace_secret(text, escaped);  // as the request body carried it
+  if (const auto eq = cookie_.find('='); eq != std::string::npos) {
+    replace_secret(text, std::string_view(cookie_).substr(eq + 1));
+  }
+  return text;
 }
 
 Client::~Client() {
@@ -261,7 +336,17 @@ soap::Response Client::call(std::string_view method, const std::string& body) {
   if (!response.session_cookie.empty() && options_.session.empty()) {
     cookie_ = response.session_cookie;
   }
-  return soap::parse_response(url_.endpoint(), std::move(response.body), response.status, method);
+  try {
+    return soap::parse_response(url_.endpoint(), std::move(response.body), response.status, method);
+  } catch (const soap::Fault& f) {
+    std::string message = redact(f.what());
+    if (message == f.what()) throw;
+    throw soap::Fault(f.type(), message);
+  } catch (const Error& e) {
+    std::string message = redact(e.what());
+    if (message == e.what()) throw;
+    throw Error(message);
+  }
 }
 
 void Client::connect() {
@@ -311,18 +396,91 @@ std::optional<soap::Moref> Client::find_by_inventory_path(std::string_view path)
   return soap::parse_moref(rv);
 }
 
+namespace {
+
+// What keeps one RetrievePropertiesEx exchange finite (Client::retrieve).
+class ContinuationGuard {
+ public:
+  ContinuationGuard(std::string endpoint, std::size_t slack)
+      : endpoint_(std::move(endpoint)), slack_(slack) {}
+  void set_count(std::size_t count, bool exact) {
+    count_ = count;
+    if (exact) slack_ = 0;
+  }
+  bool count_known() const { return count_.has_value(); }
+  // Takes one answer in; throws when it shows a server that would go on for ever.
+  void add(const soap::RetrieveResult& result, bool continued) {
+    std::size_t fresh = 0;
+    for (const soap::ObjectContent& o : result.objects) fresh += seen_.insert(o.obj).second;
+    if (continued && fresh == 0) {
+      fail("a continued batch brought no object not sent before", result.token);
+    }
+    check_count(result.token);
+    if (!result.token.empty() && !tokens_.insert(result.token).second) {
+      fail("the token came again", result.token);
+    }
+  }
+  // Whether every object asked for has come (a token after them is not followed). Not for a
+  // view, whose count may be short by objects removed since the first answer.
+  bool complete() const { return count_ && slack_ == 0 && seen_.size() >= *count_; }
+  void check_count(const std::string& token) const {
+    if (count_ && seen_.size() > *count_ + slack_) {
+      fail(fmt::format("{} objects came where it announced {}", seen_.size(), *count_), token);
+    }
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what, const std::string& token) const {
+    throw Error(fmt::format(
+        "{}: ContinueRetrievePropertiesEx: {} (token '{}', {} objects so far); stopped, as the "
+        "server would be asked for ever",
+        endpoint_, what, token.substr(0, 64), seen_.size()));
+  }
+
+  std::string endpoint_;
+  std::size_t slack_;
+  std::optional<std::size_t> count_;
+  std::set<soap::Moref> seen_;
+  std::set<std::string> tokens_;
+};
+
+}  // namespace
+
 void Client::retrieve(soap::PropertyQuery query, const BatchFunction& batch) {
   query.max_objects = query.max_objects != 0 ? query.max_objects : options_.max_objects;
+  ContinuationGuard guard(url_.endpoint(), query.max_objects);
+  if (!query.objects.empty()) guard.set_count(query.objects.size(), true);
   soap::Response r = call("RetrievePropertiesEx",
                           soap::retrieve_properties_ex(content_.property_collector, query));
-  for (unsigned guard = 0;; ++guard) {
+  for (bool continued = false;; continued = true) {
     const soap::RetrieveResult result = soap::parse_retrieve_result(r);
+    guard.add(result, continued);
     batch(r, result);
     if (result.token.empty()) return;
-    if (guard > 1'000'000) throw Error("ContinueRetrievePropertiesEx: the server never ends");
+    if (!guard.count_known() && !query.view.empty()) {
+      guard.set_count(view_size(query.view), false);
+      guard.check_count(result.token);
+    }
+    if (guard.complete()) return;
     r = call("ContinueRetrievePropertiesEx",
              soap::continue_retrieve_properties_ex(content_.property_collector, result.token));
   }
+}
+
+std::size_t Client::view_size(const soap::Moref& view) {
+  soap::PropertyQuery q;
+  q.type = view.type.empty() ? std::string("ContainerView") : view.type;
+  q.paths = {"view"};
+  q.objects = {view};
+  std::size_t count = 0;
+  retrieve(q, [&](const soap::Response&, const soap::RetrieveResult& result) {
+    for (const soap::ObjectContent& o : result.objects) {
+      for (const pugi::xml_node member : o.prop("view").children()) {
+        count += member.type() == pugi::node_element;
+      }
+    }
+  });
+  return count;
 }
 
 std::vector<std::pair<soap::Moref, std::string>> Client::list_names(const soap::Moref& container,

@@ -30,10 +30,13 @@ struct ServerUrl {
   /// The URL without its credentials: what is sent to libcurl and shown in messages.
   std::string endpoint() const { return scheme + "://" + host + path; }
 };
-/// Throws vmxkit::Error (never naming the password) when `url` is not an http(s) URL or names
-/// no host.
+/// Parses `url` with libcurl's URL parser (CURLU), so its parts are those libcurl sees; the
+/// user name and password are percent-decoded. Throws vmxkit::Error (never naming the
+/// password) when libcurl reads no URL there (a password with a raw '/', '@', '?' or '#'), when
+/// it is not an http(s) URL, or when it names no host.
 ServerUrl parse_server_url(std::string_view url);
-/// `url` with any password replaced by `***`, for messages.
+/// `url` with its password replaced by `***`, for messages, found where libcurl finds it; a
+/// string libcurl reads no URL in loses everything between `scheme://` and its last '@'.
 std::string redact_url(std::string_view url);
 
 /// One HTTP exchange, for the transport.
@@ -58,7 +61,9 @@ struct ClientOptions {
   std::string password;   ///< used when the URL has none
   std::string session;    ///< a session cookie (VMXKIT_SESSION): no login, no logout
   bool insecure = false;  ///< skip the TLS certificate and host name checks
-  std::string ca_file;    ///< CA certificates (PEM) to verify the server with
+  /// Send credentials (a password, a session cookie) over plain http://: refused without it.
+  bool allow_http = false;
+  std::string ca_file;  ///< CA certificates (PEM) to verify the server with
   long connect_timeout_ms = 10'000;
   long timeout_ms = 60'000;    ///< per request, connection included
   unsigned max_objects = 100;  ///< objects per RetrievePropertiesEx answer
@@ -75,7 +80,8 @@ Transport curl_transport(const ClientOptions& options);
 
 class Client {
  public:
-  /// Parses the URL (throws vmxkit::Error when it is not one); sends nothing yet.
+  /// Parses the URL; sends nothing yet. Throws vmxkit::Error when it is not one, or when it is
+  /// plain http:// and there are credentials to send, unless `options.allow_http`.
   explicit Client(ClientOptions options, Transport transport = {});
   /// Logs out when this client logged in; errors there are ignored.
   ~Client();
@@ -95,7 +101,9 @@ class Client {
   std::size_t requests() const { return requests_; }
   unsigned max_objects() const { return options_.max_objects; }
 
-  /// One method call: the SOAP body sent, the answer parsed (faults thrown as soap::Fault).
+  /// One method call: the SOAP body sent, the answer parsed (faults thrown as soap::Fault). A
+  /// fault or error whose text holds the password or the session cookie (a server that
+  /// echoes the request) has them replaced by `***`.
   soap::Response call(std::string_view method, const std::string& body);
 
   /// A ContainerView of `type` objects under `container` (recursive); destroy it after use.
@@ -107,6 +115,14 @@ class Client {
   /// RetrievePropertiesEx, then ContinueRetrievePropertiesEx while the server has more: one
   /// request per batch (at most max_objects objects each); `batch` gets each answer as it
   /// comes, its bytes (for vsphere::load) and its objects.
+  ///
+  /// The exchange is finite whatever the server answers. A RetrieveResult announces no total,
+  /// so the count is what was asked for (`query.objects`) or, for a ContainerView, what its
+  /// `view` property holds (read once, when a first continuation is needed). Throws
+  /// vmxkit::Error, with the batches so far given to `batch`, when a token comes again, when a
+  /// continued batch brings no object not seen before, or when the objects exceed the count
+  /// (for a view, by more than one batch: objects made or removed between the two reads).
+  /// A token after all the objects asked for is not followed.
   using BatchFunction = std::function<void(const soap::Response&, const soap::RetrieveResult&)>;
   void retrieve(soap::PropertyQuery query, const BatchFunction& batch);
 
@@ -119,6 +135,9 @@ class Client {
   ServerUrl url_;
   Transport transport_;
   soap::ServiceContent content_;
+  std::size_t view_size(const soap::Moref& view);
+  std::string redact(std::string text) const;
+
   std::string cookie_;
   std::string soap_action_ = "urn:vim25/6.5";
   bool logged_in_ = false;

@@ -162,6 +162,62 @@ TEST_CASE("set, unset and fix -i processes at once on one file keep every edit",
   }
 }
 
+TEST_CASE(
+    "every writer at once on one file, convert and generate onto their input included, keeps "
+    "every edit that reported success",
+    "[cli][set][unset][fix][fmt][convert][generate][concurrency]") {
+  // convert F -o F and generate --base F -o F read their input under the output's lock: read
+  // without it, another writer's edit between the read and the rename was lost (5 of 5 runs).
+  const std::string vm =
+      ".encoding = \"UTF-8\"\n"
+      "# a comment that convert --to vmx drops\n"
+      "firmware = \"efi\"\n"
+      "memsize = \"4096\"\n"
+      "sched.mem.pin = \"TRUE\"\n"
+      "pciPassthru0.present = \"TRUE\"\n"
+      "pciPassthru0.id = \"0000:3b:00.0\"\n"
+      "pciPassthru0.deviceId = \"0x2331\"\n"
+      "pciPassthru0.vendorId = \"0x10de\"\n"
+      "pciPassthru0.systemId = \"x\"\n"
+      "pciPassthru.use64bitMMIO = \"TRUE\"\n"
+      "pciPassthru.64bitMMIOSizeGB = \"256\"\n"
+      "old.k1 = \"1\"\nold.k2 = \"1\"\nold.k3 = \"1\"\n";
+  for (int round = 0; round < 3; ++round) {
+    INFO("round " << round);
+    vmxkit::test::TempDir dir;
+    const vmxkit::test::TempDir logs;
+    const std::string path = (dir / "f.vmx").string();
+    write_bytes(path, vm);
+    std::vector<Job> jobs;
+    for (int k = 1; k <= 3; ++k) {
+      const std::string n = std::to_string(k);
+      jobs.push_back({{"set", "-i", path, "zz.k" + n + "=1"}, {0}});
+      jobs.push_back({{"unset", "-i", path, "old.k" + n}, {0}});
+      jobs.push_back({{"convert", path, "--to", "vmx", "-o", path}, {0}});
+      jobs.push_back({{"generate", "--gpu", "a100-sxm4-40g", "--base", path, "-o", path}, {0}});
+    }
+    jobs.push_back({{"fix", "-i", "--unsafe-fixes", path}, {0, 1}});
+    jobs.push_back({{"fmt", "-i", path}, {0}});
+    run_together(jobs, logs);
+    const std::string result = read_bytes(path);
+    INFO(result);
+    CHECK(run_cli({"get", path, "zz.k1", "zz.k2", "zz.k3"}).out == "1\n1\n1\n");
+    for (int k = 1; k <= 3; ++k) {
+      CHECK(run_cli({"get", path, "old.k" + std::to_string(k)}).code == 1);
+    }
+    CHECK(result.find("pciPassthru0.id = \"00000:059:00.0\"") != std::string::npos);  // fix
+    CHECK(result.find("# a comment") == std::string::npos);                           // convert
+    // Each generate adds one A100 (10de:20b0): all three that exited 0 are in the file.
+    std::size_t generated = 0;
+    for (auto at = result.find("\"0x20b0\""); at != std::string::npos;
+         at = result.find("\"0x20b0\"", at + 1)) {
+      ++generated;
+    }
+    CHECK(generated == 3);
+    CHECK(temporaries(dir.path()).empty());
+  }
+}
+
 TEST_CASE("set -i killed at any moment leaves the old or the new file and no temporary file",
           "[cli][set][signals]") {
   vmxkit::test::TempDir dir;
@@ -235,6 +291,59 @@ TEST_CASE("set -i killed at any moment leaves the old or the new file and no tem
     const std::string now = read_bytes(path);
     CHECK((now == before || now == after));
     before = now;
+  }
+  CHECK(killed > 0);
+}
+
+TEST_CASE("a new -o file killed with SIGKILL at any moment leaves no temporary file",
+          "[cli][convert][signals]") {
+  // SIGKILL runs no handler: only a file that has no name until it is complete leaves nothing.
+  // A new output is written unnamed (O_TMPFILE) and linked to its own name at the end; it was
+  // named from its creation, and a kill during the write left `.out.vmx.vmxkit-XXXX` behind.
+  vmxkit::test::TempDir dir;
+  const vmxkit::test::TempDir logs;
+  const auto input = (logs / "big.vmx").string();
+  std::string vm;
+  const std::string value(1000, 'v');
+  for (int i = 0; vm.size() < (std::size_t{20} << 20); ++i) {
+    vm += "big.k" + std::to_string(i) + " = \"" + value + "\"\n";
+  }
+  write_bytes(input, vm);
+  const std::string err = (logs / "err").string();
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  REQUIRE(exit_code(wait_for(spawn_vmxkit(
+              {"convert", input, "--to", "vmx", "-o", (dir / "first.vmx").string()}, err))) == 0);
+  const auto run_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count();
+  std::mt19937 random(std::random_device{}());
+  std::uniform_int_distribution<std::int64_t> anywhere(0, run_us * 11 / 10);
+  int killed = 0;
+  for (int run = 1; run <= 12; ++run) {
+    INFO("run " << run);
+    const std::string out = (dir / ("out" + std::to_string(run) + ".vmx")).string();
+    const pid_t pid = spawn_vmxkit({"convert", input, "--to", "vmx", "-o", out}, err);
+    // Killed at a random moment, or as soon as a temporary file shows up.
+    const auto kill_at = Clock::now() + std::chrono::microseconds(anywhere(random));
+    int status = 0;
+    bool exited = false;
+    while (Clock::now() < kill_at && temporaries(dir.path()).empty()) {
+      if (::waitpid(pid, &status, WNOHANG) == pid) {
+        exited = true;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    if (!exited) {
+      ::kill(pid, SIGKILL);
+      status = wait_for(pid);
+    }
+    if (WIFSIGNALED(status)) ++killed;
+    const auto left = temporaries(dir.path());
+    CHECK(left.empty());
+    for (const std::string& name : left) std::filesystem::remove(dir / name);
+    // The output is there whole, or not at all.
+    if (std::filesystem::exists(out)) CHECK(std::filesystem::file_size(out) == vm.size());
   }
   CHECK(killed > 0);
 }

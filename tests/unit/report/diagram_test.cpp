@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdio>
@@ -335,4 +336,36 @@ TEST_CASE("devices no bridge leads to are drawn in a cluster of their own", "[pc
   const Svg svg(vmxkit::pci::render_svg(vmxkit::pci::to_dot(d)));
   CHECK(svg.node_with_text("GPU0 0000:c1:00.0") != nullptr);
   CHECK(svg.node_with_text("1 other device") != nullptr);
+}
+
+TEST_CASE("a large host's GPUs each on its own host bridge fold into one box per NUMA node",
+          "[pci][diagram][scale]") {
+  // 1,600 such GPUs took Graphviz 1.9 s, about 4x per doubling: its layout grows faster than
+  // the boxes it places, so their number must not grow with the host.
+  const auto host = host_from({{"farm.txt", vmxkit::test::gpu_farm_text(400)}});
+  const auto topo = vmxkit::pci::analyze(host, {});
+  REQUIRE(topo.gpus.size() == 400);
+  vmxkit::pci::DiagramHighlight vm;  // a GPU the VM uses stays a box of its own
+  vm.vm = "vm.vmx";
+  vm.devices = {{topo.gpus[5], "pciPassthru0"}};
+  vmxkit::pci::DiagramOptions options;
+  options.highlight = &vm;
+  const Diagram d = vmxkit::pci::build_diagram(host, topo, options);
+  CHECK(d.nodes.size() <= 10);
+  std::vector<std::string> groups;
+  for (const DiagramNode& n : d.nodes) {
+    if (n.id.starts_with("group ")) groups.push_back(n.title + " | " + n.lines.front());
+  }
+  CHECK(groups.size() == 2);  // one per NUMA node
+  for (const std::string& g : groups) {
+    CHECK_THAT(g, Catch::Contains("GPUs: ") && Catch::Contains("each on its own host bridge"));
+  }
+  const auto drawn = std::find_if(d.nodes.begin(), d.nodes.end(),
+                                  [](const DiagramNode& n) { return !n.vm_name.empty(); });
+  REQUIRE(drawn != d.nodes.end());
+  CHECK(drawn->vm_name == "pciPassthru0");
+  // Every device is in a box: 400 GPUs and 400 host bridge functions or ports.
+  std::size_t devices = 0;
+  for (const DiagramNode& n : d.nodes) devices += n.devices.size();
+  CHECK(devices == host.devices().size());
 }

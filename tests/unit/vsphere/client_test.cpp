@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <deque>
+#include <functional>
 
 #include "vmxkit/core/error.h"
 #include "vmxkit/formats/vsphere/soap.h"
@@ -50,6 +51,20 @@ std::string objects(const std::string& token, int first, int count) {
             "</val></propSet></objects>";
   }
   return answer(body + "</returnval></RetrievePropertiesExResponse>");
+}
+
+// The answer to RetrievePropertiesEx of a ContainerView's `view` property: `count` members.
+std::string view_members(int count) {
+  std::string members;
+  for (int i = 0; i < count; ++i) {
+    members += "<ManagedObjectReference type=\"VirtualMachine\">vm-" + std::to_string(i) +
+               "</ManagedObjectReference>";
+  }
+  return answer(
+      "<RetrievePropertiesExResponse xmlns=\"urn:vim25\"><returnval><objects>"
+      "<obj type=\"ContainerView\">v1</obj><propSet><name>view</name>"
+      "<val xsi:type=\"ArrayOfManagedObjectReference\">" +
+      members + "</val></propSet></objects></returnval></RetrievePropertiesExResponse>");
 }
 
 // A transport that answers from a queue and records what it was sent.
@@ -194,6 +209,7 @@ TEST_CASE(
   server.add(answer("<LoginResponse xmlns=\"urn:vim25\"><returnval/></LoginResponse>"), 200,
              "vmware_soap_session=\"52abc\"");
   server.add(objects("1", 0, 2));
+  server.add(view_members(5));  // how many the view holds: asked once, at the first token
   server.add(objects("2", 2, 2));
   server.add(objects("", 4, 1));
   server.add(answer("<LogoutResponse xmlns=\"urn:vim25\"/>"));
@@ -209,16 +225,17 @@ TEST_CASE(
     client.retrieve(q, [&](const soap::Response&, const soap::RetrieveResult& r) {
       batch_sizes.push_back(static_cast<int>(r.objects.size()));
     });
-    CHECK(client.requests() == 5);
+    CHECK(client.requests() == 6);
   }  // the destructor logs out
   CHECK(batch_sizes == std::vector<int>{2, 2, 1});
-  REQUIRE(server.sent.size() == 6);
+  REQUIRE(server.sent.size() == 7);
   CHECK(server.sent[1].body.find("<password>s3cret</password>") != std::string::npos);
   CHECK(server.sent[0].url == "https://vc/sdk");  // never the credentials
   CHECK(server.sent[2].cookie == "vmware_soap_session=\"52abc\"");
   CHECK(server.sent[2].soap_action == "urn:vim25/8.0.2.0");
-  CHECK(server.sent[3].body.find("<token>1</token>") != std::string::npos);
-  CHECK(server.sent[5].body.find("<Logout") != std::string::npos);
+  CHECK(server.sent[3].body.find("<pathSet>view</pathSet>") != std::string::npos);
+  CHECK(server.sent[4].body.find("<token>1</token>") != std::string::npos);
+  CHECK(server.sent[6].body.find("<Logout") != std::string::npos);
 }
 
 TEST_CASE(
@@ -250,4 +267,138 @@ TEST_CASE(
     CHECK(std::string(f.what()).find("s3cret") == std::string::npos);
   }
   CHECK(refused.answers.empty());  // and no logout for a session never opened
+}
+
+// --- A server that never ends, echoes secrets, or is plain HTTP --------------------------------
+
+namespace {
+
+// A transport for a server that answers every ContinueRetrievePropertiesEx with more: `make`
+// builds the n-th continuation's answer. The view's size is answered as `view_count` members.
+struct EndlessServer {
+  int view_count = 5;
+  std::function<std::string(int n)> make;
+  int requests = 0;
+  vmxkit::vsphere::Transport transport() {
+    return [this](const HttpRequest& r) {
+      ++requests;
+      REQUIRE(requests < 100);  // what the client must never come near
+      if (r.body.find("<RetrieveServiceContent") != std::string::npos) {
+        return HttpResponse{200, kServiceContent, {}};
+      }
+      if (r.body.find("<pathSet>view</pathSet>") != std::string::npos) {
+        return HttpResponse{200, view_members(view_count), {}};
+      }
+      return HttpResponse{200, make(requests), {}};
+    };
+  }
+};
+
+std::size_t run_retrieve(EndlessServer& server, std::vector<soap::Moref> objects = {}) {
+  ClientOptions o = options("https://vc/sdk");
+  o.session = "\"52abc\"";
+  Client client(o, server.transport());
+  client.connect();
+  soap::PropertyQuery q{"VirtualMachine", {"name"}, {}, std::move(objects), 2};
+  if (q.objects.empty()) q.view = {"ContainerView", "v1"};
+  std::size_t got = 0;
+  client.retrieve(
+      q, [&](const soap::Response&, const soap::RetrieveResult& r) { got += r.objects.size(); });
+  return got;
+}
+
+}  // namespace
+
+TEST_CASE("A server that always answers with a token is asked a bounded number of times",
+          "[vsphere][client]") {
+  // The only stop was a guard at 1,000,000 requests: a server that always returned a token was
+  // asked for hours (3,379 requests in 150 s).
+  EndlessServer same_token;
+  same_token.make = [](int) { return objects("t", 0, 2); };
+  CHECK_THROWS_WITH(run_retrieve(same_token), Catch::Contains("ContinueRetrievePropertiesEx") &&
+                                                  Catch::Contains("no object not sent before"));
+  CHECK(same_token.requests <= 4);
+
+  EndlessServer repeated;  // new objects, but a token it sent before
+  repeated.make = [](int n) { return objects(n % 2 == 0 ? "a" : "b", 2 * n, 2); };
+  CHECK_THROWS_WITH(run_retrieve(repeated), Catch::Contains("the token came again"));
+  CHECK(repeated.requests <= 6);
+
+  EndlessServer fresh;  // a new token and new objects every time: bounded by the view's count
+  fresh.view_count = 10;
+  fresh.make = [](int n) { return objects("t" + std::to_string(n), 2 * n, 2); };
+  CHECK_THROWS_WITH(run_retrieve(fresh), Catch::Contains("objects came where it announced 10"));
+  CHECK(fresh.requests <= 2 + 10 / 2 + 2);
+
+  // Objects asked by name: a token after all of them is not followed.
+  EndlessServer asked;
+  asked.make = [](int n) { return objects("t" + std::to_string(n), 2 * n, 2); };
+  const std::vector<soap::Moref> two = {{"VirtualMachine", "vm-2"}, {"VirtualMachine", "vm-3"}};
+  CHECK(run_retrieve(asked, two) == 2);
+  CHECK(asked.requests == 2);
+}
+
+TEST_CASE("A password is found where libcurl finds it and never printed", "[vsphere][client]") {
+  using vmxkit::vsphere::parse_server_url;
+  using vmxkit::vsphere::redact_url;
+  // A raw '/' ends the authority for libcurl: host "admin", port "S3cr". Read by hand, the
+  // host was "admin:S3cr" and every message printed the password.
+  for (const std::string url :
+       {"https://admin:S3cr/et@host/sdk", "https://admin:S3cr#et@host/sdk",
+        "https://admin:S3cr?et@host/sdk", "https://admin:S3cr@et@host/sdk"}) {
+    INFO(url);
+    CHECK_THROWS_WITH(parse_server_url(url), !Catch::Contains("S3cr") &&
+                                                 Catch::Contains("https://***@") &&
+                                                 Catch::Contains("percent-encoded"));
+    CHECK_THROWS_WITH(Client(options(url)), !Catch::Contains("S3cr"));
+    CHECK(redact_url(url).find("S3cr") == std::string::npos);
+  }
+  const auto u = parse_server_url("https://admin:S3cr%2Fet@host/sdk");
+  CHECK(u.password == "S3cr/et");
+  CHECK(u.endpoint() == "https://host/sdk");
+  CHECK(redact_url("https://admin:S3cr%2Fet@host/sdk") == "https://admin:***@host/sdk");
+  CHECK(redact_url("admin:pw@host") == "admin:***@host");
+  CHECK(parse_server_url("https://[::1]:8443").endpoint() == "https://[::1]:8443/sdk");
+}
+
+TEST_CASE("A server fault that echoes the credentials is shown without them", "[vsphere][client]") {
+  FakeServer server;
+  server.add(kServiceContent);
+  server.add(fault("InvalidLogin",
+                   "bad login: &lt;password&gt;Pa55&amp;w0rd&lt;/password&gt; "
+                   "for root with Pa55&amp;amp;w0rd"),
+             500);
+  Client client(options("https://root:Pa55%26w0rd@vc/sdk"), server.transport());
+  try {
+    client.connect();
+    FAIL("no error");
+  } catch (const soap::Fault& f) {
+    CHECK(f.type() == "InvalidLogin");
+    CHECK_THAT(f.what(), !Catch::Contains("Pa55") && Catch::Contains("<password>***</password>"));
+  }
+  // A session cookie echoed back is hidden too.
+  FakeServer echo;
+  echo.add(kServiceContent);
+  echo.add(fault("NotAuthenticated", "session 52abc-secret-cookie expired"), 500);
+  ClientOptions o = options("https://vc/sdk");
+  o.session = "52abc-secret-cookie";
+  Client with_session(o, echo.transport());
+  with_session.connect();
+  CHECK_THROWS_WITH(with_session.call("RetrievePropertiesEx", "<x/>"),
+                    !Catch::Contains("52abc") && Catch::Contains("session *** expired"));
+}
+
+TEST_CASE("Plain http:// with credentials is refused unless allowed", "[vsphere][client]") {
+  FakeServer server;
+  CHECK_THROWS_WITH(Client(options("http://root:s3cret@vc/sdk"), server.transport()),
+                    Catch::Contains("plain http://") && Catch::Contains("--allow-http") &&
+                        !Catch::Contains("s3cret"));
+  ClientOptions session = options("http://vc/sdk");
+  session.session = "52abc";
+  CHECK_THROWS_WITH(Client(session, server.transport()), Catch::Contains("session cookie"));
+  CHECK(server.sent.empty());
+  ClientOptions allowed = options("http://root:s3cret@vc/sdk");
+  allowed.allow_http = true;
+  CHECK_NOTHROW(Client(allowed, server.transport()));
+  CHECK_NOTHROW(Client(options("http://vc/sdk"), server.transport()));  // nothing to send
 }

@@ -3,6 +3,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <list>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "vmxkit/core/text.h"
 #include "vmxkit/formats/vmx/escape.h"
@@ -225,6 +229,148 @@ KeyScan scan_bytes(std::string_view bytes, std::string_view key, bool keep_first
 
 std::vector<TextEdit> set(const Document& doc, std::string_view key, std::string_view value) {
   return scan_document(doc, key, true).set_edits(value, doc.has_bom());
+}
+
+namespace {
+
+std::string lowered(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = ascii_lower(c);
+  return out;
+}
+
+// set_entries(): the lines it inserts, kept after the document line they follow, and the place
+// of a line of the result (a document line, or one of those).
+struct NewLine {
+  std::string key;
+  std::string value;
+};
+using NewLines = std::list<NewLine>;
+struct Place {
+  const Line* line = nullptr;  // the document line, or the one the inserted line follows
+  NewLines* list = nullptr;    // null: the document line itself
+  NewLines::iterator it;
+  bool operator==(const Place& o) const {
+    return line == o.line && list == o.list && (list == nullptr || it == o.it);
+  }
+};
+
+class EntrySetter {
+ public:
+  EntrySetter(const Document& doc, std::span<const std::pair<std::string, std::string>> entries)
+      : doc_(doc), entries_(entries) {
+    for (const auto& [key, value] : entries) lower_.push_back(lowered(key));
+    for (const std::string& k : lower_) {
+      for (std::size_t n = 1; n <= k.size(); ++n)
+        last_.emplace(std::string_view(k).substr(0, n), Place{});
+    }
+  }
+
+  // False when a key of the entries is in the document more than once: set() then removes the
+  // later entries, which may be where a later key would go; the caller sets one at a time.
+  bool scan() {
+    std::unordered_set<std::string_view> wanted(lower_.begin(), lower_.end());
+    std::string key;
+    for (const Line& line : doc_.lines()) {
+      last_line_ = Place{&line, nullptr, {}};
+      if (!line.is_entry()) continue;
+      key = lowered(doc_.key(line));
+      if (wanted.count(key) != 0 && !existing_.emplace(key, &line).second) return false;
+      for (std::size_t n = 1; n <= key.size(); ++n) {
+        const auto it = last_.find(std::string_view(key).substr(0, n));
+        if (it == last_.end()) break;
+        it->second = Place{&line, nullptr, {}};
+      }
+    }
+    return true;
+  }
+
+  std::string apply() {
+    for (std::size_t i = 0; i < entries_.size(); ++i) set(i);
+    std::vector<TextEdit> edits;
+    for (const auto& [line, value] : values_) edits.push_back(replace_value(doc_, *line, value));
+    const std::string eol = line_ending_text(doc_.dominant_line_ending());
+    for (const auto& [after, list] : inserted_) {
+      std::string text;
+      for (const NewLine& n : list) {
+        if (!text.empty()) text += eol;
+        text += format_entry(n.key, n.value);
+      }
+      edits.push_back(insert_line_after(doc_, after, text));
+    }
+    std::sort(edits.begin(), edits.end(),
+              [](const TextEdit& a, const TextEdit& b) { return a.begin < b.begin; });
+    return apply_edits(doc_.bytes(), edits);
+  }
+
+ private:
+  static std::string line_ending_text(LineEnding e) {
+    return e == LineEnding::crlf ? "\r\n" : e == LineEnding::cr ? "\r" : "\n";
+  }
+
+  void set(std::size_t i) {
+    const std::string& key = lower_[i];
+    const std::string& value = entries_[i].second;
+    if (const auto it = existing_.find(key); it != existing_.end()) {
+      values_[it->second] = value;
+      return;
+    }
+    if (const auto it = added_.find(key); it != added_.end()) {
+      it->second.it->value = value;
+      return;
+    }
+    // insertion_point(): the last line with the longest common prefix, of the stem at least.
+    const std::size_t stem = stem_length(key);
+    std::size_t longest = 0;
+    Place after = last_line_;
+    for (std::size_t n = key.size(); stem > 0 && n >= stem && longest == 0; --n) {
+      const Place& p = last_.at(std::string_view(key).substr(0, n));
+      if (p.line != nullptr || p.list != nullptr) {
+        after = p;
+        longest = n;
+      }
+    }
+    const Place added = insert_after(after, NewLine{entries_[i].first, value});
+    // The new line is right after `after`: the last line of every prefix `after` was last of,
+    // of the prefixes longer than the longest (no line had them), and of all when it ends the
+    // document.
+    const bool at_end = after == last_line_;
+    for (std::size_t n = 1; n <= key.size(); ++n) {
+      Place& p = last_.at(std::string_view(key).substr(0, n));
+      if (at_end || n > longest || p == after) p = added;
+    }
+    if (at_end) last_line_ = added;
+    added_.emplace(key, added);
+  }
+
+  Place insert_after(const Place& after, NewLine line) {
+    if (after.list == nullptr) {  // right after a document line: before what was put there
+      NewLines& list = inserted_[after.line];
+      return Place{after.line, &list, list.insert(list.begin(), std::move(line))};
+    }
+    return Place{after.line, after.list, after.list->insert(std::next(after.it), std::move(line))};
+  }
+
+  const Document& doc_;
+  std::span<const std::pair<std::string, std::string>> entries_;
+  std::vector<std::string> lower_;  // the entries' keys, lower case (last_ views them)
+  std::unordered_map<std::string_view, Place> last_;  // prefix of a key -> its last line
+  std::unordered_map<std::string, const Line*> existing_;
+  std::map<const Line*, std::string> values_;  // new values of document lines
+  std::map<const Line*, NewLines> inserted_;   // lines inserted after a document line
+  std::unordered_map<std::string, Place> added_;
+  Place last_line_;  // the result's last line (null: the document is empty)
+};
+
+}  // namespace
+
+std::string set_entries(const Document& doc,
+                        std::span<const std::pair<std::string, std::string>> entries) {
+  EntrySetter setter(doc, entries);
+  if (setter.scan()) return setter.apply();
+  Document out = doc;
+  for (const auto& [key, value] : entries) out = with_edits(out, set(out, key, value));
+  return std::string(out.bytes());
 }
 
 std::vector<TextEdit> remove_lines(const Document& doc, std::span<const Line* const> lines) {

@@ -4,6 +4,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "vmxkit/core/text_edit.h"
@@ -42,6 +43,13 @@ const Line* insertion_point(const Document& doc, std::string_view key);
 /// (any case) are removed; when the key is absent a new `key = "value"` line is inserted at
 /// insertion_point().
 std::vector<TextEdit> set(const Document& doc, std::string_view key, std::string_view value);
+
+/// The bytes of `doc` after set() of each entry in order (as a loop of with_edits(set()) gives
+/// them: a key new to the document goes where insertion_point() puts it, among the keys the
+/// entries before it added too), in one pass over the document and one over the entries: the
+/// loop parsed the whole document again for each entry, quadratic in the two together.
+std::string set_entries(const Document& doc,
+                        std::span<const std::pair<std::string, std::string>> entries);
 
 /// Edits that remove every entry of `key`, in any case. Empty when the key is absent.
 std::vector<TextEdit> unset(const Document& doc, std::string_view key);

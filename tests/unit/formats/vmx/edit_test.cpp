@@ -150,3 +150,49 @@ TEST_CASE("set_bytes and unset_bytes write what the document edits write, on the
     check_byte_edits(vmxkit::test::read_bytes(path));
   }
 }
+
+namespace {
+
+// What set_entries() stands for: one set() after the other, the document parsed again each time.
+std::string set_one_by_one(const Document& doc,
+                           const std::vector<std::pair<std::string, std::string>>& entries) {
+  Document out = doc;
+  for (const auto& [key, value] : entries) out = with_edits(out, set(out, key, value));
+  return std::string(out.bytes());
+}
+
+}  // namespace
+
+TEST_CASE("set_entries gives the bytes of one set() after the other", "[vmx][edit]") {
+  using Entries = std::vector<std::pair<std::string, std::string>>;
+  const std::vector<Entries> fragments = {
+      {},
+      {{"firmware", "efi"}, {"memSize", "4096"}},
+      // New keys beside keys the fragment itself adds (longer shared prefixes than the base's).
+      {{"pciPassthru7.present", "TRUE"},
+       {"pciPassthru7.id", "00000:059:00.0"},
+       {"pciPassthru8.present", "TRUE"},
+       {"pciPassthru7.deviceId", "0x2331"},
+       {"pciPassthru.allowP2P", "TRUE"},
+       {"sched.mem.pin", "TRUE"},
+       {"zz.new", "1"},
+       {"1digit.first", "x"},
+       {"zz.new2", "2"},
+       {"Sched.Mem.Min", "4096"}},
+      // The same key twice (any case), a key new then set again, a value to quote.
+      {{"a.b", "1"}, {"A.B", "2"}, {"guestinfo.x", "say \"hi\"|"}, {"guestinfo.x", "3"}},
+  };
+  std::vector<std::string> bases = {"", "a = \"1\"", "a = \"1\"\r\nb = \"2\"\r\n",
+                                    "# only a comment\n", "x = 1\n\ny = 2"};
+  for (const auto& path : test::repo_files(".vmx")) bases.push_back(test::read_bytes(path));
+  int compared = 0;
+  for (const std::string& bytes : bases) {
+    const Document doc = Document::parse(bytes);
+    for (const Entries& entries : fragments) {
+      INFO(bytes.substr(0, 200) << "\n-- entries: " << entries.size());
+      CHECK(set_entries(doc, entries) == set_one_by_one(doc, entries));
+      ++compared;
+    }
+  }
+  CHECK(compared > 100);
+}
