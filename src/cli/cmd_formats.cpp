@@ -10,10 +10,12 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "cli/json_output.h"
+#include "vmxkit/report/json.h"
 #include "vmxkit/vmxkit.h"
 
 namespace vmxkit::cli {
+
+using report::Json, report::json_text, report::write_json_document;
 namespace {
 
 // "host-address, vgpu, sriov" for a VM format; "-" for none or a capture.

@@ -12,7 +12,6 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "cli/json_output.h"
 #include "cli/lint_output.h"
 #include "vmxkit/analysis/nccl_view.h"
 #include "vmxkit/checks/guest_context.h"
@@ -20,9 +19,12 @@
 #include "vmxkit/core/io.h"
 #include "vmxkit/core/text.h"
 #include "vmxkit/model/guest.h"
+#include "vmxkit/report/json.h"
 #include "vmxkit/report/nccl_topo_xml.h"
 
 namespace vmxkit::cli {
+
+using report::Json, report::json_text, report::write_json_document;
 
 namespace {
 

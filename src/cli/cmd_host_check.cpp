@@ -10,15 +10,17 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "cli/json_output.h"
 #include "cli/live.h"
 #include "vmxkit/analysis/topology.h"
 #include "vmxkit/checks/host_context.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/formats/host/cmdline.h"
+#include "vmxkit/report/json.h"
 
 namespace vmxkit::cli {
+
+using report::Json, report::json_text, report::write_json_document;
 
 namespace {
 

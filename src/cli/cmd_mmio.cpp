@@ -10,13 +10,15 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "cli/json_output.h"
 #include "cli/live.h"
 #include "vmxkit/analysis/mmio.h"
 #include "vmxkit/analysis/topology.h"
 #include "vmxkit/core/error.h"
+#include "vmxkit/report/json.h"
 
 namespace vmxkit::cli {
+
+using report::Json, report::json_text, report::write_json_document;
 
 namespace {
 

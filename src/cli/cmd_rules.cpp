@@ -9,13 +9,15 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "cli/json_output.h"
 #include "vmxkit/checks/check.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/text.h"
 #include "vmxkit/report/check_docs.h"
+#include "vmxkit/report/json.h"
 
 namespace vmxkit::cli {
+
+using report::Json, report::json_text, report::write_json_document;
 
 namespace {
 

@@ -12,12 +12,14 @@
 #include <utility>
 #include <vector>
 
-#include "cli/json_output.h"
 #include "cli/report.h"
 #include "vmxkit/checks/check.h"
 #include "vmxkit/formats/formats.h"
+#include "vmxkit/report/json.h"
 
 namespace vmxkit::cli {
+
+using report::Json, report::json_text, report::write_json_document;
 namespace {
 
 constexpr std::string_view kToolVersion = VMXKIT_VERSION;  // project(VERSION)

@@ -54,23 +54,25 @@ bool names_model(std::string_view device_name, const pci::CatalogEntry& model) {
   throw Error(fmt::format("--device-group {}: {}", group, why));
 }
 
-}  // namespace
-
-PlannedGroup plan_device_group(Plan& plan, const vsphere::VendorDeviceGroup& group) {
-  const std::string name = quote_for_message(group.device_group_name);
+// The group's components, vGPUs and NICs apart; anything else is refused.
+struct Components {
   std::vector<const DeviceGroupComponent*> vgpus;
   std::vector<const DeviceGroupComponent*> nics;
+};
+
+Components split_components(const std::string& name, const vsphere::VendorDeviceGroup& group) {
+  Components out;
   for (const DeviceGroupComponent& c : group.components) {
     if (c.is_vgpu()) {
-      vgpus.push_back(&c);
+      out.vgpus.push_back(&c);
     } else if (c.is_nic()) {
-      nics.push_back(&c);
+      out.nics.push_back(&c);
     } else {
       refuse(name,
              fmt::format("holds {}: vmxkit writes groups of vGPUs and NICs only", describe(c)));
     }
   }
-  if (vgpus.empty() || nics.empty()) {
+  if (out.vgpus.empty() || out.nics.empty()) {
     refuse(name, fmt::format("pairs no vGPU with a NIC ({} component{}); vmxkit writes groups "
                              "for GPUDirect RDMA from a vGPU",
                              group.components.size(), group.components.size() == 1 ? "" : "s"));
@@ -86,9 +88,14 @@ PlannedGroup plan_device_group(Plan& plan, const vsphere::VendorDeviceGroup& gro
       refuse(name, fmt::format("two components have sequenceId {}", *c.sequence_id));
     }
   }
+  return out;
+}
+
+// How many instances of the group the plan's GPUs and NICs make; refused unless whole ones.
+std::size_t instance_count(const std::string& name, const Plan& plan, const Components& c) {
   if (!plan.vgpu) refuse(name, "the group's GPU is a vGPU: generate with --vgpu PROFILE");
-  const std::size_t per_gpus = vgpus.size();
-  const std::size_t per_nics = nics.size();
+  const std::size_t per_gpus = c.vgpus.size();
+  const std::size_t per_nics = c.nics.size();
   if (plan.gpus.size() % per_gpus != 0) {
     refuse(name, fmt::format("an instance holds {} vGPUs; the plan's {} make no whole instances",
                              per_gpus, plan.gpus.size()));
@@ -102,8 +109,13 @@ PlannedGroup plan_device_group(Plan& plan, const vsphere::VendorDeviceGroup& gro
                        plan.gpus.size(), plan.gpus.size() == 1 ? "" : "s", count * per_nics,
                        count * per_nics == 1 ? "" : "s", plan.nics.size()));
   }
-  // A vGPU profile the group fixes.
-  for (const DeviceGroupComponent* c : vgpus) {
+  return count;
+}
+
+// A vGPU profile the group fixes, and the NICs' kinds: an SR-IOV adapter where the group has
+// one, a passthrough device where not.
+void check_templates(const std::string& name, Plan& plan, const Components& components) {
+  for (const DeviceGroupComponent* c : components.vgpus) {
     if (!c->device || c->device->backing_type != BackingType::vmiop || c->device->vgpu.empty() ||
         c->device->vgpu == *plan.vgpu) {
       continue;
@@ -117,8 +129,7 @@ PlannedGroup plan_device_group(Plan& plan, const vsphere::VendorDeviceGroup& gro
         "vGPU is configurable)",
         name, c->device->vgpu, *plan.vgpu));
   }
-  // The NICs' kinds: an SR-IOV adapter where the group has one, a passthrough device where not.
-  for (const DeviceGroupComponent* c : nics) {
+  for (const DeviceGroupComponent* c : components.nics) {
     const bool sriov = template_is_sriov(*c);
     if (c->type == "dvx" && !(c->device && c->device->dvx)) {
       refuse(name, fmt::format("the host's template of {} names no DVX device class, without which "
@@ -135,78 +146,99 @@ PlannedGroup plan_device_group(Plan& plan, const vsphere::VendorDeviceGroup& gro
                                sriov ? "add --sriov" : "leave out --sriov"));
     }
   }
+}
 
-  PlannedGroup out;
-  out.name = group.device_group_name;
+// The NICs of instance `gpus`: those the plan paired with its GPUs, else the next per_nics.
+std::vector<std::size_t> instance_nics(const std::string& name, const Plan& plan,
+                                       const std::vector<std::size_t>& gpus, std::size_t instance,
+                                       std::size_t per_nics) {
   const bool paired = std::any_of(plan.pairs.begin(), plan.pairs.end(),
                                   [](const Pairing& p) { return !p.peer_is_gpu; });
+  std::vector<std::size_t> nics;
+  if (paired) {
+    for (const Pairing& p : plan.pairs) {
+      if (p.peer_is_gpu || std::find(gpus.begin(), gpus.end(), p.gpu) == gpus.end()) continue;
+      if (std::find(nics.begin(), nics.end(), p.peer) == nics.end()) nics.push_back(p.peer);
+    }
+    std::sort(nics.begin(), nics.end());
+  } else {
+    for (std::size_t k = 0; k < per_nics; ++k) nics.push_back(instance * per_nics + k);
+  }
+  if (nics.size() != per_nics) {
+    refuse(name, fmt::format("GPU{} {} paired with {} NIC{} ({}); an instance needs {} of its own",
+                             fmt::join(gpus, " GPU"), gpus.size() == 1 ? "is" : "are", nics.size(),
+                             nics.size() == 1 ? "" : "s",
+                             nics.empty() ? std::string("none")
+                                          : fmt::format("NIC{}", fmt::join(nics, ", NIC")),
+                             per_nics));
+  }
+  return nics;
+}
+
+// One instance's members, in device order as the VM lists them; `parts` says what each is.
+std::vector<GroupMember> instance_members(const std::string& name, Plan& plan,
+                                          const Components& components,
+                                          const std::vector<std::size_t>& gpus,
+                                          const std::vector<std::size_t>& nics,
+                                          std::vector<std::string>& parts) {
+  std::vector<GroupMember> members;
+  for (std::size_t k = 0; k < gpus.size(); ++k) {
+    const Choice& gpu = plan.gpus[gpus[k]];
+    const DeviceGroupComponent& c = *components.vgpus[k];
+    if (gpu.model != nullptr && !c.device_name.empty() && !names_model(c.device_name, *gpu.model)) {
+      plan.explanation.push_back(fmt::format(
+          "device group {}: its vGPU's GPU is {}, GPU{} is {}: vCenter places the group's "
+          "vGPU on the group's GPU, which the profile must run on",
+          name, c.device_name, gpus[k], gpu.model->model));
+    }
+    members.push_back({gpus[k], *c.sequence_id, std::nullopt});
+    parts.push_back(fmt::format("GPU{} (sequenceId {})", gpus[k], *c.sequence_id));
+  }
+  for (std::size_t k = 0; k < nics.size(); ++k) {
+    const DeviceGroupComponent& c = *components.nics[k];
+    GroupMember m{plan.gpus.size() + nics[k], *c.sequence_id, std::nullopt};
+    std::string as;
+    if (c.device && template_fixes_backing(*c.device)) {
+      m.template_device = *c.device;
+      as = c.device->dvx
+               ? fmt::format(", as the group's template: DVX class {}", c.device->dvx->device_class)
+               : ", as the group's template";
+    }
+    parts.push_back(fmt::format("NIC{} (sequenceId {}{})", nics[k], *c.sequence_id, as));
+    members.push_back(std::move(m));
+  }
+  std::sort(members.begin(), members.end(),
+            [](const GroupMember& a, const GroupMember& b) { return a.device < b.device; });
+  return members;
+}
+
+}  // namespace
+
+PlannedGroup plan_device_group(Plan& plan, const vsphere::VendorDeviceGroup& group) {
+  const std::string name = quote_for_message(group.device_group_name);
+  const Components components = split_components(name, group);
+  const std::size_t count = instance_count(name, plan, components);
+  check_templates(name, plan, components);
+  const std::size_t per_gpus = components.vgpus.size();
+  PlannedGroup out;
+  out.name = group.device_group_name;
   std::set<std::size_t> used_nics;
   for (std::size_t i = 0; i < count; ++i) {
     std::vector<std::size_t> gpus;
     for (std::size_t k = 0; k < per_gpus; ++k) gpus.push_back(i * per_gpus + k);
-    std::vector<std::size_t> instance_nics;
-    if (paired) {
-      for (const Pairing& p : plan.pairs) {
-        if (p.peer_is_gpu || std::find(gpus.begin(), gpus.end(), p.gpu) == gpus.end()) continue;
-        if (std::find(instance_nics.begin(), instance_nics.end(), p.peer) == instance_nics.end()) {
-          instance_nics.push_back(p.peer);
-        }
-      }
-      std::sort(instance_nics.begin(), instance_nics.end());
-    } else {
-      for (std::size_t k = 0; k < per_nics; ++k) instance_nics.push_back(i * per_nics + k);
-    }
-    const std::string gpu_names =
-        fmt::format("GPU{}", fmt::join(gpus, " GPU"));  // "GPU0", "GPU0 GPU1"
-    if (instance_nics.size() != per_nics) {
-      refuse(name, fmt::format("{} {} paired with {} NIC{} ({}); an instance needs {} of its own",
-                               gpu_names, gpus.size() == 1 ? "is" : "are", instance_nics.size(),
-                               instance_nics.size() == 1 ? "" : "s",
-                               instance_nics.empty()
-                                   ? std::string("none")
-                                   : fmt::format("NIC{}", fmt::join(instance_nics, ", NIC")),
-                               per_nics));
-    }
-    for (const std::size_t n : instance_nics) {
+    const std::vector<std::size_t> nics =
+        instance_nics(name, plan, gpus, i, components.nics.size());
+    for (const std::size_t n : nics) {
       if (!used_nics.insert(n).second) {
         refuse(name, fmt::format("NIC{} is paired with GPUs of two instances; an instance needs "
                                  "NICs of its own",
                                  n));
       }
     }
-    std::vector<GroupMember> members;
     std::vector<std::string> parts;
-    for (std::size_t k = 0; k < per_gpus; ++k) {
-      const Choice& gpu = plan.gpus[gpus[k]];
-      if (gpu.model != nullptr && !vgpus[k]->device_name.empty() &&
-          !names_model(vgpus[k]->device_name, *gpu.model)) {
-        plan.explanation.push_back(fmt::format(
-            "device group {}: its vGPU's GPU is {}, GPU{} is {}: vCenter places the group's "
-            "vGPU on the group's GPU, which the profile must run on",
-            name, vgpus[k]->device_name, gpus[k], gpu.model->model));
-      }
-      members.push_back({gpus[k], *vgpus[k]->sequence_id, std::nullopt});
-      parts.push_back(fmt::format("GPU{} (sequenceId {})", gpus[k], *vgpus[k]->sequence_id));
-    }
-    for (std::size_t k = 0; k < per_nics; ++k) {
-      const DeviceGroupComponent& c = *nics[k];
-      GroupMember m{plan.gpus.size() + instance_nics[k], *c.sequence_id, std::nullopt};
-      std::string as;
-      if (c.device && template_fixes_backing(*c.device)) {
-        m.template_device = *c.device;
-        as = c.device->dvx ? fmt::format(", as the group's template: DVX class {}",
-                                         c.device->dvx->device_class)
-                           : ", as the group's template";
-      }
-      parts.push_back(fmt::format("NIC{} (sequenceId {}{})", instance_nics[k], *c.sequence_id, as));
-      members.push_back(std::move(m));
-    }
-    // In device order, as the VM lists them.
-    std::sort(members.begin(), members.end(),
-              [](const GroupMember& a, const GroupMember& b) { return a.device < b.device; });
+    out.instances.push_back(instance_members(name, plan, components, gpus, nics, parts));
     plan.explanation.push_back(
         fmt::format("device group {} #{}: {}", name, i + 1, fmt::join(parts, " + ")));
-    out.instances.push_back(std::move(members));
   }
   plan.explanation.push_back(fmt::format(
       "vGPU placement: vCenter places each instance of {} as a unit, on the devices the "

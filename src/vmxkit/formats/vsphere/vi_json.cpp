@@ -39,100 +39,114 @@ class Reader : json::TypedReader {
 
   JsonConfigSpec read(const Value& root) {
     JsonConfigSpec out;
-    if (!root.is(Type::object)) {
-      fail(root, "a JSON document whose top level is " + json::describe(root) +
-                     ", not an object: expected a VirtualMachineConfigSpec, a "
-                     "VirtualMachineConfigInfo or a ReconfigVM_Task body {\"spec\": ...}");
-    }
-    const Value* spec = &root;
-    if (const Value* t = root.find("_typeName")) {
-      out.type_name = text(*t, "_typeName");
-      if (out.type_name != "VirtualMachineConfigSpec" &&
-          out.type_name != "VirtualMachineConfigInfo") {
-        fail(*t, "expected _typeName VirtualMachineConfigSpec or VirtualMachineConfigInfo, found " +
-                     shown(out.type_name));
-      }
-    } else if (root.find("spec") != nullptr) {
-      // ReconfigVM_Task's body: the request's parameters, whose `spec` has a declared type.
-      check_members(root, "ReconfigVMRequestType");
-      spec = root.find("spec");
-      object(*spec, "spec");
-      out.type_name = "VirtualMachineConfigSpec";
-      expect_type(*spec, out.type_name);
-    } else {
-      fail(root,
-           "a JSON object without _typeName: not a vSphere document (expected _typeName "
-           "VirtualMachineConfigSpec or VirtualMachineConfigInfo, or a ReconfigVM_Task "
-           "body {\"spec\": ...})");
-    }
-    check_members(*spec, out.type_name);
+    const Value& spec = top_level(root, out.type_name);
+    check_members(spec, out.type_name);
     ConfigSpec& s = out.spec;
-    s.whole = spec->span;
-    read_text(*spec, "name", s.name, s.name_span);
-    read_text(*spec, "guestId", s.guest_id, s.guest_id_span);
+    s.whole = spec.span;
+    read_text(spec, "name", s.name, s.name_span);
+    read_text(spec, "guestId", s.guest_id, s.guest_id_span);
     if (out.type_name == "VirtualMachineConfigInfo") {
-      if (const Value* hw = member(*spec, "hardware")) {
-        object(*hw, "hardware");
-        expect_type(*hw, "VirtualHardware");
-        check_members(*hw, "VirtualHardware");
-        read_int32(*hw, "numCPU", s.num_cpus, s.cpus_span);
-        read_int32(*hw, "numCoresPerSocket", s.num_cores_per_socket, s.cores_span);
-        read_memory(*hw, s);
-        if (const Value* devices = member(*hw, "device")) {
-          for (const Value& d : array(*devices, "device")) {
-            DeviceChange dc;
-            dc.whole = d.span;
-            if (read_device(d, dc)) s.device_change.push_back(std::move(dc));
-          }
-        }
-      }
+      read_hardware(spec, s);
     } else {
-      read_int32(*spec, "numCPUs", s.num_cpus, s.cpus_span);
-      read_int32(*spec, "numCoresPerSocket", s.num_cores_per_socket, s.cores_span);
-      read_memory(*spec, s);
-      if (const Value* changes = member(*spec, "deviceChange")) {
+      read_int32(spec, "numCPUs", s.num_cpus, s.cpus_span);
+      read_int32(spec, "numCoresPerSocket", s.num_cores_per_socket, s.cores_span);
+      read_memory(spec, s);
+      if (const Value* changes = member(spec, "deviceChange")) {
         for (const Value& c : array(*changes, "deviceChange")) {
           if (auto dc = read_device_change(c)) s.device_change.push_back(std::move(*dc));
         }
       }
     }
-    if (const Value* alloc = member(*spec, "memoryAllocation")) {
-      object(*alloc, "memoryAllocation");
-      expect_type(*alloc, "ResourceAllocationInfo");
-      check_members(*alloc, "ResourceAllocationInfo");
-      if (const Value* r = member(*alloc, "reservation")) {
-        s.memory_reservation_mb = integer(*r, "reservation");
-        s.reservation_span = r->span;
-      }
-      if (const Value* l = member(*alloc, "limit")) {
-        s.memory_limit_mb = integer(*l, "limit");
-        s.limit_span = l->span;
-      }
-    }
-    if (const Value* extra = member(*spec, "extraConfig")) {
+    read_allocation(spec, s);
+    if (const Value* extra = member(spec, "extraConfig")) {
       for (const Value& o : array(*extra, "extraConfig")) s.extra_config.push_back(option(o));
     }
-    read_text(*spec, "firmware", s.firmware, s.firmware_span);
-    if (const Value* locked = member(*spec, "memoryReservationLockedToMax")) {
-      if (!locked->is(Type::boolean)) {
-        fail(*locked,
-             "memoryReservationLockedToMax must be true or false, not " + json::describe(*locked));
-      }
-      s.memory_reservation_locked_to_max = locked->boolean;
-      s.locked_span = locked->span;
-    }
-    if (const Value* nested = member(*spec, "nestedHVEnabled")) {
-      if (!nested->is(Type::boolean)) {
-        fail(*nested, "nestedHVEnabled must be true or false, not " + json::describe(*nested));
-      }
-      s.nested_hv_enabled = nested->boolean;
-      s.nested_span = nested->span;
-    }
-    if (const Value* groups = member(*spec, "deviceGroups")) read_device_groups(*groups, s);
+    read_text(spec, "firmware", s.firmware, s.firmware_span);
+    read_flag(spec, "memoryReservationLockedToMax", s.memory_reservation_locked_to_max,
+              s.locked_span);
+    read_flag(spec, "nestedHVEnabled", s.nested_hv_enabled, s.nested_span);
+    if (const Value* groups = member(spec, "deviceGroups")) read_device_groups(*groups, s);
     return out;
   }
 
  private:
+  // The spec of a document: the top level (a ConfigSpec or ConfigInfo with _typeName) or a
+  // ReconfigVM_Task body's `spec`; sets `type_name`.
+  const Value& top_level(const Value& root, std::string& type_name) {
+    if (!root.is(Type::object)) {
+      fail(root, "a JSON document whose top level is " + json::describe(root) +
+                     ", not an object: expected a VirtualMachineConfigSpec, a "
+                     "VirtualMachineConfigInfo or a ReconfigVM_Task body {\"spec\": ...}");
+    }
+    if (const Value* t = root.find("_typeName")) {
+      type_name = text(*t, "_typeName");
+      if (type_name != "VirtualMachineConfigSpec" && type_name != "VirtualMachineConfigInfo") {
+        fail(*t, "expected _typeName VirtualMachineConfigSpec or VirtualMachineConfigInfo, found " +
+                     shown(type_name));
+      }
+      return root;
+    }
+    if (root.find("spec") == nullptr) {
+      fail(root,
+           "a JSON object without _typeName: not a vSphere document (expected _typeName "
+           "VirtualMachineConfigSpec or VirtualMachineConfigInfo, or a ReconfigVM_Task "
+           "body {\"spec\": ...})");
+    }
+    // ReconfigVM_Task's body: the request's parameters, whose `spec` has a declared type.
+    check_members(root, "ReconfigVMRequestType");
+    const Value& spec = *root.find("spec");
+    object(spec, "spec");
+    type_name = "VirtualMachineConfigSpec";
+    expect_type(spec, type_name);
+    return spec;
+  }
+
+  // A ConfigInfo's `hardware`: CPUs, memory and the devices the VM has.
+  void read_hardware(const Value& info, ConfigSpec& s) {
+    const Value* hw = member(info, "hardware");
+    if (hw == nullptr) return;
+    object(*hw, "hardware");
+    expect_type(*hw, "VirtualHardware");
+    check_members(*hw, "VirtualHardware");
+    read_int32(*hw, "numCPU", s.num_cpus, s.cpus_span);
+    read_int32(*hw, "numCoresPerSocket", s.num_cores_per_socket, s.cores_span);
+    read_memory(*hw, s);
+    if (const Value* devices = member(*hw, "device")) {
+      for (const Value& d : array(*devices, "device")) {
+        DeviceChange dc;
+        dc.whole = d.span;
+        if (read_device(d, dc)) s.device_change.push_back(std::move(dc));
+      }
+    }
+  }
+
+  void read_allocation(const Value& spec, ConfigSpec& s) {
+    const Value* alloc = member(spec, "memoryAllocation");
+    if (alloc == nullptr) return;
+    object(*alloc, "memoryAllocation");
+    expect_type(*alloc, "ResourceAllocationInfo");
+    check_members(*alloc, "ResourceAllocationInfo");
+    if (const Value* r = member(*alloc, "reservation")) {
+      s.memory_reservation_mb = integer(*r, "reservation");
+      s.reservation_span = r->span;
+    }
+    if (const Value* l = member(*alloc, "limit")) {
+      s.memory_limit_mb = integer(*l, "limit");
+      s.limit_span = l->span;
+    }
+  }
+
+  void read_flag(const Value& spec, std::string_view name, std::optional<bool>& out,
+                 SourceSpan& span) {
+    const Value* v = member(spec, name);
+    if (v == nullptr) return;
+    if (!v->is(Type::boolean)) {
+      fail(*v, std::string(name) + " must be true or false, not " + json::describe(*v));
+    }
+    out = v->boolean;
+    span = v->span;
+  }
+
   // A member that is there and not null (VI/JSON writes an unset property as null or not at all).
   static const Value* member(const Value& obj, std::string_view name) {
     const Value* v = obj.find(name);

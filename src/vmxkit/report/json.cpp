@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "cli/json_output.h"
+#include "vmxkit/report/json.h"
 
 #include <ostream>
 
 #include "vmxkit/core/text.h"
 
-namespace vmxkit::cli {
+namespace vmxkit::report {
 
 std::string json_text(std::string_view bytes) { return to_valid_utf8(bytes); }
 
@@ -13,4 +13,4 @@ void write_json_document(std::ostream& os, const Json& doc) {
   os << doc.dump(2, ' ', false, Json::error_handler_t::replace) << '\n';
 }
 
-}  // namespace vmxkit::cli
+}  // namespace vmxkit::report

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The one JSON writer of the command line. Every JSON document it prints (lint, SARIF, topo,
+// The one JSON writer. Every JSON document it prints (lint, SARIF, topo,
 // mmio, host-check) is built as a `Json` value and written by write_json_document; strings that
 // come from input bytes (paths, messages, device names) go in through json_text.
 #pragma once
@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace vmxkit::cli {
+namespace vmxkit::report {
 
 /// A JSON value whose object members keep the order they were added in.
 using Json = nlohmann::ordered_json;
@@ -23,4 +23,4 @@ std::string json_text(std::string_view bytes);
 /// by U+FFFD too, instead of failing the run.
 void write_json_document(std::ostream& os, const Json& doc);
 
-}  // namespace vmxkit::cli
+}  // namespace vmxkit::report

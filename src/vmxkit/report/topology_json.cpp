@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vmxkit/report/topology_json.h"
+
+#include <fmt/format.h>
+
+#include <span>
+#include <vector>
+
+namespace vmxkit::report {
+namespace {
+
+Json optional_text(const std::string& s) { return s.empty() ? Json(nullptr) : Json(json_text(s)); }
+
+Json device_json(const pci::Host& host, const pci::Topology& t, std::size_t i) {
+  const pci::Device& d = host.at(t.device(i));
+  return Json{{"label", t.label(i)},
+              {"bdf", d.bdf.to_string()},
+              {"role", pci::to_string(d.role)},
+              {"model", d.model ? Json(json_text(d.model->model)) : Json(nullptr)},
+              {"name", json_text(d.name)},
+              {"vendor_device", d.vendor_id && d.device_id
+                                    ? Json(fmt::format("{:04x}:{:04x}", *d.vendor_id, *d.device_id))
+                                    : Json(nullptr)},
+              {"numa_node", d.numa_node ? Json(*d.numa_node) : Json(nullptr)},
+              {"numa_inferred", d.numa_inferred},
+              {"rdma_name", optional_text(d.rdma_name)}};
+}
+
+Json bdfs(const pci::Host& host, const std::vector<std::size_t>& devices) {
+  Json list = Json::array();
+  for (const std::size_t b : devices) list.push_back(host.at(b).bdf.to_string());
+  return list;
+}
+
+Json pairs_json(const pci::Host& host, const pci::Topology& t) {
+  std::vector<std::size_t> position(host.devices().size(), t.size());
+  for (std::size_t i = 0; i < t.size(); ++i) position[t.device(i)] = i;
+  auto label_of = [&](std::size_t dev) {
+    return position[dev] < t.size() ? t.label(position[dev]) : host.at(dev).bdf.to_string();
+  };
+  Json pairs = Json::array();
+  for (const pci::PairVerdict& v : t.pairs) {
+    Json reasons = Json::array();
+    for (const pci::Reason& r : v.reasons) {
+      reasons.push_back({{"kind", pci::to_string(r.kind)},
+                         {"effect", pci::to_string(r.effect)},
+                         {"text", json_text(r.text)},
+                         {"fix", optional_text(r.fix)}});
+    }
+    pairs.push_back({{"a", label_of(v.a)},
+                     {"b", label_of(v.b)},
+                     {"path", pci::to_string(v.path.cls)},
+                     {"detail", json_text(v.path.detail)},
+                     {"bridges", bdfs(host, v.path.bridges)},
+                     {"switches", v.path.switches},
+                     {"acs_redirect", bdfs(host, v.path.acs_redirect)},
+                     {"verdict", pci::to_string(v.verdict)},
+                     {"reasons", std::move(reasons)}});
+  }
+  return pairs;
+}
+
+// A large host: each GPU's nearest peers instead of the matrix and the pairs.
+Json nearest_json(const pci::Topology& t) {
+  auto peers = [&](const std::vector<pci::Peer>& list, std::size_t offset) {
+    Json out = Json::array();
+    for (const pci::Peer& p : list) {
+      out.push_back({{"label", t.label(offset + p.index)},
+                     {"path", pci::to_string(p.cls)},
+                     {"verdict", pci::to_string(p.verdict)}});
+    }
+    return out;
+  };
+  Json nearest = Json::array();
+  for (std::size_t i = 0; i < t.gpus.size(); ++i) {
+    nearest.push_back({{"gpu", t.label(i)},
+                       {"nics", peers(t.nearest[i].nics, t.gpus.size())},
+                       {"gpus", peers(t.nearest[i].gpus, 0)}});
+  }
+  return nearest;
+}
+
+}  // namespace
+
+Json topology_json(const pci::Host& host, const pci::Topology& t) {
+  Json gpus = Json::array();
+  for (std::size_t i = 0; i < t.gpus.size(); ++i) gpus.push_back(device_json(host, t, i));
+  Json nics = Json::array();
+  for (std::size_t i = t.gpus.size(); i < t.size(); ++i) nics.push_back(device_json(host, t, i));
+  Json matrix = t.listed ? Json(nullptr) : Json::array();
+  for (const std::span<const pci::PathClass> row : t.matrix) {
+    Json cells = Json::array();
+    for (const pci::PathClass c : row) cells.push_back(pci::to_string(c));
+    matrix.push_back(std::move(cells));
+  }
+  Json best_nic = Json::object();
+  for (std::size_t i = 0; i < t.gpus.size(); ++i) {
+    best_nic[t.label(i)] =
+        t.best_nic[i] ? Json(t.label(t.gpus.size() + *t.best_nic[i])) : Json(nullptr);
+  }
+  Json warnings = Json::array();
+  for (const pci::HostWarning& w : host.warnings()) warnings.push_back(json_text(w.to_string()));
+  Json doc = {{"gpus", std::move(gpus)},         {"nics", std::move(nics)},
+              {"matrix", std::move(matrix)},     {"pairs", pairs_json(host, t)},
+              {"best_nic", std::move(best_nic)}, {"warnings", std::move(warnings)}};
+  if (t.listed) {
+    doc["note"] = t.listing_note();
+    doc["nearest"] = nearest_json(t);
+  }
+  return doc;
+}
+
+}  // namespace vmxkit::report
