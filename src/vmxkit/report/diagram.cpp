@@ -468,6 +468,33 @@ class Builder {
     return add_node(std::move(n));
   }
 
+  // The switch box's cells: one per group of downstream ports that lead to something drawn,
+  // one for the `quiet` other ports.
+  void add_port_cells(DiagramNode& n, const std::vector<Slot>& slots,
+                      const std::vector<std::vector<std::size_t>>& groups, std::size_t quiet) {
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const Device& port = host_.at(*slots[groups[g].front()].port);
+      DiagramPort cell;
+      cell.id = fmt::format("d{}", g);
+      if (groups[g].size() == 1) {
+        cell.lines.push_back(port.bdf.to_string());
+        cell.acs_redirect = port.acs && port.acs->redirects_p2p();
+      } else {
+        cell.lines.push_back(fmt::format("{} ports", groups[g].size()));
+        cell.lines.push_back(fmt::format("from {}", port.bdf.to_string()));
+        for (const std::size_t s : groups[g]) {
+          const Device& p = host_.at(*slots[s].port);
+          cell.acs_redirect = cell.acs_redirect || (p.acs && p.acs->redirects_p2p());
+        }
+      }
+      n.ports.push_back(std::move(cell));
+    }
+    if (quiet > 0) {
+      n.ports.push_back(
+          {"more", {fmt::format("{} more port{}", quiet, quiet == 1 ? "" : "s")}, false});
+    }
+  }
+
   // One box for a switch: the upstream port and a cell per downstream port that leads to
   // something drawn; the other downstream ports in one cell.
   std::size_t add_switch(std::size_t up, std::optional<std::size_t> cluster) {
@@ -517,29 +544,7 @@ class Builder {
     }
     const auto groups = group_slots(slots);
     // Port cells first (the node's label must be complete before it is added), then children.
-    for (std::size_t g = 0; g < groups.size(); ++g) {
-      const Device& port = host_.at(*slots[groups[g].front()].port);
-      DiagramPort cell;
-      cell.id = fmt::format("d{}", g);
-      if (groups[g].size() == 1) {
-        cell.lines.push_back(port.bdf.to_string());
-        cell.acs_redirect = port.acs && port.acs->redirects_p2p();
-      } else {
-        cell.lines.push_back(fmt::format("{} ports", groups[g].size()));
-        cell.lines.push_back(fmt::format("from {}", port.bdf.to_string()));
-        for (const std::size_t s : groups[g]) {
-          const Device& p = host_.at(*slots[s].port);
-          cell.acs_redirect = cell.acs_redirect || (p.acs && p.acs->redirects_p2p());
-        }
-      }
-      n.ports.push_back(std::move(cell));
-    }
-    if (!quiet_ports.empty()) {
-      n.ports.push_back(
-          {"more",
-           {fmt::format("{} more port{}", quiet_ports.size(), quiet_ports.size() == 1 ? "" : "s")},
-           false});
-    }
+    add_port_cells(n, slots, groups, quiet_ports.size());
     const std::size_t index = add_node(std::move(n));
     for (std::size_t g = 0; g < groups.size(); ++g) {
       const std::string port = fmt::format("d{}", g);

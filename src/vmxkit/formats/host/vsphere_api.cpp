@@ -37,6 +37,72 @@ std::string cpu_ranges(std::vector<int> cpus) {
   return out;
 }
 
+// Bus ranges of the bridges, from the tree: walk each device up to its root. The API lists
+// every function, bridges included, but not the bridges' bus numbers: each bridge's secondary
+// bus is the bus of the devices below it, its subordinate bus the highest bus under it.
+void set_bus_ranges(Host& host, const std::vector<Bdf>& addresses,
+                    const std::vector<std::optional<Bdf>>& parents,
+                    const std::map<Bdf, std::size_t>& index) {
+  for (std::size_t n = 0; n < addresses.size(); ++n) {
+    const std::uint8_t bus = addresses[n].bus;
+    std::optional<Bdf> up = parents[n];
+    bool direct = true;
+    for (unsigned depth = 0; up && depth < 64; ++depth) {
+      const auto it = index.find(*up);
+      if (it == index.end()) break;
+      Device& bridge = host.at(*host.index_of(*up));
+      if (direct && (!bridge.secondary_bus || bus < *bridge.secondary_bus)) {
+        bridge.secondary_bus = bus;
+      }
+      if (!bridge.subordinate_bus || bus > *bridge.subordinate_bus) bridge.subordinate_bus = bus;
+      direct = false;
+      up = parents[it->second];
+    }
+  }
+}
+
+// config.pciPassthruInfo: who owns each device, and its SR-IOV state.
+void load_passthru(Host& host, const ApiHost& api, const std::string& origin) {
+  for (const ApiPassthru& p : api.passthru) {
+    const auto bdf = parse_bdf(p.id);
+    if (!bdf || !host.index_of(*bdf)) {
+      host.warn(Origin{origin, 0},
+                fmt::format("config.pciPassthruInfo names {}, which hardware.pciDevice does not "
+                            "list; skipped",
+                            p.id));
+      continue;
+    }
+    Device& d = host.at(*host.index_of(*bdf));
+    d.passthru_capable = p.capable;
+    d.passthru_enabled = p.enabled;
+    if (p.enabled == true) {
+      // Enabled but not active: ESXi applies the change at the next reboot.
+      d.current_owner = p.active == true ? "VM Passthru" : "VMkernel";
+    }
+    if (p.sriov && (p.sriov_capable == true || p.max_vfs.value_or(0) > 0)) {
+      Sriov s;
+      s.total_vfs = p.max_vfs;
+      s.num_vfs = p.sriov_enabled == false ? std::optional<unsigned>(0) : p.num_vfs;
+      d.sriov = std::move(s);
+    }
+  }
+}
+
+void load_numa(Host& host, const ApiHost& api) {
+  if (api.numa_node_count && *api.numa_node_count > 0) {
+    host.numa().node_count = api.numa_node_count;
+  }
+  for (const ApiNumaNode& node : api.numa_nodes) {
+    if (node.type_id < 0) continue;  // not a node number (typeId is 0 and up)
+    if (!node.cpus.empty()) host.numa().cpus[node.type_id] = cpu_ranges(node.cpus);
+    for (const std::string& id : node.pci_ids) {
+      const auto bdf = parse_bdf(id);
+      if (!bdf) continue;
+      if (const auto i = host.index_of(*bdf)) host.at(*i).numa_node = node.type_id;
+    }
+  }
+}
+
 }  // namespace
 
 void load_vsphere_api(Host& host, const ApiHost& api, const std::string& origin) {
@@ -45,9 +111,6 @@ void load_vsphere_api(Host& host, const ApiHost& api, const std::string& origin)
                 "the HostSystem has no hardware.pciDevice property (no permission to "
                 "read it, or not an ESXi host)");
   }
-  // The API lists every function, bridges included, but not the bridges' bus numbers: each
-  // bridge's secondary bus is the bus of the devices below it, its subordinate bus the highest
-  // bus under it.
   host.set_complete();
   host.reserve(api.devices.size());
   std::map<Bdf, std::size_t> index;
@@ -76,58 +139,9 @@ void load_vsphere_api(Host& host, const ApiHost& api, const std::string& origin)
       d.given_parent = parents[n];
     }
   }
-  // Bus ranges of the bridges, from the tree: walk each device up to its root.
-  for (std::size_t n = 0; n < api.devices.size(); ++n) {
-    const std::uint8_t bus = addresses[n].bus;
-    std::optional<Bdf> up = parents[n];
-    bool direct = true;
-    for (unsigned depth = 0; up && depth < 64; ++depth) {
-      const auto it = index.find(*up);
-      if (it == index.end()) break;
-      Device& bridge = host.at(*host.index_of(*up));
-      if (direct && (!bridge.secondary_bus || bus < *bridge.secondary_bus)) {
-        bridge.secondary_bus = bus;
-      }
-      if (!bridge.subordinate_bus || bus > *bridge.subordinate_bus) bridge.subordinate_bus = bus;
-      direct = false;
-      up = parents[it->second];
-    }
-  }
-  for (const ApiPassthru& p : api.passthru) {
-    const auto bdf = parse_bdf(p.id);
-    if (!bdf || !host.index_of(*bdf)) {
-      host.warn(Origin{origin, 0},
-                fmt::format("config.pciPassthruInfo names {}, which hardware.pciDevice does not "
-                            "list; skipped",
-                            p.id));
-      continue;
-    }
-    Device& d = host.at(*host.index_of(*bdf));
-    d.passthru_capable = p.capable;
-    d.passthru_enabled = p.enabled;
-    if (p.enabled == true) {
-      // Enabled but not active: ESXi applies the change at the next reboot.
-      d.current_owner = p.active == true ? "VM Passthru" : "VMkernel";
-    }
-    if (p.sriov && (p.sriov_capable == true || p.max_vfs.value_or(0) > 0)) {
-      Sriov s;
-      s.total_vfs = p.max_vfs;
-      s.num_vfs = p.sriov_enabled == false ? std::optional<unsigned>(0) : p.num_vfs;
-      d.sriov = std::move(s);
-    }
-  }
-  if (api.numa_node_count && *api.numa_node_count > 0) {
-    host.numa().node_count = api.numa_node_count;
-  }
-  for (const ApiNumaNode& node : api.numa_nodes) {
-    if (node.type_id < 0) continue;  // not a node number (typeId is 0 and up)
-    if (!node.cpus.empty()) host.numa().cpus[node.type_id] = cpu_ranges(node.cpus);
-    for (const std::string& id : node.pci_ids) {
-      const auto bdf = parse_bdf(id);
-      if (!bdf) continue;
-      if (const auto i = host.index_of(*bdf)) host.at(*i).numa_node = node.type_id;
-    }
-  }
+  set_bus_ranges(host, addresses, parents, index);
+  load_passthru(host, api, origin);
+  load_numa(host, api);
 }
 
 }  // namespace vmxkit::pci
