@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 cmake --preset release >/dev/null
-cmake --build --preset release -j"$(nproc)" >/dev/null
+cmake --build --preset release -j"$(nproc)" --target vmxkit >/dev/null  # the program alone
 vmxkit=build/release/vmxkit
 host=examples/hosts/synthetic-2s-4sw-8gpu-8nic.lspci-vvv.txt
 out=build/demo/gpu-rdma-vm.vmx

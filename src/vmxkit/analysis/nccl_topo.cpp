@@ -41,10 +41,6 @@ bool is_candidate_role(const pci::Device& d) {
          d.role == pci::Role::nic;
 }
 
-NcclNodeKind kind_of(const pci::Device& d) {
-  return d.role == pci::Role::gpu ? NcclNodeKind::gpu : NcclNodeKind::nic;
-}
-
 const char* kind_name(const pci::Device& d) { return d.role == pci::Role::gpu ? "GPU" : "NIC"; }
 
 std::optional<IdKey> device_id(const pci::Device& d) {
@@ -577,6 +573,10 @@ std::optional<std::size_t> NcclTopoTree::find_cpu(int numaid) const {
   return std::nullopt;
 }
 
+NcclNodeKind nccl_kind(const pci::Device& d) {
+  return d.role == pci::Role::gpu ? NcclNodeKind::gpu : NcclNodeKind::nic;
+}
+
 std::string nccl_busid(const Bdf& bdf, NcclNodeKind kind) {
   if (kind == NcclNodeKind::nic) return Bdf{bdf.domain, bdf.bus, 0, 0}.to_string();
   return bdf.to_string();
@@ -646,7 +646,7 @@ NcclTopo build_nccl_topo(const pci::Host& host, const vmx::Document& vm, const G
       dm.how +=
           fmt::format(", an SR-IOV VF placed at its PF {}", host.at(dm.host_index).bdf.to_string());
     }
-    dm.kind = kind_of(gp.at(gi));
+    dm.kind = nccl_kind(gp.at(gi));
     dm.busid = nccl_busid(dm.guest_bdf, dm.kind);
     result.mappings.push_back(dm);
   }

@@ -84,6 +84,8 @@ struct NcclTopoTree {
 /// src/misc/utils.cc) for a GPU; for a NIC the IB plugin's, whose function and (with the default
 /// NCCL_IB_MERGE_VFS=1) device number are 0 (ncclIbGetPciPath, src/transport/net_ib/init.cc).
 std::string nccl_busid(const Bdf& bdf, NcclNodeKind kind);
+/// The node a passthrough device is in NCCL's XML: a GPU, or a NIC (every other candidate).
+NcclNodeKind nccl_kind(const pci::Device& d);
 
 /// A link speed as lspci prints it ("32GT/s", "2.5GT/s") in the form Linux's sysfs
 /// `max_link_speed` holds and NCCL's kvDictPciGen reads ("32.0 GT/s PCIe"); empty when unknown.

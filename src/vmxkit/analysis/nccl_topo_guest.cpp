@@ -13,10 +13,6 @@ namespace vmxkit::guest {
 
 namespace {
 
-NcclNodeKind kind_of(const pci::Device& d) {
-  return d.role == pci::Role::gpu ? NcclNodeKind::gpu : NcclNodeKind::nic;
-}
-
 /// The guest's NUMA node of a device as its sysfs `numa_node` holds it: what lspci printed, or
 /// -1 (lspci prints no `NUMA node:` line for -1; nodes vmxkit inferred are not the kernel's).
 int guest_numa(const pci::Device& d) { return d.numa_node && !d.numa_inferred ? *d.numa_node : -1; }
@@ -50,7 +46,7 @@ class Merger {
   /// else the guest's own sysfs walk.
   std::size_t place(std::size_t i) {
     const pci::Device& d = gp_.at(i);
-    const NcclNodeKind kind = kind_of(d);
+    const NcclNodeKind kind = nccl_kind(d);
     const std::string busid = nccl_busid(d.bdf, kind);
     if (kind == NcclNodeKind::nic && busid != d.bdf.to_string() &&
         gp_.find(Bdf{d.bdf.domain, d.bdf.bus, 0, 0}) == nullptr) {
@@ -155,7 +151,7 @@ void find_moves(const NcclTopoTree& file, const pci::Host& gp,
                 const std::vector<std::size_t>& devices, NcclTopoCheck& out,
                 std::map<std::string, std::size_t>& guest_of) {
   std::map<std::string, std::size_t> by_busid;  // guest NCCL bus id -> guest index
-  for (std::size_t i : devices) by_busid.emplace(nccl_busid(gp.at(i).bdf, kind_of(gp.at(i))), i);
+  for (std::size_t i : devices) by_busid.emplace(nccl_busid(gp.at(i).bdf, nccl_kind(gp.at(i))), i);
   std::set<std::size_t> claimed;
   for (std::size_t n : file.document_order()) {
     const NcclTopoNode& e = file.nodes[n];
@@ -174,7 +170,7 @@ void find_moves(const NcclTopoTree& file, const pci::Host& gp,
     NcclTopoMove move{e.kind, e.busid, id_text(e), std::nullopt, {}, e.line};
     for (std::size_t i : devices) {
       const pci::Device& d = gp.at(i);
-      if (claimed.count(i) || kind_of(d) != e.kind || d.vendor_id != e.vendor ||
+      if (claimed.count(i) || nccl_kind(d) != e.kind || d.vendor_id != e.vendor ||
           d.device_id != e.device) {
         continue;
       }
