@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <unistd.h>
+
 #include <csignal>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "cli/cli.h"
+#include "cli/output_stream.h"
 #include "vmxkit/core/io.h"
 
 namespace {
@@ -36,6 +41,16 @@ void install_signal_handlers() {
 int main(int argc, char** argv) {
   install_signal_handlers();
   vmxkit::cli::install_mapped_input_guard();
-  return vmxkit::cli::run(std::vector<std::string>(argv + 1, argv + argc), std::cin, std::cout,
-                          std::cerr);
+  // std::cout writes through a buffer that keeps the OS error of a failed write, for run() to
+  // report; it is std::cout's again before main returns, as the buffer ends with main.
+  vmxkit::cli::FdOutputBuffer stdout_buffer(STDOUT_FILENO);
+  std::streambuf* const previous = std::cout.rdbuf(&stdout_buffer);
+  int code = vmxkit::cli::run(std::vector<std::string>(argv + 1, argv + argc), std::cin, std::cout,
+                              std::cerr);
+  std::cout.rdbuf(previous);
+  if (const std::string failure = vmxkit::cli::close_stdout_failure(); !failure.empty()) {
+    std::cerr << "vmxkit: error: " << failure << '\n';
+    if (code != vmxkit::cli::kExitInternal) code = vmxkit::cli::kExitInput;
+  }
+  return code;
 }

@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/output_stream.h"
 #include "cli/report.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
@@ -77,20 +78,26 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   });
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
+  int code = kExitClean;
   try {
     app.parse(reversed);
+    code = ctx.exit_code;
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e, out, err);
-    return code == 0 ? kExitClean : kExitInput;
+    code = app.exit(e, out, err) == 0 ? kExitClean : kExitInput;
   } catch (const Error& e) {
     err << "vmxkit: error: " << e.what() << '\n';
-    return kExitInput;
+    code = kExitInput;
   } catch (const std::exception& e) {
     err << "vmxkit: internal error: " << e.what() << '\n';
-    return kExitInternal;
+    code = kExitInternal;
   }
-  out.flush();
-  return ctx.exit_code;
+  // Every command's output is checked here, once: a result that did not reach stdout whole
+  // is an error (exit 2), whatever the command found.
+  if (const std::string failure = output_failure(out); !failure.empty()) {
+    err << "vmxkit: error: " << failure << '\n';
+    return code == kExitInternal ? code : kExitInput;
+  }
+  return code;
 }
 
 namespace {

@@ -20,6 +20,7 @@
 #include "vmxkit/formats/vsphere/configspec.h"
 #include "vmxkit/formats/vsphere/load.h"
 #include "vmxkit/formats/vsphere/render.h"
+#include "vmxkit/formats/vsphere/text_checks.h"
 
 namespace vmxkit::cli {
 namespace {
@@ -130,7 +131,12 @@ int run_convert(const ConvertOptions& o, Context& ctx) {
   vsphere::RenderOptions options;
   options.vm = o.vm.empty() ? loaded.vm : o.vm;
   const std::vector<std::string> no_comments;
-  const std::string text = format->write({vm->config, no_comments, options});
+  std::string text;
+  try {
+    text = format->write({vm->config, no_comments, options});
+  } catch (const vsphere::UncarriedText& refused) {
+    formats::throw_located(refused, vm->config, name, loaded.source.bytes(), loaded.source.lines());
+  }
   if (!to_vmx) {
     const auto not_sent = vsphere::from_vm_config(vm->config, name).not_sent;
     if (!not_sent.empty()) {

@@ -262,8 +262,9 @@ int run_fix(const FixOptions& o, Context& ctx) {
   options.catalog = &host.catalog;
   const std::string name = display_name(o.file);
   std::optional<checks::FixResult> result;
+  std::string original;  // with --diff: the file as it stays, where findings are reported
   if (o.diff) {
-    const std::string original = o.file == "-" ? read_stream(ctx.in, name) : read_file(o.file);
+    original = o.file == "-" ? read_stream(ctx.in, name) : read_file(o.file);
     result = checks::fix(name, original, options, o.unsafe);
     ctx.out << unified_diff(original, result->bytes, "a/" + name, "b/" + name);
   } else {
@@ -274,7 +275,16 @@ int run_fix(const FixOptions& o, Context& ctx) {
     });
   }
   const checks::FixResult& fixed = *result;
-  {
+  if (o.diff) {
+    // The file on disk is the original: the remaining findings are shown at their places in it.
+    const LineIndex lines(original);
+    DiagnosticPrinter printer(name, original, lines, ctx.color_err);
+    std::string out;
+    for (const Diagnostic& d : fixed.remaining.diagnostics) {
+      printer.print(out, checks::in_original(fixed, original, d));
+    }
+    ctx.err << out;
+  } else {
     DiagnosticPrinter printer(name, fixed.remaining.bytes, fixed.remaining.lines, ctx.color_err);
     std::string out;
     for (const Diagnostic& d : fixed.remaining.diagnostics) printer.print(out, d);

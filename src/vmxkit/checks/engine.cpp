@@ -299,6 +299,34 @@ class ClaimedSpans {
   std::map<std::size_t, std::size_t> spans_;  // begin -> end
 };
 
+// The places of `edits` (as apply_edits takes them) before and after they are applied.
+std::vector<EditPlace> edit_places(std::vector<TextEdit> edits) {
+  std::stable_sort(edits.begin(), edits.end(),
+                   [](const TextEdit& a, const TextEdit& b) { return a.begin < b.begin; });
+  std::vector<EditPlace> places;
+  places.reserve(edits.size());
+  std::size_t new_pos = 0;  // where the previous edit's replacement ends, after the edits
+  std::size_t old_pos = 0;  // where the previous edit ends, before them
+  for (const TextEdit& e : edits) {
+    const std::size_t new_begin = new_pos + (e.begin - old_pos);
+    places.push_back({e.begin, e.end, new_begin, new_begin + e.replacement.size()});
+    new_pos = new_begin + e.replacement.size();
+    old_pos = e.end;
+  }
+  return places;
+}
+
+// `offset` after one pass's edits, before them: in a replacement, the start (or, for the end
+// of a span, the end) of what it replaced.
+std::size_t before_pass(const std::vector<EditPlace>& places, std::size_t offset, bool span_end) {
+  auto it = std::upper_bound(places.begin(), places.end(), offset,
+                             [](std::size_t o, const EditPlace& p) { return o < p.new_begin; });
+  if (it == places.begin()) return offset;
+  const EditPlace& p = *std::prev(it);
+  if (offset < p.new_end) return span_end ? p.old_end : p.old_begin;
+  return p.old_end + (offset - p.new_end);
+}
+
 }  // namespace
 
 FixResult fix(std::string path, std::string bytes, const LintOptions& options, bool unsafe) {
@@ -326,6 +354,7 @@ FixResult fix(std::string path, std::string bytes, const LintOptions& options, b
     if (accepted.empty()) break;
     std::string next = apply_edits(r.bytes, accepted);
     if (next == r.bytes) break;
+    out.passes.push_back(edit_places(accepted));
     // A pass whose result would read as UTF-16 or UTF-32 (quoting a value in NUL-laden bytes
     // can do that) is not taken: fix never turns a file it read into one every reader refuses.
     if (detect_wide_encoding(next) != WideEncoding::none) break;
@@ -338,6 +367,24 @@ FixResult fix(std::string path, std::string bytes, const LintOptions& options, b
   out.bytes = r.bytes;
   out.remaining = std::move(r);
   return out;
+}
+
+Diagnostic in_original(const FixResult& result, std::string_view original, Diagnostic d) {
+  const auto map = [&](std::size_t offset, bool span_end) {
+    for (auto pass = result.passes.rbegin(); pass != result.passes.rend(); ++pass) {
+      offset = before_pass(*pass, offset, span_end);
+    }
+    offset = std::min(offset, original.size());
+    if (offset == original.size() && offset > 0 && original.back() == '\n') --offset;
+    return offset;
+  };
+  d.begin = map(d.begin, false);
+  d.end = std::max(d.begin, map(d.end, true));
+  for (Note& note : d.notes) {
+    note.begin = map(note.begin, false);
+    note.end = std::max(note.begin, map(note.end, true));
+  }
+  return d;
 }
 
 }  // namespace vmxkit::checks

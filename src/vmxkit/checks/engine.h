@@ -55,12 +55,31 @@ LintResult lint_loaded_vm(std::string path, const vsphere::Loaded& loaded, std::
 /// end of the line) and `# vmxkit: disable-file=ID[,ID...]` anywhere.
 inline constexpr std::string_view kSuppressionTag = "vmxkit:";
 
+/// Where one edit of a fix pass was: [old_begin, old_end) in the bytes before the pass, and the
+/// replacement at [new_begin, new_end) after it.
+struct EditPlace {
+  std::size_t old_begin = 0;
+  std::size_t old_end = 0;
+  std::size_t new_begin = 0;
+  std::size_t new_end = 0;
+};
+
 struct FixResult {
   std::string bytes;  ///< the fixed file
   std::size_t fixes_applied = 0;
   std::vector<std::string_view> fixed_rules;  ///< ids of the fixes applied, in order
   LintResult remaining;                       ///< lint of the fixed file
+  /// Each pass's edits in the order of their places, to map places in `bytes` back to the
+  /// bytes fix was given (in_original).
+  std::vector<std::vector<EditPlace>> passes;
 };
+
+/// `d`, a finding in the fixed file (`result.remaining`), with its place and its notes' places
+/// in `original`, the bytes fix was given: what `fix --diff` reports, as the file on disk is
+/// the original. A place in text the fixes wrote is the place of what that text replaced (or
+/// where it was inserted); one past the end of a file that ends with a line break is that
+/// line break, so no finding is on a line the file does not have.
+Diagnostic in_original(const FixResult& result, std::string_view original, Diagnostic d);
 
 /// Applies safe fixes (and unsafe ones when `unsafe`), never display-only ones. Picks fixes whose
 /// edits do not overlap, applies them, lints again, and repeats until nothing changes (at most

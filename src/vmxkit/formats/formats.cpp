@@ -4,11 +4,14 @@
 #include <fmt/format.h>
 
 #include "vmxkit/core/error.h"
+#include "vmxkit/core/source_file.h"
+#include "vmxkit/core/text.h"
 #include "vmxkit/core/wide_encoding.h"
 #include "vmxkit/formats/terraform.h"
 #include "vmxkit/formats/vmclass.h"
 #include "vmxkit/formats/vsphere/load.h"
 #include "vmxkit/formats/vsphere/render.h"
+#include "vmxkit/formats/vsphere/text_checks.h"
 
 namespace vmxkit::formats {
 namespace {
@@ -175,6 +178,20 @@ std::string names(const std::vector<const Format*>& formats) {
   std::string out;
   for (const Format* f : formats) out += (out.empty() ? "" : ", ") + std::string(f->name);
   return out;
+}
+
+void throw_located(const vsphere::UncarriedText& refused, const VmConfig& config,
+                   const std::string& path, std::string_view bytes, const LineIndex& index) {
+  for (const Setting& s : config.settings) {
+    for (const auto& [text, span] : {std::pair{&s.key, s.key_span}, {&s.value, s.value_span}}) {
+      if (*text != refused.text() || span.end > bytes.size() || span.begin > span.end) continue;
+      const std::string_view raw = bytes.substr(span.begin, span.end - span.begin);
+      const std::size_t bad = find_invalid_utf8(raw);
+      const Location at = index.location(span.begin + (bad == std::string_view::npos ? 0 : bad));
+      throw Error(path, at.line, at.column, refused.what());
+    }
+  }
+  throw refused;
 }
 
 }  // namespace vmxkit::formats

@@ -12,9 +12,14 @@
 
 #include "vmxkit/model/vm_config.h"
 
+namespace vmxkit {
+class LineIndex;
+}  // namespace vmxkit
+
 namespace vmxkit::vsphere {
 struct Loaded;
 struct RenderOptions;
+class UncarriedText;
 }  // namespace vmxkit::vsphere
 
 namespace vmxkit::formats {
@@ -73,5 +78,14 @@ std::vector<const Format*> outputs();
 const Format& output_format(std::string_view name);
 /// "vmx, configspec-xml, ..." for messages and help texts.
 std::string names(const std::vector<const Format*>& formats);
+
+/// Rethrows a writer's refusal of a key or value (bytes that are not UTF-8 in JSON, XML or HCL)
+/// as an Error at its place in the input: `config` is what was read from `bytes` (the file
+/// `path`, lines `index`), and the place is the key or value that holds the refused text, at
+/// its first byte that is not UTF-8 where the input holds the text as it is. Rethrows `refused`
+/// as it is when no setting holds that text.
+[[noreturn]] void throw_located(const vsphere::UncarriedText& refused, const VmConfig& config,
+                                const std::string& path, std::string_view bytes,
+                                const LineIndex& index);
 
 }  // namespace vmxkit::formats

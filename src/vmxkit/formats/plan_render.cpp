@@ -306,7 +306,14 @@ std::string render_plan(const Plan& plan, const vmx::Document* base, const forma
   o.physical_functions = physical_functions(plan);  // SR-IOV PF backings
   VmConfig config = vmx::to_vm_config(doc);
   if (plan.device_group) add_device_group(plan, device_indices(plan, base), config, o);
-  return format.write({config, plan.explanation, o});
+  try {
+    return format.write({config, plan.explanation, o});
+  } catch (const vsphere::UncarriedText& refused) {
+    // The plan's own values are the program's; a refused one came from the base: named there.
+    if (base == nullptr) throw;
+    formats::throw_located(refused, vmx::to_vm_config(*base), base->path(), base->bytes(),
+                           base->line_index());
+  }
 }
 
 }  // namespace vmxkit::generate

@@ -29,8 +29,8 @@ constexpr std::int64_t kVmOperatorMmioGb = 512;
 // and `${` and `%{` written as `$${` and `%%{` so that they are not template sequences.
 std::string hcl_string(std::string_view s, std::string_view what) {
   if (!is_valid_utf8(s)) {
-    throw Error(
-        fmt::format("{} {}: not UTF-8, which HCL requires", what, vsphere::quote_for_message(s)));
+    throw vsphere::UncarriedText(s, fmt::format("{} {}: not UTF-8, which HCL requires", what,
+                                                vsphere::quote_for_message(s)));
   }
   std::string out = "\"";
   for (std::size_t i = 0; i < s.size(); ++i) {

@@ -298,3 +298,37 @@ TEST_CASE("convert maps vhv.enable and sched.mem.max to nestedHVEnabled and the 
   CHECK(ps.out.find("$spec.MemoryAllocation.Limit = -1\n") != std::string::npos);
   CHECK(ps.out.find("$spec.NestedHVEnabled = $true\n") != std::string::npos);
 }
+
+TEST_CASE("a key or value an output cannot carry is named at its file, line and column",
+          "[cli][convert][generate]") {
+  // The writers refused such values without a place: `value "x\xFFy" is not valid UTF-8`.
+  vmxkit::test::TempDir dir;
+  const std::string path = (dir / "vm.vmx").string();
+  write_bytes(path, kVm + "bad = \"x\xFFy\"\n");  // line 10; 0xFF is its 9th byte
+  for (const std::string to : {"vi-json", "configspec-xml", "soap", "terraform", "vmclass"}) {
+    INFO(to);
+    const auto r = run_cli({"convert", path, "--to", to, "--vm", "vm-1"});
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains(path + ":10:9: ") && Catch::Contains("UTF-8"));
+    CHECK(r.out.empty());
+  }
+  // A key, and a control byte XML cannot carry (written |01 in the .vmx: at the value's start).
+  write_bytes(path, kVm + "k\xC3y = \"1\"\n");
+  auto r = run_cli({"convert", path, "--to", "vi-json"});
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains(path + ":10:2: ") && Catch::Contains("UTF-8"));
+  write_bytes(path, kVm + "ctl = \"a|01b\"\n");
+  r = run_cli({"convert", path, "--to", "configspec-xml"});
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains(path + ":10:8: ") && Catch::Contains("control byte 0x01"));
+  // The .vmx keeps the bytes as they are.
+  CHECK(run_cli({"convert", path, "--to", "vmx"}).code == 0);
+
+  // generate --base names the place in the base file.
+  write_bytes(path, "firmware = \"efi\"\nbad = \"x\xFFy\"\n");
+  const std::string host =
+      vmxkit::test::source_path("examples/hosts/synthetic-2s-4sw-8gpu-8nic.lspci-vvv.txt").string();
+  r = run_cli({"generate", "--host", host, "--gpu", "auto", "--base", path, "--format", "vi-json"});
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains(path + ":2:9: ") && Catch::Contains("UTF-8"));
+}

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/support.h"
+#include "vmxkit/checks/engine.h"
 
 using vmxkit::test::read_bytes;
 using vmxkit::test::run_cli;
@@ -193,4 +194,56 @@ TEST_CASE("lint's summary counts the files it could not read", "[cli][lint]") {
   const auto doc = nlohmann::json::parse(json.out);
   CHECK(doc["summary"]["unread"] == 1);
   CHECK(doc["summary"]["files"] == 1);
+}
+
+TEST_CASE("fix --diff reports the remaining findings at their places in the file as it stays",
+          "[cli][fix]") {
+  // Two duplicate lines before the finding are removed by the fixes: the fixed text has it on
+  // line 6, the file (which --diff leaves as it is) on line 8. It was reported at 6.
+  const std::string vm =
+      "firmware = \"efi\"\n"
+      "memsize = \"4096\"\n"
+      "memsize = \"4096\"\n"
+      "MEMSIZE = \"4096\"\n"
+      "sched.mem.pin = \"TRUE\"\n"
+      "pciPassthru0.present = \"TRUE\"\n"
+      "pciPassthru0.id = \"0000:3b:00.0\"\n"
+      "pciPassthru0.deviceId = \"0xZZZZ\"\n"
+      "pciPassthru0.vendorId = \"0x10de\"\n"
+      "pciPassthru0.systemId = \"x\"\n"
+      "pciPassthru.use64bitMMIO = \"TRUE\"\n"
+      "pciPassthru.64bitMMIOSizeGB = \"100\"\n";
+  vmxkit::test::TempDir dir;
+  const std::string path = (dir / "vm.vmx").string();
+  write_bytes(path, vm);
+  auto r = run_cli({"fix", "--unsafe-fixes", "--diff", path});
+  CHECK(r.code == 1);
+  CHECK_THAT(r.err, Catch::Contains(path + ":8:26: error: pciPassthru0.deviceId '0xZZZZ'") &&
+                        Catch::Contains("1 remain"));
+  CHECK(read_bytes(path) == vm);
+  // Printed whole, the fixed text is what the places refer to.
+  r = run_cli({"fix", "--unsafe-fixes", path});
+  CHECK_THAT(r.err, Catch::Contains(path + ":6:26: error: pciPassthru0.deviceId '0xZZZZ'"));
+}
+
+TEST_CASE("a place in text the fixes wrote maps to what that text replaced", "[checks][fix]") {
+  vmxkit::checks::FixResult result;
+  // "ab\ncd\n" -> pass 1 replaces "b" with "XYZ" and inserts "new\n" at the end:
+  // "aXYZ\ncd\nnew\n"; pass 2 removes "a": "XYZ\ncd\nnew\n".
+  result.passes = {{{1, 2, 1, 4}, {6, 6, 8, 12}}, {{0, 1, 0, 0}}};
+  const std::string original = "ab\ncd\n";
+  const auto at = [&](std::size_t begin, std::size_t end) {
+    vmxkit::Diagnostic d;
+    d.begin = begin;
+    d.end = end;
+    d.notes.push_back({begin, end, "note"});
+    const vmxkit::Diagnostic m = vmxkit::checks::in_original(result, original, d);
+    CHECK(m.notes.front().begin == m.begin);
+    return std::pair{m.begin, m.end};
+  };
+  CHECK(at(4, 6) == std::pair<std::size_t, std::size_t>{3, 5});  // "cd": unchanged text
+  CHECK(at(1, 2) == std::pair<std::size_t, std::size_t>{1, 2});  // inside "XYZ": "b"
+  CHECK(at(0, 0) == std::pair<std::size_t, std::size_t>{1, 2});  // "X": past the removed "a"
+  // In the inserted last line: the original's last line break, not a line it does not have.
+  CHECK(at(7, 10) == std::pair<std::size_t, std::size_t>{5, 5});
 }

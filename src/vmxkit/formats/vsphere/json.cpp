@@ -321,8 +321,9 @@ class Parser {
 
 void write_string(std::string_view s, std::string& out) {
   if (const std::size_t bad = find_invalid_utf8(s); bad != std::string_view::npos) {
-    throw Error("value " + quote_for_message(s) + " is not valid UTF-8 (byte " + hex_byte(s[bad]) +
-                "), which JSON cannot carry; convert the file to UTF-8 first");
+    throw UncarriedText(s, "value " + quote_for_message(s) + " is not valid UTF-8 (byte " +
+                               hex_byte(s[bad]) +
+                               "), which JSON cannot carry; convert the file to UTF-8 first");
   }
   out += '"';
   for (const char c : s) {

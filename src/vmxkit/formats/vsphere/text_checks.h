@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "vmxkit/core/error.h"
 #include "vmxkit/core/source_file.h"
 #include "vmxkit/core/wide_encoding.h"
 
@@ -19,6 +20,18 @@ void refuse_wide_encoding(const SourceFile& source);
 /// bytes, DEL, bytes that are not well-formed UTF-8) are escaped as `\"`, `\\` and `\xNN`, so a
 /// NUL cannot cut the message short and a terminal shows what the bytes were.
 std::string quote_for_message(std::string_view value);
+
+/// A writer's refusal of a text its form cannot carry (bytes that are not UTF-8 in JSON, XML or
+/// HCL, a control byte in XML): `text()` is that key or value, so that a caller that knows
+/// where the settings came from names the place (formats::locate_text).
+class UncarriedText : public Error {
+ public:
+  UncarriedText(std::string_view text, const std::string& message) : Error(message), text_(text) {}
+  const std::string& text() const { return text_; }
+
+ private:
+  std::string text_;
+};
 
 /// A byte as messages show it: `0xE9`.
 std::string hex_byte(char byte);

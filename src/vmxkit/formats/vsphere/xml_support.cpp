@@ -318,8 +318,8 @@ void check_text(std::string_view text) {
     if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
       char hex[8];
       std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned>(c));
-      throw Error("value " + quote_for_message(text) + " holds the control byte " + hex +
-                  ", which XML 1.0 cannot carry");
+      throw UncarriedText(text, "value " + quote_for_message(text) + " holds the control byte " +
+                                    hex + ", which XML 1.0 cannot carry");
     }
     std::size_t len = c < 0x80           ? 1
                       : (c >> 5) == 0x6  ? 2
@@ -338,14 +338,14 @@ void check_text(std::string_view text) {
     static constexpr std::uint32_t kMinForLength[] = {0, 0, 0x80, 0x800, 0x10000};
     ok = ok && cp >= kMinForLength[len] && cp <= 0x10FFFF && (cp < 0xD800 || cp > 0xDFFF);
     if (!ok) {
-      throw Error("value " + quote_for_message(text) +
-                  " is not valid UTF-8; convert the file to UTF-8 first");
+      throw UncarriedText(text, "value " + quote_for_message(text) +
+                                    " is not valid UTF-8; convert the file to UTF-8 first");
     }
     if (cp == 0xFFFE || cp == 0xFFFF) {
       char hex[12];
       std::snprintf(hex, sizeof hex, "U+%04X", static_cast<unsigned>(cp));
-      throw Error("value " + quote_for_message(text) + " holds the noncharacter " + hex +
-                  ", which XML 1.0 cannot carry");
+      throw UncarriedText(text, "value " + quote_for_message(text) + " holds the noncharacter " +
+                                    hex + ", which XML 1.0 cannot carry");
     }
     i += len;
   }
