@@ -137,12 +137,12 @@ void memory_delta(const vsphere::ConfigSpec& current, const vsphere::ConfigSpec&
   }
   const bool lock = plan.memory_reservation_locked_to_max.value_or(false);
   if (plan.memory_reservation_locked_to_max &&
-      plan.memory_reservation_locked_to_max != current.memory_reservation_locked_to_max.value_or(
-                                                   false)) {
+      plan.memory_reservation_locked_to_max !=
+          current.memory_reservation_locked_to_max.value_or(false)) {
     change.spec.memory_reservation_locked_to_max = plan.memory_reservation_locked_to_max;
-    change.diff.push_back({'~', fmt::format("memoryReservationLockedToMax {} -> {}",
-                                            current.memory_reservation_locked_to_max.value_or(false),
-                                            lock)});
+    change.diff.push_back(
+        {'~', fmt::format("memoryReservationLockedToMax {} -> {}",
+                          current.memory_reservation_locked_to_max.value_or(false), lock)});
   }
   // The reservation: the plan's, or with the lock all of the memory the VM will have.
   std::optional<std::int64_t> reservation = plan.memory_reservation_mb;

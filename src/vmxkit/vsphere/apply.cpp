@@ -129,20 +129,23 @@ void check_device(const DeviceBacking& b, const ApplyHost& host, const ApplyVm& 
         fmt::format("{}: passthrough state: the host's config.pciPassthruInfo is empty", id));
   } else if (const pci::ApiPassthru* pt = host_passthru(host.host, id);
              pt == nullptr || !pt->enabled.value_or(false)) {
-    p.failed.push_back(fmt::format("{}: not enabled for passthrough on host {} (Configure, "
-                                   "Hardware, PCI Devices; then reboot the host)",
-                                   id, host.host.name));
+    p.failed.push_back(
+        fmt::format("{}: not enabled for passthrough on host {} (Configure, "
+                    "Hardware, PCI Devices; then reboot the host)",
+                    id, host.host.name));
   } else if (!pt->active.value_or(false)) {
-    p.failed.push_back(fmt::format("{}: passthrough is enabled on host {} but not active: the "
-                                   "host needs a reboot",
-                                   id, host.host.name));
+    p.failed.push_back(
+        fmt::format("{}: passthrough is enabled on host {} but not active: the "
+                    "host needs a reboot",
+                    id, host.host.name));
   } else {
     p.passed.push_back(fmt::format("{}: passthrough enabled and active on {}", id, host.host.name));
   }
   if (!host.config_target_read) {
-    p.not_checked.push_back(fmt::format("{}: in the host's ConfigTarget: no QueryConfigTarget "
-                                        "answer ({})",
-                                        id, host.config_target_error));
+    p.not_checked.push_back(
+        fmt::format("{}: in the host's ConfigTarget: no QueryConfigTarget "
+                    "answer ({})",
+                    id, host.config_target_error));
   } else if (host.config_target_ids.empty()) {
     p.not_checked.push_back(fmt::format(
         "{}: in the host's ConfigTarget: its pciPassthrough list is empty (govmomi's simulator "
@@ -150,8 +153,8 @@ void check_device(const DeviceBacking& b, const ApplyHost& host, const ApplyVm& 
         id));
   } else if (std::find(host.config_target_ids.begin(), host.config_target_ids.end(),
                        ascii_lowercase(id)) == host.config_target_ids.end()) {
-    p.failed.push_back(fmt::format("{}: not in host {}'s ConfigTarget pciPassthrough list",
-                                   id, host.host.name));
+    p.failed.push_back(
+        fmt::format("{}: not in host {}'s ConfigTarget pciPassthrough list", id, host.host.name));
   }
   for (const ApplyVm& other : host.others) {
     if (other.ref == vm.ref) continue;
@@ -166,8 +169,8 @@ void check_device(const DeviceBacking& b, const ApplyHost& host, const ApplyVm& 
 
 void check_vgpu(const std::string& profile, const ApplyHost& host, Preconditions& p) {
   if (host.vgpu_types.empty()) {
-    p.not_checked.push_back(fmt::format(
-        "vGPU {}: the host lists no config.sharedPassthruGpuTypes", profile));
+    p.not_checked.push_back(
+        fmt::format("vGPU {}: the host lists no config.sharedPassthruGpuTypes", profile));
   } else if (std::find(host.vgpu_types.begin(), host.vgpu_types.end(), profile) ==
              host.vgpu_types.end()) {
     p.failed.push_back(fmt::format("vGPU {}: host {} does not offer it (it offers: {})", profile,
@@ -207,7 +210,8 @@ ApplyHost read_apply_host(Client& client, const ApplyVm& vm) {
   }
   ApplyHost out;
   std::vector<pci::ApiHost> hosts = fetch_hosts(client, {vm.host});
-  if (hosts.empty()) throw Error(fmt::format("{}: host {} vanished", client.endpoint(), vm.host.value));
+  if (hosts.empty())
+    throw Error(fmt::format("{}: host {} vanished", client.endpoint(), vm.host.value));
   out.host = std::move(hosts.front());
   soap::PropertyQuery q;
   q.type = "HostSystem";
@@ -246,10 +250,9 @@ Preconditions check_preconditions(const apply::Change& change, const ApplyVm& vm
                       : change.devices_change ? "passthrough devices (no hot plug)"
                       : change.memory_changes ? "a memory change"
                                               : "this change";
-    p.failed.push_back(fmt::format("VM '{}' is {}: {} needs it powered off", vm.name,
-                                   vm.power_state.empty() ? "in an unknown power state"
-                                                          : vm.power_state,
-                                   why));
+    p.failed.push_back(
+        fmt::format("VM '{}' is {}: {} needs it powered off", vm.name,
+                    vm.power_state.empty() ? "in an unknown power state" : vm.power_state, why));
   } else {
     p.passed.push_back(fmt::format("VM '{}' is powered off", vm.name));
   }
@@ -273,7 +276,8 @@ Preconditions check_preconditions(const apply::Change& change, const ApplyVm& vm
 soap::Moref reconfigure(Client& client, const soap::Moref& vm, const ConfigSpec& spec) {
   const soap::Response r = client.call("ReconfigVM_Task", write_soap_envelope(spec, vm.value));
   soap::Moref task = soap::parse_moref(r.result.child("returnval"));
-  if (task.empty()) throw Error(fmt::format("{}: ReconfigVM_Task returned no task", client.endpoint()));
+  if (task.empty())
+    throw Error(fmt::format("{}: ReconfigVM_Task returned no task", client.endpoint()));
   return task;
 }
 

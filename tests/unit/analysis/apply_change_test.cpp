@@ -171,7 +171,8 @@ TEST_CASE("apply keeps the VM's memory when the plan's is the default, reserving
   CHECK_FALSE(c.spec.memory_mb);
   CHECK(c.spec.memory_reservation_mb == 32);
   bool said = false;
-  for (const auto& l : c.diff) said = said || (l.sign == '=' && l.what.find("memoryMB stays 32") == 0);
+  for (const auto& l : c.diff)
+    said = said || (l.sign == '=' && l.what.find("memoryMB stays 32") == 0);
   CHECK(said);
 }
 
