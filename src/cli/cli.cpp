@@ -61,6 +61,7 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   setup_convert(app, ctx);
   setup_guest_check(app, ctx);
   setup_nccl_topo(app, ctx);
+  setup_apply(app, ctx);
 
   // --color before or after the subcommand; colour is decided per stream once all options are
   // parsed, before the subcommand runs.

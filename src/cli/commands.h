@@ -27,5 +27,6 @@ void setup_host_check(CLI::App& app, Context& ctx);
 void setup_convert(CLI::App& app, Context& ctx);
 void setup_guest_check(CLI::App& app, Context& ctx);
 void setup_nccl_topo(CLI::App& app, Context& ctx);
+void setup_apply(CLI::App& app, Context& ctx);
 
 }  // namespace vmxkit::cli

@@ -251,6 +251,8 @@ func main() {
 	delay := flag.String("delay", "", "METHOD=MS: answer METHOD after MS milliseconds")
 	flag.StringVar(&vanishName, "vanish", "", "remove this VM after the first answer with VM configs")
 	requests := flag.String("requests", "", "append each property collector request's method here")
+	applyVM := flag.Bool("apply", false, "power DC0_H0_VM0 off, so that vmxkit apply may change it")
+	held := flag.Bool("held", false, "give DC0_H0_VM1 (powered on) the GPU 0000:9a:00.0")
 	flag.Parse()
 
 	model := simulator.VPX()
@@ -301,8 +303,24 @@ func main() {
 	}
 	gpuHost(gpu)
 	for _, v := range simulator.Map.All("VirtualMachine") {
+		vm := v.(*simulator.VirtualMachine)
 		if v.Entity().Name == "DC0_H0_VM0" {
-			gpuVM(v.(*simulator.VirtualMachine), gpu)
+			gpuVM(vm, gpu)
+			if *applyVM {
+				vm.Runtime.PowerState = types.VirtualMachinePowerStatePoweredOff
+				vm.Summary.Runtime.PowerState = types.VirtualMachinePowerStatePoweredOff
+			}
+		}
+		if v.Entity().Name == "DC0_H0_VM1" && *held {
+			vm.Runtime.Host = &gpu.Self
+			vm.Config.Hardware.Device = append(vm.Config.Hardware.Device, &types.VirtualPCIPassthrough{
+				VirtualDevice: types.VirtualDevice{
+					Key: 13000, ControllerKey: 100, UnitNumber: types.NewInt32(18),
+					Backing: &types.VirtualPCIPassthroughDeviceBackingInfo{
+						Id: "0000:9a:00.0", DeviceId: "2330", SystemId: GPUHostUUID, VendorId: 0x10de,
+					},
+				},
+			})
 		}
 	}
 

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""vmxkit apply against govmomi's vCenter simulator (tests/integration/vcsim): a VM holding an old
+GPU and a NIC gets exactly the plan's devices, memory and systemId and lints clean; a second
+apply says "no changes"; --dry-run changes nothing; a powered-on VM with --firmware-change, a GPU
+held by another VM and a plan with a placeholder change nothing and say why. Each test starts its
+own simulator, since apply changes it.
+
+Environment: VMXKIT_BINARY, VMXKIT_VCSIM, VMXKIT_SOURCE_DIR (as test_live.py).
+"""
+
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import peers  # noqa: E402
+from test_live import GPU_HOST, GPU_HOST_UUID, GPU_VM, run  # noqa: E402
+
+
+class ApplyTest(unittest.TestCase):
+    def start(self, *args):
+        sim = peers.Simulator(*args)
+        self.addCleanup(sim.stop)
+        self.server = ["--server", sim.url, "--insecure"]
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        self.plan = os.path.join(tmp.name, "plan.vmx")
+        r = run("generate", *self.server, "--esx-host", GPU_HOST, "--gpu", "0000:9a:00.0",
+                "--nic", "0000:9b:00.0", "--memory-mb", "2048", "-o", self.plan)
+        self.assertEqual(r.returncode, 0, r.err)
+
+    def apply(self, *more):
+        return run("apply", *self.server, "--vm", GPU_VM, self.plan, *more)
+
+    def test_apply_swaps_the_gpu_then_says_no_changes(self):
+        self.start("-apply")
+        dry = self.apply("--dry-run", "--firmware-change")
+        self.assertEqual(dry.returncode, 0, dry.out + dry.err)
+        self.assertIn("- passthrough 0000:18:00.0", dry.out)
+        self.assertIn("+ passthrough 0000:9a:00.0", dry.out)
+        self.assertIn("dry run: nothing was sent", dry.out)
+        again = self.apply("--dry-run", "--firmware-change")
+        self.assertEqual(again.out, dry.out, "the dry run changed the VM")
+
+        r = self.apply("--firmware-change")
+        self.assertEqual(r.returncode, 0, r.out + r.err)
+        self.assertIn("applied: VM 'DC0_H0_VM0' now holds the plan", r.out)
+        self.assertIn("No problems found", r.out)  # the read-back lints clean on its host
+
+        second = self.apply("--firmware-change")
+        self.assertEqual(second.returncode, 0, second.out + second.err)
+        self.assertIn("no changes", second.out)
+        self.assertNotIn("ReconfigVM_Task", second.err)
+
+        # "no changes" means exactly the plan's devices (one more or a duplicate is removed),
+        # the host's systemId, the plan's memory; and lint --server agrees.
+        lint = run("lint", *self.server, "--vm", GPU_VM)
+        self.assertEqual(lint.returncode, 0, lint.out + lint.err)
+
+    def test_a_powered_on_vm_is_not_changed(self):
+        self.start()  # every VM powered on
+        r = self.apply("--firmware-change")
+        self.assertEqual(r.returncode, 2, r.out + r.err)
+        self.assertIn("is poweredOn: a firmware change needs it powered off", r.err)
+        self.assertIn("nothing was sent", r.err)
+        after = self.apply("--dry-run", "--firmware-change")
+        self.assertIn("- passthrough 0000:18:00.0", after.out)
+
+    def test_a_gpu_held_by_another_vm_is_refused(self):
+        self.start("-apply", "-held")
+        r = self.apply()
+        self.assertEqual(r.returncode, 2, r.out + r.err)
+        self.assertRegex(r.err, r"0000:9a:00.0: held by VM 'DC0_H0_VM1' \(vm-\d+\), which is poweredOn")
+        after = self.apply("--dry-run")
+        self.assertIn("+ passthrough 0000:9a:00.0", after.out)
+
+    def test_a_plan_with_a_placeholder_is_refused(self):
+        self.start("-apply")
+        with open(self.plan) as f:
+            text = f.read()
+        with open(self.plan, "w") as f:
+            f.write(text.replace(GPU_HOST_UUID, "<fill in: the host's system UUID>"))
+        r = self.apply()
+        self.assertEqual(r.returncode, 2, r.out + r.err)
+        self.assertIn("the plan holds a placeholder", r.err)
+        self.assertIn("nothing was sent", r.err)
+        after = self.apply("--dry-run")
+        self.assertIn("- passthrough 0000:18:00.0", after.out)
+
+
+if __name__ == "__main__":
+    unittest.main()
