@@ -589,7 +589,7 @@ std::string fewer_gpus_hint(const Plan& plan, const Request& request) {
   if (count == 0 || count == plan.gpus.size()) return {};
   return fmt::format(
       "\n--gpu auto takes all {} GPUs; {} of them {} a NIC on a supported path: take the "
-      "best-connected with --gpus N (--gpus {}{}), or accept the paths with --allow-degraded",
+      "best-connected with --gpus N (--gpus {}{})",
       plan.gpus.size(), count, count == 1 ? "has" : "have", count,
       count == 1 ? "" : ", or --gpus 1 for one pair");
 }

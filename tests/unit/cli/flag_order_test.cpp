@@ -44,7 +44,8 @@ TEST_CASE("lint --host H vm.vmx --format sarif reads vm.vmx as the file, not a s
   CHECK(r.err.find("FILE is required") == std::string::npos);
 }
 
-TEST_CASE("--host takes one value wherever it stands and the files stay files", "[cli][args]") {
+TEST_CASE("lint's --host takes one value wherever it stands and the files stay files",
+          "[cli][args]") {
   same_in_every_order({
       {"lint", vm(), "--host", host(), "--format", "json"},
       {"lint", "--host", host(), vm(), "--format", "json"},
@@ -95,4 +96,18 @@ TEST_CASE("a repeatable flag given two values at once takes the first and refuse
   // `--gpu a b` is not two GPUs: b is an argument generate does not expect (exit 2).
   const auto r = run_cli({"generate", "--gpu", "h100-pcie", "h100-pcie", "--nic", "cx7"});
   CHECK(r.code == 2);
+}
+
+TEST_CASE("generate --gpu auto refused for GPUs without a NIC nearby offers --gpus N first",
+          "[cli][generate]") {
+  // One NIC behind GPU0 and GPU1's switch: the other six GPUs reach it only across the CPU.
+  const auto r = run_cli({"generate", "--host", host(), "--gpu", "auto", "--nic", "0000:19:00.0"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--gpu auto takes all 8 GPUs; 2 of them have a NIC on a supported path") !=
+        std::string::npos);
+  CHECK(r.err.find("--gpus 2, or --gpus 1 for one pair") != std::string::npos);
+  const auto fewer = run_cli({"generate", "--host", host(), "--gpu", "auto", "--gpus", "2", "--nic",
+                              "0000:19:00.0", "--system-id", "x"});
+  INFO(fewer.err);
+  CHECK(fewer.code == 0);
 }

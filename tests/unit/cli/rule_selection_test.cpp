@@ -90,7 +90,7 @@ TEST_CASE("a selector that names no rule is an input error that lists where the 
   CHECK(r.err.find("vmxkit rules") != std::string::npos);
 }
 
-TEST_CASE("--stdin-filename names stdin in the text, JSON and SARIF reports", "[cli][stdin]") {
+TEST_CASE("lint --stdin-filename names stdin in the text, JSON and SARIF reports", "[cli][stdin]") {
   const std::string vm = read_bytes(worker());
   for (const char* format : {"text", "json", "sarif"}) {
     INFO(format);
