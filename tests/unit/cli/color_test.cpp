@@ -68,7 +68,7 @@ std::string run_on_terminal(const std::string& command, const vmxkit::test::Temp
 }  // namespace
 
 TEST_CASE(
-    "auto colours where FORCE_COLOR is set, else a terminal unless NO_COLOR is set; always and "
+    "auto colours where FORCE_COLOR is set, else a terminal unless NO_COLOR is set, and always and "
     "never win",
     "[cli][color]") {
   CHECK(use_color(ColorChoice::automatic, true, nullptr));
