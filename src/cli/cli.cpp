@@ -23,13 +23,27 @@ namespace {
 constexpr const char* kVersion = "vmxkit " VMXKIT_VERSION;  // project(VERSION) in CMakeLists.txt
 
 constexpr const char* kColorHelp =
-    "Colour diagnostics: auto (where the stream written is a terminal and NO_COLOR is unset or "
-    "empty), always, or never";
+    "Colour diagnostics: auto (where FORCE_COLOR is set and not empty, or the stream written is "
+    "a terminal and NO_COLOR is unset or empty), always, or never";
 
 ColorChoice color_choice(const std::string& name) {
   if (name == "always") return ColorChoice::always;
   if (name == "never") return ColorChoice::never;
   return ColorChoice::automatic;
+}
+
+// A repeatable flag (`--host`, `--catalog`, `--vm`, `--select`...) takes one value each time it
+// is given: CLI11 lets a vector-valued option take every argument up to the next flag, so
+// `lint --host H vm.vmx --format sarif` read vm.vmx as a second host and then missed FILE.
+// Applied to every flag of every subcommand, so a flag added later cannot bring it back.
+void one_value_per_flag(CLI::App& app) {
+  const auto repeatable = [](CLI::Option* o) {
+    return o->nonpositional() && o->get_expected_max() > 1;
+  };
+  for (CLI::Option* o : app.get_options(repeatable)) o->allow_extra_args(false);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    for (CLI::Option* o : sub->get_options(repeatable)) o->allow_extra_args(false);
+  }
 }
 
 }  // namespace
@@ -71,11 +85,13 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
     sub->add_option("--color", color, kColorHelp)->check(color_names);
   }
+  one_value_per_flag(app);
   app.parse_complete_callback([&] {
     const ColorChoice choice = color_choice(color);
     const char* no_color = std::getenv("NO_COLOR");
-    ctx.color_out = use_color(choice, is_terminal(out), no_color);
-    ctx.color_err = use_color(choice, is_terminal(err), no_color);
+    const char* force_color = std::getenv("FORCE_COLOR");
+    ctx.color_out = use_color(choice, is_terminal(out), no_color, force_color);
+    ctx.color_err = use_color(choice, is_terminal(err), no_color, force_color);
   });
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());

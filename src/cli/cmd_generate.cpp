@@ -249,8 +249,9 @@ void setup_generate(CLI::App& app, Context& ctx) {
   sub->add_option("--format", o->format, "Output format: " + outputs)->capture_default_str();
   sub->add_option("--vm", o->vm, "VM moref for --format soap (vm-123)");
   sub->add_option("--config-target", o->config_target,
-                  "The host's QueryConfigTarget answer (govc vm.target.info -host H -json, or "
-                  "SOAP): name the vendor device groups of a vGPU and a NIC it offers");
+                  "The host's QueryConfigTarget answer (JSON of govc 0.32 or later's "
+                  "vm.target.info -host H -json, or the SOAP response): name the vendor device "
+                  "groups of a vGPU and a NIC it offers");
   sub->add_option("--device-group", o->device_group,
                   "A vendor device group the host offers (--config-target, or the server's): "
                   "the plan's vGPUs and NICs become instances of it, placed as a unit "

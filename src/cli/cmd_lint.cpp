@@ -20,6 +20,7 @@
 #include "cli/lint_output.h"
 #include "cli/live.h"
 #include "cli/report.h"
+#include "cli/rule_selection.h"
 #include "vmxkit/checks/engine.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
@@ -40,7 +41,9 @@ struct LintOptions {
   std::string format = "text";
   std::string fail_on = "warning";
   unsigned jobs = 0;
-  LiveLintOptions live;  ///< --server with --vm NAME... or --all-vms
+  std::string stdin_filename;  ///< --stdin-filename: the name `-` is shown and read as
+  RuleSelection rules;         ///< --select, --ignore and their extend- forms
+  LiveLintOptions live;        ///< --server with --vm NAME... or --all-vms
 };
 
 // Files named on the command line as they are; directories searched for `*.vmx`, sorted.
@@ -91,8 +94,12 @@ class OrderedLint {
   };
 
   OrderedLint(const std::vector<std::string>& files, const std::string& stdin_bytes,
-              const checks::LintOptions& options, unsigned jobs)
-      : files_(files), stdin_bytes_(stdin_bytes), options_(options), slots_(4 * jobs + 4) {
+              const std::string& stdin_name, const checks::LintOptions& options, unsigned jobs)
+      : files_(files),
+        stdin_bytes_(stdin_bytes),
+        stdin_name_(stdin_name),
+        options_(options),
+        slots_(4 * jobs + 4) {
     for (unsigned t = 1; t < jobs; ++t) threads_.emplace_back([this] { work(); });
   }
 
@@ -146,7 +153,8 @@ class OrderedLint {
     Item item;
     try {
       std::string bytes = files_[i] == "-" ? stdin_bytes_ : read_file(files_[i]);
-      item.result = checks::lint(display_name(files_[i]), std::move(bytes), options_);
+      item.result = checks::lint(files_[i] == "-" ? stdin_name_ : display_name(files_[i]),
+                                 std::move(bytes), options_);
     } catch (const Error& e) {
       item.error = e.what();
     } catch (...) {
@@ -181,6 +189,7 @@ class OrderedLint {
 
   const std::vector<std::string>& files_;
   const std::string& stdin_bytes_;
+  const std::string& stdin_name_;  ///< --stdin-filename, or <stdin>
   const checks::LintOptions& options_;
   std::vector<Slot> slots_;
   std::mutex mutex_;
@@ -194,6 +203,7 @@ class OrderedLint {
 };
 
 int run_lint(LintOptions o, Context& ctx) {
+  o.rules.validate();
   const bool live = !o.live.server.server.empty() || !o.live.vms.empty() || o.live.all_vms;
   if (live) {
     if (!o.inputs.empty())
@@ -204,6 +214,7 @@ int run_lint(LintOptions o, Context& ctx) {
     o.live.format = o.format;
     o.live.fail_on = o.fail_on;
     o.live.catalogs = o.host.catalogs;
+    o.live.rules = o.rules;
     return run_lint_live(o.live, ctx);
   }
   if (o.inputs.empty()) throw Error("lint: give FILE... (or --server URL --vm NAME | --all-vms)");
@@ -227,7 +238,8 @@ int run_lint(LintOptions o, Context& ctx) {
   bool input_error = false;
   bool findings = false;
   {
-    OrderedLint lint(files, stdin_bytes, options, jobs);
+    const std::string stdin_name = o.stdin_filename.empty() ? display_name("-") : o.stdin_filename;
+    OrderedLint lint(files, stdin_bytes, stdin_name, options, jobs);
     for (std::size_t i = 0; i < files.size(); ++i) {
       OrderedLint::Item item = lint.take();
       if (!item.error.empty()) {
@@ -236,6 +248,7 @@ int run_lint(LintOptions o, Context& ctx) {
         input_error = true;
         continue;
       }
+      o.rules.apply(*item.result);
       findings = findings || has_findings(*item.result, threshold);
       writer->add(*item.result);
     }
@@ -333,6 +346,10 @@ void setup_lint(CLI::App& app, Context& ctx) {
   sub->add_option("--fail-on", o->fail_on, "Exit 1 on findings at or above this severity")
       ->check(CLI::IsMember({"error", "warning", "info", "style"}));
   sub->add_option("-j,--jobs", o->jobs, "Files linted in parallel (default: all cores)");
+  sub->add_option("--stdin-filename", o->stdin_filename,
+                  "The name of the input read from stdin (-): shown in every output format, and "
+                  "its extension tells the format, as for a file");
+  add_rule_selection(*sub, o->rules);
   sub->callback([o, &ctx] { ctx.exit_code = run_lint(*o, ctx); });
 }
 

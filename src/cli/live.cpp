@@ -263,8 +263,9 @@ int run_lint_live(const LiveLintOptions& o, Context& ctx) {
         checks::LintOptions options;
         options.catalog = &catalog;
         if (const auto h = hosts.find(vm.host); h != hosts.end()) options.host = h->second.get();
-        const checks::LintResult r = checks::lint_loaded_vm(
-            fmt::format("{}/vm/{}", server_name, vm.name), loaded, i, options);
+        checks::LintResult r = checks::lint_loaded_vm(fmt::format("{}/vm/{}", server_name, vm.name),
+                                                      loaded, i, options);
+        o.rules.apply(r);
         for (const Diagnostic& d : r.diagnostics) {
           if (static_cast<int>(d.severity) <= static_cast<int>(threshold)) findings = true;
         }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/common.h"
+#include "cli/rule_selection.h"
 #include "vmxkit/model/host.h"
 #include "vmxkit/vsphere/client.h"
 
@@ -56,6 +57,7 @@ struct LiveLintOptions {
   std::string format = "text";
   std::string fail_on = "warning";
   std::vector<std::string> catalogs;
+  RuleSelection rules;  ///< --select, --ignore and their extend- forms
 };
 int run_lint_live(const LiveLintOptions& options, Context& ctx);
 

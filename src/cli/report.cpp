@@ -122,7 +122,7 @@ void DiagnosticPrinter::print(std::string& out, const Diagnostic& d) {
   }
 }
 
-bool use_color(ColorChoice choice, bool terminal, const char* no_color) {
+bool use_color(ColorChoice choice, bool terminal, const char* no_color, const char* force_color) {
   switch (choice) {
     case ColorChoice::always:
       return true;
@@ -131,6 +131,7 @@ bool use_color(ColorChoice choice, bool terminal, const char* no_color) {
     case ColorChoice::automatic:
       break;
   }
+  if (force_color != nullptr && *force_color != '\0') return true;
   return terminal && (no_color == nullptr || *no_color == '\0');
 }
 

@@ -358,7 +358,7 @@ TEST_CASE("render writes a plan that lint accepts on the same host, in every for
   CHECK(vmxkit::render(plan, "configspec-xml").find("<id>0000:18:00.0</id>") != std::string::npos);
   CHECK(vmxkit::render(plan, "vi-json").find("\"_typeName\"") != std::string::npos);
   CHECK(vmxkit::render(plan, "govc").find("device.pci.add") != std::string::npos);
-  CHECK(vmxkit::render(plan, "powercli").find("New-AdvancedSetting") != std::string::npos);
+  CHECK(vmxkit::render(plan, "powercli").find("$spec.ExtraConfig = @(") != std::string::npos);
   CHECK(vmxkit::render(plan, "soap", {.template_name = {}, .vm = "vm-42"}).find(">vm-42</_this>") !=
         std::string::npos);
   CHECK_THROWS_AS(vmxkit::render(plan, "soap"), vmxkit::Error);  // no moref

@@ -577,6 +577,23 @@ void explain_nearest_pairs(Plan& plan) {
       g + plan.nics.size(), pci::kFullMatrixLimit, pci::kNearestPeers, judged, g * (g - 1) / 2));
 }
 
+// `--gpu auto` means every GPU; when only some of them have a NIC on a supported path, fewer
+// GPUs is the better way out than --allow-degraded: `--gpus N` takes the N best-connected.
+std::string fewer_gpus_hint(const Plan& plan, const Request& request) {
+  if (!is_auto(request.gpus) || request.gpu_count || plan.gpus.size() < 2) return {};
+  std::vector<bool> good(plan.gpus.size(), false);
+  for (const Pairing& p : plan.pairs) {
+    if (!p.peer_is_gpu && p.verdict && p.verdict->verdict == pci::Verdict::ok) good[p.gpu] = true;
+  }
+  const auto count = static_cast<std::size_t>(std::count(good.begin(), good.end(), true));
+  if (count == 0 || count == plan.gpus.size()) return {};
+  return fmt::format(
+      "\n--gpu auto takes all {} GPUs; {} of them {} a NIC on a supported path: take the "
+      "best-connected with --gpus N (--gpus {}{})",
+      plan.gpus.size(), count, count == 1 ? "has" : "have", count,
+      count == 1 ? "" : ", or --gpus 1 for one pair");
+}
+
 }  // namespace
 
 std::string placeholder(std::string_view what) { return fmt::format("<fill in: {}>", what); }
@@ -630,8 +647,8 @@ Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog
     // A nearer device that `auto` left out because the host has not readied it is the way out.
     std::string skipped;
     for (const std::string& s : plan.not_ready) skipped += "\nskipped (not ready): " + s;
-    throw Error(fmt::format("this configuration cannot do peer-to-peer DMA:\n  {}{}",
-                            fmt::join(refused, "\n  "), skipped));
+    throw Error(fmt::format("this configuration cannot do peer-to-peer DMA:\n  {}{}{}",
+                            fmt::join(refused, "\n  "), skipped, fewer_gpus_hint(plan, request)));
   }
 
   size_mmio(plan, request, host, catalog);

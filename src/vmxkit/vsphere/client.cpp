@@ -4,10 +4,16 @@
 #include <curl/curl.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <optional>
 #include <set>
+#include <sstream>
 
 #include "vmxkit/formats/vsphere/xml_support.h"
 
@@ -193,18 +199,59 @@ std::string redact_url(std::string_view url) {
   return handle.part(CURLUPART_URL).value_or("***");
 }
 
+namespace {
+
+// govc's session.Secret (session/manager.go at v0.24.2): a value naming a readable file stands
+// for the file's contents, trimmed; a file that exists but cannot be read is an error; any
+// other value is itself. The error names the variable, never its value.
+std::string govc_secret(const char* name) {
+  std::string value = env(name);
+  std::error_code ec;
+  if (value.empty() || !std::filesystem::is_regular_file(value, ec)) return value;
+  errno = 0;
+  std::ifstream file(value, std::ios::binary);
+  if (!file) {
+    if (errno == EACCES) throw Error(fmt::format("{}: the file it names cannot be read", name));
+    return value;
+  }
+  std::ostringstream contents;
+  contents << file.rdbuf();
+  std::string text = contents.str();
+  const auto space = [](unsigned char c) { return std::isspace(c) != 0; };
+  text.erase(text.begin(), std::find_if_not(text.begin(), text.end(), space));
+  text.erase(std::find_if_not(text.rbegin(), text.rend(), space).base(), text.end());
+  return text;
+}
+
+// govc's GOVC_INSECURE (flags/client.go at v0.24.2): "1" or "true", in any case.
+bool true_flag(std::string value) {
+  std::transform(value.begin(), value.end(), value.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return value == "1" || value == "true";
+}
+
+}  // namespace
+
 ClientOptions options_from_environment(std::string server, bool insecure) {
   ClientOptions o;
   o.server = server.empty() ? env("VMXKIT_SERVER") : std::move(server);
+  if (o.server.empty()) o.server = env("GOVC_URL");
   if (o.server.empty()) {
-    throw Error("no server: give --server URL or set VMXKIT_SERVER (https://user:pass@host/sdk)");
+    throw Error(
+        "no server: give --server URL or set VMXKIT_SERVER or GOVC_URL "
+        "(https://user:pass@host/sdk)");
   }
   o.username = env("VMXKIT_USERNAME");
   o.password = env("VMXKIT_PASSWORD");
+  // govc's GOVC_USERNAME and GOVC_PASSWORD replace the URL's user and password.
+  if (o.username.empty() && o.password.empty()) {
+    o.username = govc_secret("GOVC_USERNAME");
+    o.password = govc_secret("GOVC_PASSWORD");
+    o.override_url_credentials = !o.username.empty() || !o.password.empty();
+  }
   o.session = env("VMXKIT_SESSION");
   o.ca_file = env("VMXKIT_CA_FILE");
-  const std::string insecure_env = env("VMXKIT_INSECURE");
-  o.insecure = insecure || insecure_env == "1" || insecure_env == "true";
+  o.insecure = insecure || true_flag(env("VMXKIT_INSECURE")) || true_flag(env("GOVC_INSECURE"));
   return o;
 }
 
@@ -263,7 +310,13 @@ Transport curl_transport(const ClientOptions& options) {
 
 Client::Client(ClientOptions options, Transport transport)
     : options_(std::move(options)), url_(parse_server_url(options_.server)) {
-  if (url_.username.empty()) {
+  if (options_.override_url_credentials) {
+    if (!options_.username.empty()) url_.username = options_.username;
+    if (!options_.password.empty()) {
+      url_.password = options_.password;
+      url_.has_password = true;
+    }
+  } else if (url_.username.empty()) {
     url_.username = options_.username;
     if (!url_.has_password) url_.password = options_.password;
   } else if (!url_.has_password) {

@@ -56,10 +56,13 @@ struct HttpResponse {
 using Transport = std::function<HttpResponse(const HttpRequest&)>;
 
 struct ClientOptions {
-  std::string server;     ///< the URL (parse_server_url)
-  std::string username;   ///< used when the URL has none
-  std::string password;   ///< used when the URL has none
-  std::string session;    ///< a session cookie (VMXKIT_SESSION): no login, no logout
+  std::string server;    ///< the URL (parse_server_url)
+  std::string username;  ///< used when the URL has none
+  std::string password;  ///< used when the URL has none
+  std::string session;   ///< a session cookie (VMXKIT_SESSION): no login, no logout
+  /// username/password replace the URL's (govc's GOVC_USERNAME/GOVC_PASSWORD) instead of
+  /// standing in where the URL has none (VMXKIT_USERNAME/VMXKIT_PASSWORD).
+  bool override_url_credentials = false;
   bool insecure = false;  ///< skip the TLS certificate and host name checks
   /// Send credentials (a password, a session cookie) over plain http://: refused without it.
   bool allow_http = false;
@@ -71,8 +74,11 @@ struct ClientOptions {
   std::function<void(std::string_view method)> on_request;
 };
 
-/// Fills a ClientOptions from the environment as govc does: VMXKIT_SERVER (when `server` is
-/// empty), VMXKIT_USERNAME, VMXKIT_PASSWORD, VMXKIT_SESSION, VMXKIT_INSECURE=1, VMXKIT_CA_FILE.
+/// Fills a ClientOptions from the environment as govc does: VMXKIT_SERVER, else GOVC_URL (when
+/// `server` is empty); VMXKIT_USERNAME/VMXKIT_PASSWORD (where the URL has none), else
+/// GOVC_USERNAME/GOVC_PASSWORD (replacing the URL's; a value naming a readable file stands for
+/// its trimmed contents, as govc reads them); VMXKIT_SESSION; VMXKIT_INSECURE or GOVC_INSECURE
+/// (1 or true, any case); VMXKIT_CA_FILE.
 ClientOptions options_from_environment(std::string server, bool insecure);
 
 /// The libcurl transport (exposed for tests of its error messages).

@@ -67,14 +67,21 @@ std::string run_on_terminal(const std::string& command, const vmxkit::test::Temp
 
 }  // namespace
 
-TEST_CASE("auto colours a terminal unless NO_COLOR is set and not empty, always and never win",
-          "[cli][color]") {
+TEST_CASE(
+    "auto colours where FORCE_COLOR is set, else a terminal unless NO_COLOR is set, and always and "
+    "never win",
+    "[cli][color]") {
   CHECK(use_color(ColorChoice::automatic, true, nullptr));
   CHECK(use_color(ColorChoice::automatic, true, ""));
   CHECK_FALSE(use_color(ColorChoice::automatic, true, "1"));
   CHECK_FALSE(use_color(ColorChoice::automatic, false, nullptr));
   CHECK(use_color(ColorChoice::always, false, "1"));
   CHECK_FALSE(use_color(ColorChoice::never, true, nullptr));
+  // FORCE_COLOR (force-color.org): any non-empty value colours a pipe, even with NO_COLOR.
+  CHECK(use_color(ColorChoice::automatic, false, nullptr, "1"));
+  CHECK(use_color(ColorChoice::automatic, false, "1", "0"));
+  CHECK_FALSE(use_color(ColorChoice::automatic, false, nullptr, ""));
+  CHECK_FALSE(use_color(ColorChoice::never, false, nullptr, "1"));
 }
 
 TEST_CASE("the --color always option colours the stream each command writes its findings to",

@@ -67,8 +67,8 @@ TEST_CASE("convert renders govc and PowerCLI scripts", "[cli][convert]") {
   CHECK(r.out.find("-memory-pin=true") != std::string::npos);
   r = run_cli({"convert", "-", "--to", "powercli"}, kVm);
   REQUIRE(r.code == 0);
-  CHECK(r.out.find("New-AdvancedSetting -Entity $vm -Name 'pciPassthru.allowP2P' -Value 'TRUE'") !=
-        std::string::npos);
+  CHECK(r.out.find("(New-Object VMware.Vim.OptionValue -Property @{Key = 'pciPassthru.allowP2P'; "
+                   "Value = 'TRUE'})") != std::string::npos);
   CHECK(r.out.find("(Get-View -Id $vm.Id).ReconfigVM($spec)") != std::string::npos);
 }
 

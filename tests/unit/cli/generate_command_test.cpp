@@ -55,7 +55,7 @@ TEST_CASE("generate renders the same plan as ConfigSpec XML, VI/JSON, govc and P
   r = with({"govc"});
   CHECK(r.out.find("device.pci.add") != std::string::npos);
   r = with({"powercli"});
-  CHECK(r.out.find("New-AdvancedSetting") != std::string::npos);
+  CHECK(r.out.find("$spec.ExtraConfig = @(") != std::string::npos);
   r = with({"soap", "--vm", "vm-42"});
   CHECK(r.out.find("vm-42") != std::string::npos);
 }

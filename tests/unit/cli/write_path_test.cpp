@@ -114,7 +114,8 @@ TEST_CASE("every writer keeps the set-user-ID, set-group-ID and sticky bits of t
   }
 }
 
-TEST_CASE("an -o path through a dangling link makes the file it names and keeps the link", "[cli][write]") {
+TEST_CASE("an -o path through a dangling link makes the file it names and keeps the link",
+          "[cli][write]") {
   vmxkit::test::TempDir dir;
   std::filesystem::create_directory(dir / "out");
   const std::string input = (dir / "in.vmx").string();

@@ -32,6 +32,86 @@ std::string sh_quote(std::string_view s) {
 std::string device_label(const DeviceChange& dc, std::size_t i) {
   return "pciPassthru" + std::to_string(-dc.key - 100 >= 0 ? -dc.key - 100 : static_cast<int>(i));
 }
+
+// The oldest govc that applies the plan. device.boot -firmware came in 0.24.0 (govmomi
+// 5e57b3f6). device.pci.add came in 0.24.0 and sends the deviceId in decimal there (govmomi
+// #2249's bug #2248): the fix add8be5a is an ancestor of v0.24.1 and v0.25.0 but not of
+// v0.24.2, a branch off v0.24.0 whose govc/device/pci/add.go writes strconv.Itoa(DeviceId)
+// again (`git merge-base --is-ancestor add8be5a v0.24.2` fails). So 0.25.0 or later, or a
+// release build of 0.24.1 (it prints "govc 0.24.1"; 0.24.x built from source prints 0.24.0).
+// gpu.vm.add came in 0.49.0 (govmomi 1b06c598).
+std::string govc_version_gate(bool vgpu, bool directpath, bool firmware) {
+  if (vgpu) {
+    return "# vGPU profiles: govc gpu.vm.add, in govc 0.49.0 and later.\n"
+           "govc version -require 0.49.0 >/dev/null || fail \"this govc cannot add vGPU profiles "
+           "(gpu.vm.add needs govc 0.49.0 or later). Upgrade govc, or apply the plan with PowerCLI "
+           "(--format powercli) or the ConfigSpec (--format configspec-xml, soap or vi-json)\"\n";
+  }
+  if (directpath) {
+    return "# DirectPath devices: govc 0.24.0 and 0.24.2's device.pci.add send the deviceId in\n"
+           "# decimal and the VM does not power on (govmomi #2248); 0.24.1 and 0.25.0 and later\n"
+           "# send it in hex.\n"
+           "if ! govc version -require 0.25.0 >/dev/null 2>&1; then\n"
+           "  [ \"$(govc version 2>/dev/null)\" = \"govc 0.24.1\" ] || fail \"device.pci.add "
+           "needs govc 0.25.0 or later, or 0.24.1 (0.24.0 and 0.24.2 write a deviceId the VM "
+           "cannot power on with, govmomi #2248); this is $(govc version 2>&1)\"\n"
+           "fi\n";
+  }
+  if (firmware) {
+    return "# device.boot -firmware: govc 0.24.0 and later.\n"
+           "govc version -require 0.24.0 >/dev/null || fail \"device.boot -firmware needs govc "
+           "0.24.0 or later\"\n";
+  }
+  return {};
+}
+
+// The checks that run before the first change: the VM is powered off, each DirectPath device
+// is in the list of devices the VM's host may pass through (QueryConfigTarget's
+// pciPassthrough, which `govc device.pci.ls -vm` prints: govc/device/pci/ls.go), and the
+// firmware. What govc cannot check is said in the script.
+std::string govc_checks(const ConfigSpec& spec) {
+  std::string out =
+      "# Checks, all before the first change. govc cannot check whether a device is held by\n"
+      "# another VM, a device's SR-IOV state, or whether the host has the memory to reserve:\n"
+      "# vSphere refuses those when the VM powers on (vmxkit apply checks them first).\n"
+      "info=$(govc vm.info -json \"$VM\") || fail \"govc vm.info cannot read the VM\"\n"
+      "printf '%s\\n' \"$info\" | grep -qi '\"powerState\": *\"poweredOff\"' || fail "
+      "'the VM is not powered off: passthrough devices and these settings need it off'\n";
+  bool listed = false;
+  for (const DeviceChange& dc : spec.device_change) {
+    if (dc.backing_type != BackingType::device) continue;
+    if (!listed) {
+      out +=
+          "pci=$(govc device.pci.ls -vm \"$VM\") || fail \"govc device.pci.ls cannot list the "
+          "host's passthrough devices\"\n";
+      listed = true;
+    }
+    out += "printf '%s\\n' \"$pci\" | grep -qiF " + sh_quote(dc.device.id) + " || fail " +
+           sh_quote(dc.device.id +
+                    " is not in the host's allowed passthrough device list (enable "
+                    "passthrough for it on the host and reboot it, or pick another device)") +
+           "\n";
+  }
+  if (spec.firmware) {
+    out += "# firmware = " + *spec.firmware +
+           ". Switching an installed guest's firmware (BIOS to EFI) makes it unbootable: its\n"
+           "# disk has no EFI system partition (vmxkit rule MMIO005). The script stops when the "
+           "VM's\n"
+           "# firmware differs, unless FIRMWARE_CHANGE=yes: set it for a VM with no guest "
+           "installed yet,\n"
+           "# or once the guest's disk is converted to GPT with an EFI system partition.\n";
+    out += "if ! printf '%s\\n' \"$info\" | grep -qi " +
+           sh_quote("\"firmware\": *\"" + *spec.firmware + "\"") + "; then\n";
+    out += "  [ \"${FIRMWARE_CHANGE:-}\" = yes ] || fail " +
+           sh_quote("this plan switches the firmware to " + *spec.firmware +
+                    ", which makes an installed guest of the other firmware unbootable; set "
+                    "FIRMWARE_CHANGE=yes to switch it (a VM with no guest yet, or a disk "
+                    "converted to GPT/EFI)") +
+           "\n";
+    out += "fi\n";
+  }
+  return out;
+}
 }  // namespace
 
 std::string render_govc(const VmConfig& config, const RenderOptions& options) {
@@ -42,7 +122,9 @@ std::string render_govc(const VmConfig& config, const RenderOptions& options) {
       "# Usage: VM=<name or inventory path> sh <this file>, with GOVC_URL (and credentials) set\n"
       "# as for any govc command. Power the VM off first: passthrough devices cannot be "
       "hot-added.\n"
-      "# It checks first: when govc cannot apply all of it, it exits 1 and changes nothing.\n"
+      "# It checks first (govc version, power state, the host's passthrough list, firmware): when "
+      "a\n"
+      "# check fails or govc cannot apply all of it, it exits 1 before the first change.\n"
       "set -eu\n"
       ": \"${VM:?set VM to the name or inventory path of the VM}\"\n";
 
@@ -101,48 +183,9 @@ std::string render_govc(const VmConfig& config, const RenderOptions& options) {
       "  echo \"vmxkit: $VM: $*; nothing was changed\" >&2\n"
       "  exit 1\n"
       "}\n";
-  // The oldest govc that applies it: device.boot -firmware came in 0.24.0 (govmomi 5e57b3f6);
-  // 0.24.0's device.pci.add sent deviceId in decimal, so the VM did not power on (govmomi
-  // #2248, fixed in 0.24.1 by add8be5a); gpu.vm.add came in 0.49.0 (govmomi 1b06c598).
-  if (vgpu) {
-    out +=
-        "# vGPU profiles: govc gpu.vm.add, in govc 0.49.0 and later.\n"
-        "govc version -require 0.49.0 >/dev/null || fail \"this govc cannot add vGPU profiles "
-        "(gpu.vm.add needs govc 0.49.0 or later). Upgrade govc, or " +
-        std::string(
-            "apply the plan with PowerCLI (--format powercli) or the ConfigSpec "
-            "(--format configspec-xml, soap or vi-json)\"\n");
-  } else if (directpath) {
-    out +=
-        "# DirectPath devices: govc 0.24.0's device.pci.add sends the deviceId in decimal and the\n"
-        "# VM does not power on (govmomi #2248); 0.24.1 and later send it in hex.\n"
-        "govc version -require 0.24.1 >/dev/null || fail \"device.pci.add needs govc 0.24.1 or "
-        "later (0.24.0 writes a deviceId the VM cannot power on with, govmomi #2248)\"\n";
-  } else if (spec.firmware) {
-    out +=
-        "# device.boot -firmware: govc 0.24.0 and later.\n"
-        "govc version -require 0.24.0 >/dev/null || fail \"device.boot -firmware needs govc "
-        "0.24.0 or later\"\n";
-  }
-  if (spec.firmware) {
-    out += "# firmware = " + *spec.firmware +
-           ". Switching an installed guest's firmware (BIOS to EFI) makes it unbootable: its\n"
-           "# disk has no EFI system partition (vmxkit rule MMIO005). The script stops when the "
-           "VM's\n"
-           "# firmware differs, unless FIRMWARE_CHANGE=yes: set it for a VM with no guest "
-           "installed yet,\n"
-           "# or once the guest's disk is converted to GPT with an EFI system partition.\n";
-    out += "info=$(govc vm.info -json \"$VM\")\n";
-    out += "if ! printf '%s\\n' \"$info\" | grep -qi " +
-           sh_quote("\"firmware\": *\"" + *spec.firmware + "\"") + "; then\n";
-    out += "  [ \"${FIRMWARE_CHANGE:-}\" = yes ] || fail " +
-           sh_quote("this plan switches the firmware to " + *spec.firmware +
-                    ", which makes an installed guest of the other firmware unbootable; set "
-                    "FIRMWARE_CHANGE=yes to switch it (a VM with no guest yet, or a disk "
-                    "converted to GPT/EFI)") +
-           "\n";
-    out += "fi\n";
-  }
+  out += govc_version_gate(vgpu, directpath, spec.firmware.has_value());
+  out += govc_checks(spec);
+  out += "# Every check passed: the changes follow.\n";
 
   std::string flags;
   if (spec.name) flags += " -name " + sh_quote(*spec.name);

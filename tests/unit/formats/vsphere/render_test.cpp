@@ -68,8 +68,10 @@ struct ScriptRun {
 };
 
 // Runs a generated script with a fake `govc` first on PATH: it logs its arguments, answers
-// `version -require V` as a govc of version `govc_version` would, and prints a VM whose
-// firmware is `firmware` for vm.info.
+// `version -require V` as a govc of version `govc_version` would, prints a VM whose firmware
+// is `firmware` and whose power state is FAKE_GOVC_POWER (poweredOff unless `env` sets it) for
+// vm.info, and lists the addresses in FAKE_GOVC_PCI (the plan's two DirectPath devices unless
+// `env` sets it) for device.pci.ls, as govc/device/pci/ls.go prints its table.
 ScriptRun run_with_fake_govc(const std::string& script, const std::string& govc_version,
                              const std::string& firmware, const std::string& env = {}) {
   test::TempDir dir;
@@ -80,13 +82,18 @@ ScriptRun run_with_fake_govc(const std::string& script, const std::string& govc_
       "echo \"$*\" >> \"$FAKE_GOVC_LOG\"\n"
       "case \"$1\" in\n"
       "version)\n"
-      "  [ \"$2\" = -require ] || { echo \"govc $FAKE_GOVC_VERSION\"; exit 0; }\n"
+      "  [ \"${2:-}\" = -require ] || { echo \"govc $FAKE_GOVC_VERSION\"; exit 0; }\n"
       "  lowest=$(printf '%s\\n%s\\n' \"$3\" \"$FAKE_GOVC_VERSION\" | sort -V | head -n1)\n"
       "  [ \"$lowest\" = \"$3\" ] && exit 0\n"
       "  echo \"govc: version $3 or higher is required, this is version "
       "$FAKE_GOVC_VERSION\" >&2; exit 1;;\n"
-      "vm.info) printf '{\"VirtualMachines\":[{\"Config\":{\"Firmware\":\"%s\"}}]}\\n' "
-      "\"$FAKE_GOVC_FIRMWARE\";;\n"
+      "vm.info) printf '{\"VirtualMachines\":[{\"Config\":{\"Firmware\":\"%s\"},"
+      "\"Runtime\":{\"PowerState\":\"%s\"}}]}\\n' \"$FAKE_GOVC_FIRMWARE\" "
+      "\"${FAKE_GOVC_POWER:-poweredOff}\";;\n"
+      "device.pci.ls) echo 'System ID  Address  Device Name'\n"
+      "  for a in ${FAKE_GOVC_PCI-0000:3b:00.0 0000:86:00.1}; do\n"
+      "    echo \"69fb0dd6-0000-0000-0000-000000000000  $a  NVIDIA Corporation  GH100\"\n"
+      "  done;;\n"
       "esac\n");
   std::filesystem::permissions(dir / "govc", std::filesystem::perms::owner_all);
   const std::string command = "cd '" + dir.path().string() + "' && PATH=\"$PWD:$PATH\" " +
@@ -101,12 +108,20 @@ ScriptRun run_with_fake_govc(const std::string& script, const std::string& govc_
   return r;
 }
 
+// Whether the fake govc's log holds a call that changes the VM.
+bool changed_the_vm(const std::string& log) {
+  for (const char* verb : {"vm.change", "device.boot", "device.pci.add", "gpu.vm.add"}) {
+    if (log.find(verb) != std::string::npos) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 TEST_CASE("the govc script sets firmware with device.boot and adds DirectPath devices",
           "[spec][render][govc]") {
   const std::string sh = render_govc(directpath_config(false));
-  CHECK(sh.find("govc version -require 0.24.1") != std::string::npos);
+  CHECK(sh.find("govc version -require 0.25.0") != std::string::npos);
   CHECK(sh.find("govc device.boot -vm \"$VM\" -firmware 'efi'\n") != std::string::npos);
   CHECK(sh.find("govc device.pci.add -vm \"$VM\" '0000:3b:00.0'") != std::string::npos);
   CHECK(sh.find("govc device.pci.add -vm \"$VM\" '0000:86:00.1'") != std::string::npos);
@@ -142,10 +157,39 @@ TEST_CASE("the govc script run against a fake govc applies what it says or exits
     CHECK(r.code == 0);
     CHECK(r.log.find("gpu.vm.add -vm gpu-vm -profile grid_a100-40c\n") != std::string::npos);
   }
-  SECTION("DirectPath on govc 0.24.0 (deviceId bug): exit 1 before any change") {
-    const ScriptRun r = run_with_fake_govc(render_govc(directpath_config(false)), "0.24.0", "efi");
+  SECTION("DirectPath on govc 0.24.0 and 0.24.2 (deviceId in decimal): exit 1 unchanged") {
+    for (const char* version : {"0.24.0", "0.24.2"}) {
+      INFO(version);
+      const ScriptRun r = run_with_fake_govc(render_govc(directpath_config(false)), version, "efi");
+      CHECK(r.code == 1);
+      CHECK_FALSE(changed_the_vm(r.log));
+      CHECK(r.err.find("needs govc 0.25.0 or later, or 0.24.1") != std::string::npos);
+      CHECK(r.err.find(std::string("this is govc ") + version) != std::string::npos);
+    }
+  }
+  SECTION("DirectPath on govc 0.24.1 and 0.25.0 (deviceId in hex): applied") {
+    for (const char* version : {"0.24.1", "0.25.0", "0.57.0"}) {
+      INFO(version);
+      const ScriptRun r = run_with_fake_govc(render_govc(directpath_config(false)), version, "efi");
+      CHECK(r.code == 0);
+      CHECK(r.log.find("device.pci.add -vm gpu-vm 0000:86:00.1\n") != std::string::npos);
+    }
+  }
+  SECTION("a powered-on VM: exit 1 before any change") {
+    const ScriptRun r = run_with_fake_govc(render_govc(directpath_config(false)), "0.25.0", "efi",
+                                           "FAKE_GOVC_POWER=poweredOn");
     CHECK(r.code == 1);
-    CHECK(r.log == "version -require 0.24.1\n");
+    CHECK_FALSE(changed_the_vm(r.log));
+    CHECK(r.err.find("is not powered off") != std::string::npos);
+  }
+  SECTION("a device the host does not allow for passthrough: exit 1 before any change") {
+    const ScriptRun r = run_with_fake_govc(render_govc(directpath_config(false)), "0.25.0", "efi",
+                                           "FAKE_GOVC_PCI=0000:3b:00.0");
+    CHECK(r.code == 1);
+    CHECK_FALSE(changed_the_vm(r.log));
+    CHECK(r.log.find("device.pci.ls -vm gpu-vm\n") != std::string::npos);
+    CHECK(r.err.find("0000:86:00.1 is not in the host's allowed passthrough device list") !=
+          std::string::npos);
   }
   SECTION("an EFI VM: device.boot and device.pci.add called, exit 0") {
     const ScriptRun r = run_with_fake_govc(render_govc(directpath_config(false)), "0.24.1", "efi");
@@ -173,7 +217,25 @@ TEST_CASE("the PowerCLI script asks before it switches the firmware, ahead of an
   CHECK(ps.find("[switch]$Force") != std::string::npos);
   CHECK(ps.find("Write-Warning") != std::string::npos);
   CHECK(ps.find("$PSCmdlet.ShouldContinue(") != std::string::npos);
-  CHECK(ps.find("$vm.ExtensionData.Config.Firmware") < ps.find("New-AdvancedSetting"));
+  CHECK(ps.find("$vm.ExtensionData.Config.Firmware") < ps.find("ReconfigVM"));
+}
+
+TEST_CASE(
+    "the PowerCLI script checks power state and the host's passthrough list, then makes "
+    "every change in one ReconfigVM",
+    "[spec][render][powercli]") {
+  const std::string ps = render_powercli(directpath_config(false));
+  const std::size_t first_change = ps.find(".ReconfigVM($spec)");
+  REQUIRE(first_change != std::string::npos);
+  CHECK(ps.find(".ReconfigVM(", first_change + 1) == std::string::npos);
+  CHECK(ps.find("New-AdvancedSetting") == std::string::npos);
+  CHECK(ps.find("$spec.ExtraConfig = @(") != std::string::npos);
+  CHECK(ps.find("if ($vm.PowerState -ne 'PoweredOff')") < first_change);
+  CHECK(ps.find("QueryConfigTarget($vm.ExtensionData.Runtime.Host)") < first_change);
+  for (const char* id : {"0000:3b:00.0", "0000:86:00.1"}) {
+    CHECK(ps.find(std::string("if ($allowed -notcontains '") + id + "')") < first_change);
+  }
+  CHECK(ps.find("Not checked: whether a device is held by another") != std::string::npos);
 }
 
 TEST_CASE("the ConfigSpec XML says before firmware that switching it breaks an installed guest",
