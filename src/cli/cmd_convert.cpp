@@ -89,6 +89,19 @@ int run_convert(const ConvertOptions& o, Context& ctx) {
     print_diagnostic(ctx.err, name, loaded.source.bytes(), loaded.source.lines(), d, ctx.color_err);
   }
 
+  // Terraform and VM classes: what the form leaves to vSphere, and plan values known only after
+  // apply, which the output cannot hold either.
+  for (const Diagnostic& d : checks::form_note_diagnostics(vm->notes)) {
+    print_diagnostic(ctx.err, name, loaded.source.bytes(), loaded.source.lines(), d, ctx.color_err);
+  }
+  std::vector<Diagnostic> unknown;
+  checks::defer_unknown(unknown, vm->unknown);
+  for (Diagnostic& d : unknown) {
+    d.severity = Severity::warning;
+    d.message += " (not converted)";
+    print_diagnostic(ctx.err, name, loaded.source.bytes(), loaded.source.lines(), d, ctx.color_err);
+  }
+
   // Device groups (vSphere 8) where the output has no form of them: say which are left out.
   if (!format->carries.device_groups) {
     std::vector<const formats::Format*> carrying;

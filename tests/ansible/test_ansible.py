@@ -320,6 +320,23 @@ class FilesScenarios:
                 "configspec-xml"))
         self.assertEqual(r["explanation"], self.gen["first"]["explanation"])
 
+    def test_generate_writes_the_format_tables_outputs(self):
+        r = self.gen["terraform"]
+        self.assertTrue(r["changed"], r)
+        self.assertFalse(os.path.exists(self.new_dest))
+        self.assertEqual(r["diff"][0]["after"], self.expected_plan(
+            "--gpu", "0000:18:00.0", "--gpu", "0000:1a:00.0", "--nic", "auto", "--format",
+            "terraform"))
+        r = self.gen["no_such_format"]
+        self.assertTrue(r["failed"])
+        # The choices are the format table's outputs, as `vmxkit formats` lists them.
+        rc, out, err = vmxkit("formats", "--format", "json")
+        self.assertEqual(rc, 0, err)
+        outputs = [f["name"] for f in json.loads(out)["formats"] if f["output"]]
+        self.assertIn("vmclass", outputs)
+        self.assertEqual(r["msg"], "format: one of %s, not 'hcl2'" % ", ".join(outputs))
+        self.assertFalse(os.path.exists(self.new_dest))
+
     def test_generate_fails_on_a_request_that_cannot_work(self):
         r = self.gen["no_such_gpu"]
         self.assertTrue(r["failed"])

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <tuple>
 #include <utility>
 
 #include "vmxkit/core/pci_address.h"
@@ -46,6 +47,19 @@ DeviceClass classify(const PassthroughDevice& d, const pci::CatalogEntry* model,
   }
 }
 
+// A Dynamic DirectPath device's ids: the first `0xVVVV:0xDDDD` of its allowedDevices (vSphere's
+// `VirtualPCIPassthroughDynamicBackingInfo.allowedDevice`, which a VM class names its devices by).
+std::pair<std::optional<std::uint16_t>, std::optional<std::uint16_t>> allowed_ids(
+    const PassthroughDevice& d) {
+  if (!d.allowed_devices) return {};
+  std::string_view first(*d.allowed_devices);
+  first = first.substr(0, first.find_first_of("|, "));
+  const std::size_t colon = first.find(':');
+  if (colon == std::string_view::npos) return {};
+  return {parse_id(std::string(first.substr(0, colon))),
+          parse_id(std::string(first.substr(colon + 1)))};
+}
+
 }  // namespace
 
 Context::Context(std::string path, std::string_view bytes, const vmx::Document* doc,
@@ -63,6 +77,9 @@ Context::Context(std::string path, std::string_view bytes, const vmx::Document* 
     v.entry = &d;
     v.vendor_id = parse_id(d.vendor_id);
     v.device_id = parse_id(d.device_id);
+    if (!v.vendor_id && !v.device_id && d.kind() == PassthroughKind::dynamic) {
+      std::tie(v.vendor_id, v.device_id) = allowed_ids(d);
+    }
     if (v.vendor_id && v.device_id) v.model = catalog.find(*v.vendor_id, *v.device_id);
     v.cls = classify(d, v.model, v.vendor_id);
     v.label = fmt::format("pciPassthru{}", d.index);

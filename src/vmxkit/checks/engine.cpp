@@ -15,6 +15,7 @@
 #include "vmxkit/core/wide_encoding.h"
 #include "vmxkit/devices/catalog.h"
 #include "vmxkit/formats/formats.h"
+#include "vmxkit/formats/terraform.h"
 #include "vmxkit/formats/vmx/document.h"
 #include "vmxkit/formats/vmx/edit.h"
 #include "vmxkit/formats/vsphere/load.h"
@@ -192,13 +193,20 @@ void lint_spec(LintResult& result, std::string bytes, const LintOptions& options
   vsphere::Loaded loaded = vsphere::load(result.path, std::move(bytes));
   result.format = loaded.format;
   result.diagnostics = schema_diagnostics(loaded.schema_problems);
-  for (const vsphere::LoadedVm& vm : loaded.vms) {
+  const bool terraform = loaded.format != nullptr && loaded.format->name == "terraform-json";
+  for (vsphere::LoadedVm& vm : loaded.vms) {
+    // A pci_device_id is a host address only: with a host, the device there gives its ids.
+    if (terraform && options.host != nullptr) {
+      terraform::add_host_ids(vm.config, vm.notes, *options.host);
+    }
     const Context ctx(result.path, loaded.source.bytes(), nullptr, vm.config, catalog,
                       options.host);
     Sink sink;
     run_rules(ctx, options, sink);
     std::vector<Diagnostic> found = std::move(sink.diagnostics());
     for (Diagnostic& d : unread_diagnostics(vm.unread)) found.push_back(std::move(d));
+    defer_unknown(found, vm.unknown);
+    for (Diagnostic& d : form_note_diagnostics(vm.notes)) found.push_back(std::move(d));
     for (Diagnostic& d : found) {
       if (loaded.vms.size() > 1) d.message = fmt::format("{}: {}", vm.name, d.message);
       result.diagnostics.push_back(std::move(d));

@@ -2,7 +2,8 @@
 // The parsers' low-level problems as diagnostics of the rules that own them: the parsers report
 // what is wrong and where, the rule table gives the id and severity. Defined with those rules
 // (vmx001_malformed_line.cpp, xml001_configspec_schema_violation.cpp,
-// ovf001_ovf_setting_not_read.cpp).
+// ovf001_ovf_setting_not_read.cpp, form001_declaration_form_note.cpp,
+// form002_value_unknown_until_apply.cpp).
 #pragma once
 
 #include <span>
@@ -11,6 +12,7 @@
 #include "vmxkit/checks/check.h"
 #include "vmxkit/checks/context.h"
 #include "vmxkit/core/diagnostic.h"
+#include "vmxkit/formats/form_note.h"
 #include "vmxkit/formats/vmx/document.h"
 #include "vmxkit/formats/vsphere/ovf.h"
 #include "vmxkit/formats/vsphere/schema.h"
@@ -32,5 +34,13 @@ std::vector<Diagnostic> schema_diagnostics(std::span<const vsphere::SchemaProble
 
 /// An OVF VirtualSystem's settings that vmxkit did not read, as OVF001 diagnostics.
 std::vector<Diagnostic> unread_diagnostics(std::span<const vsphere::OvfUnread> unread);
+
+/// What a Terraform resource or VM class leaves to vSphere or cannot say, as FORM001 diagnostics.
+std::vector<Diagnostic> form_note_diagnostics(std::span<const FormNote> notes);
+
+/// A Terraform plan's values known only after apply: each finding of `found` that would call a
+/// setting they give missing becomes a FORM002 note saying it is not known until apply, and each
+/// unknown value is named (FORM002).
+void defer_unknown(std::vector<Diagnostic>& found, std::span<const UnknownValue> unknown);
 
 }  // namespace vmxkit::checks

@@ -31,18 +31,7 @@ enum class ResourceType {
 /// "vsphere_virtual_machine", "vsphere_virtual_machine_class".
 std::string_view to_string(ResourceType type);
 
-/// A value Terraform knows only after apply (`after_unknown`). What it would set is NOT in the
-/// VM's VmConfig, and nothing that depends on it may be read as absent: a check that would say
-/// "missing" must say "unknown" instead.
-struct UnknownValue {
-  /// As Terraform names it: `extra_config`, `extra_config["pciPassthru.64bitMMIOSizeGB"]`,
-  /// `pci_device_id[1]`, `network_interface[1].physical_function`.
-  std::string attribute;
-  /// The `.vmx` keys whose value it would give; a key ending in `*` is a prefix (`pciPassthru*`:
-  /// a passthrough device; `*`: any extraConfig key).
-  std::vector<std::string> keys;
-  SourceSpan where;  ///< its `true` in `after_unknown`
-};
+using vmxkit::UnknownValue;
 
 /// One `vsphere_virtual_machine` or `vsphere_virtual_machine_class` of the document.
 struct TerraformVm {
@@ -94,6 +83,8 @@ TerraformJson read_terraform_json(const SourceFile& source);
 /// does not have is left as it is (the checks report it: TOPO001), and so is a vendor id a data
 /// source gave that differs from the host's.
 void add_host_ids(TerraformVm& vm, const pci::Host& host);
+/// The same for a VM of the format table's reader (vsphere::LoadedVm): its config and notes.
+void add_host_ids(VmConfig& config, std::vector<FormNote>& notes, const pci::Host& host);
 
 /// Whether `bytes` look like `terraform show -json` output: a JSON object whose top-level
 /// members include `format_version` and one of `terraform_version`, `planned_values`,

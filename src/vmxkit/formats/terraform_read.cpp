@@ -556,26 +556,30 @@ std::string_view to_string(ResourceType type) {
   return type == ResourceType::virtual_machine ? kVmType : kClassType;
 }
 
-void add_host_ids(TerraformVm& vm, const pci::Host& host) {
-  for (const PassthroughDevice& d : vm.config.passthrough_devices()) {
+void add_host_ids(VmConfig& config, std::vector<FormNote>& notes, const pci::Host& host) {
+  for (const PassthroughDevice& d : config.passthrough_devices()) {
     if (!d.present || d.kind() != PassthroughKind::directpath || !d.id) continue;
     const auto bdf = parse_vmx_bdf(*d.id);
     const pci::Device* device = bdf ? host.find(*bdf) : nullptr;
     if (device == nullptr || !device->vendor_id || !device->device_id) continue;
-    const SourceSpan at = vm.config.settings[d.settings.front()].whole;
+    const SourceSpan at = config.settings[d.settings.front()].whole;
     const std::string p = fmt::format("pciPassthru{}.", d.index);
     if (!d.vendor_id) {
-      vm.config.add(p + "vendorId", fmt::format("0x{:04x}", *device->vendor_id), at, at);
+      config.add(p + "vendorId", fmt::format("0x{:04x}", *device->vendor_id), at, at);
     }
     if (!d.device_id) {
-      vm.config.add(p + "deviceId", fmt::format("0x{:04x}", *device->device_id), at, at);
+      config.add(p + "deviceId", fmt::format("0x{:04x}", *device->device_id), at, at);
     }
-    vm.notes.push_back(
+    notes.push_back(
         {at, fmt::format("pciPassthru{} is host device {} ({:04x}:{:04x}{}), as "
                          "the host capture gives it",
                          d.index, bdf->to_string(), *device->vendor_id, *device->device_id,
                          device->name.empty() ? "" : " " + device->name)});
   }
+}
+
+void add_host_ids(TerraformVm& vm, const pci::Host& host) {
+  add_host_ids(vm.config, vm.notes, host);
 }
 
 bool looks_like_terraform_json(std::string_view bytes) {
@@ -632,6 +636,7 @@ void read_terraform_input(vsphere::Loaded& into) {
     loaded.name = std::move(vm.address);
     loaded.config = std::move(vm.config);
     loaded.notes = std::move(vm.notes);
+    loaded.unknown = std::move(vm.unknown);
     into.vms.push_back(std::move(loaded));
   }
 }

@@ -425,6 +425,11 @@ void read_vmclass_input(vsphere::Loaded& into) {
     loaded.name = c.namespace_name.empty() ? c.name : c.namespace_name + "/" + c.name;
     loaded.config = std::move(c.config);
     loaded.notes = std::move(c.notes);
+    // Without a firmware in its configSpec, a class leaves it to the VM: not BIOS, unknown.
+    if (loaded.config.find("firmware") == nullptr) {
+      loaded.unknown.push_back(
+          {"firmware (the VM's spec.bootOptions, else its image)", {"firmware"}, c.whole});
+    }
     into.vms.push_back(std::move(loaded));
   }
 }

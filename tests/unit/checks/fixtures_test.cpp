@@ -91,7 +91,7 @@ std::vector<fs::path> fixture_files(bool with_fixed = false) {
   for (const auto& e : fs::recursive_directory_iterator(test::source_path("tests/checks"))) {
     const std::string name = e.path().filename().string();
     const auto ext = e.path().extension();
-    if (e.is_regular_file() && (ext == ".vmx" || ext == ".xml") &&
+    if (e.is_regular_file() && (ext == ".vmx" || ext == ".xml" || ext == ".yaml") &&
         (with_fixed || name.find(".fixed.") == std::string::npos)) {
       files.push_back(e.path());
     }

@@ -15,7 +15,7 @@ using namespace vmxkit::checks;
 
 TEST_CASE("rule ids are unique, sorted and of the form PREFIX plus three digits",
           "[rules][registry]") {
-  const std::regex id_form("^(VMX|PT|P2P|MMIO|TOPO|XML|OVF|HOST|GUEST)[0-9]{3}$");
+  const std::regex id_form("^(VMX|PT|P2P|MMIO|TOPO|XML|OVF|FORM|HOST|GUEST)[0-9]{3}$");
   const std::regex name_form("^[a-z0-9]+(-[a-z0-9]+)*$");
   std::set<std::string_view> ids, names;
   std::string_view previous;
@@ -55,7 +55,7 @@ TEST_CASE("every check is defined in <kind>/<id>_<name>.cpp and every check file
     CHECK(text.find(".id = \"" + std::string(r->id) + "\"") != std::string::npos);
     CHECK(text.find(".name = \"" + std::string(r->name) + "\"") != std::string::npos);
   }
-  const std::regex rule_file("^(vmx|pt|p2p|mmio|topo|xml|ovf|host|guest)[0-9]{3}_.*\\.cpp$");
+  const std::regex rule_file("^(vmx|pt|p2p|mmio|topo|xml|ovf|form|host|guest)[0-9]{3}_.*\\.cpp$");
   std::size_t rule_files = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
     const std::string file = entry.path().filename().string();

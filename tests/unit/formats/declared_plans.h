@@ -42,6 +42,15 @@ inline DeclaredPlan rdma_plan(bool sriov = false) {
   return declared_plan(r);
 }
 
+/// Every GPU of the host (eight H100) with the closest NIC of each (eight ConnectX-7).
+inline DeclaredPlan eight_gpu_plan() {
+  PlanRequest r;
+  r.gpus = {"auto"};
+  r.nics = {"auto"};
+  r.memory_mb = 1048576;
+  return declared_plan(r);
+}
+
 /// One H100 as vGPU grid_h100-80c, 128 GB of memory.
 inline DeclaredPlan vgpu_plan() {
   PlanRequest r;

@@ -303,7 +303,7 @@ TEST_CASE(
   for (TerraformVm& vm : read_terraform_json(source).vms) {
     add_host_ids(vm, host);
     notes.push_back(vm.notes);
-    loaded.vms.push_back({vm.address, {}, std::move(vm.config), {}, {}});
+    loaded.vms.push_back({vm.address, {}, std::move(vm.config), {}, {}, {}});
   }
   REQUIRE(loaded.vms.size() == 2);
   checks::LintOptions options;

@@ -149,6 +149,17 @@ TEST_CASE("the HCL written for a plan, parsed by HashiCorp's HCL library, reads 
   }
 }
 
+TEST_CASE("eight GPUs and their NICs are written as one pci_device_id list that HCL reads back",
+          "[terraform][write]") {
+  const test::DeclaredPlan p = test::eight_gpu_plan();
+  const std::string hcl = write_terraform(p.config, p.comments);
+  test::check_declared_golden(std::string(kOut) + "gpu8-rdma.tf", hcl);
+  REQUIRE(p.config.passthrough_devices().size() == 16);
+  const TerraformVm back = parsed_back("gpu8-rdma.tf");
+  CHECK(back.config.passthrough_devices().size() == 16);
+  CHECK(sorted(test::carried(back.config)) == sorted(test::carried(p.config)));
+}
+
 TEST_CASE("the vGPU class written for a plan reads back with its vGPU, memory and reservation",
           "[terraform][write]") {
   const test::DeclaredPlan p = test::vgpu_plan();

@@ -86,7 +86,7 @@ TEST_CASE("lint finds the VM class whose 64-bit MMIO window is too small, at its
                          {},
                          {}};
   for (VmClass& c : read_vmclass_yaml(source)) {
-    loaded.vms.push_back({c.name, {}, std::move(c.config), {}, {}});
+    loaded.vms.push_back({c.name, {}, std::move(c.config), {}, {}, {}});
   }
   const auto ids = [&](std::size_t vm) {
     const checks::LintResult r = checks::lint_loaded_vm(source.path(), loaded, vm, {});

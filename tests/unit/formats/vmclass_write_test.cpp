@@ -4,6 +4,9 @@
 #include "declared_plans.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/formats/vmclass.h"
+#include "vmxkit/formats/vsphere/json.h"
+#include "vmxkit/formats/vsphere/load.h"
+#include "vmxkit/formats/yaml_json.h"
 
 using namespace vmxkit;
 using namespace vmxkit::vmclass;
@@ -100,4 +103,27 @@ TEST_CASE("a VM class's name is made a DNS-1123 name from the display name", "[v
   const VmConfig c = vmx::to_vm_config(
       vmx::Document::parse("displayName = \"GPU VM #1 (H100)\"\nmemsize = \"4096\"\n", "p.vmx"));
   CHECK(read_back(write_vmclass(c, {})).name == "gpu-vm--1--h100");
+}
+
+TEST_CASE("the configSpec of a written VM class is a ConfigSpec vmxkit's VI/JSON reader loads",
+          "[vmclass][write]") {
+  for (const test::DeclaredPlan& p : {test::rdma_plan(), test::vgpu_plan()}) {
+    const std::string yaml = write_vmclass(p.config, p.comments);
+    const std::vector<vsphere::json::Value> docs =
+        yaml::parse_documents(SourceFile("c.yaml", yaml));
+    REQUIRE(docs.size() == 1);
+    const vsphere::json::Value* spec = docs[0].find("spec");
+    REQUIRE(spec != nullptr);
+    const vsphere::json::Value* config_spec = spec->find("configSpec");
+    REQUIRE(config_spec != nullptr);
+    // The configSpec alone, as JSON: told apart as VI/JSON and read by its reader.
+    const vsphere::Loaded loaded = vsphere::load("spec.json", vsphere::json::write(*config_spec));
+    CHECK(loaded.format->name == "vi-json");
+    REQUIRE(loaded.vms.size() == 1);
+    const VmConfig& back = loaded.vms[0].config;
+    CHECK(back.get("pciPassthru.64bitMMIOSizeGB") == p.config.get("pciPassthru.64bitMMIOSizeGB"));
+    CHECK(back.memory_reservation_mb() == p.config.memory_reservation_mb());
+    CHECK(back.firmware() == p.config.firmware());
+    CHECK(back.passthrough_devices().size() == p.config.passthrough_devices().size());
+  }
 }

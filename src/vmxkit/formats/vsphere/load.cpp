@@ -183,7 +183,7 @@ Loaded load(std::string path, std::string bytes) {
 void read_vmx_input(Loaded& into) {
   const SourceFile& src = into.source;
   const vmx::Document doc = vmx::Document::parse(std::string(src.bytes()), src.path());
-  into.vms.push_back({{}, {}, vmx::to_vm_config(doc), {}, {}});
+  into.vms.push_back({{}, {}, vmx::to_vm_config(doc), {}, {}, {}});
   into.malformed = doc.problems();
 }
 
@@ -193,7 +193,7 @@ void read_vim25_input(Loaded& into) {
   if (x.kind == XmlDocumentKind::reconfigure) into.vm = x.vms.front().moref;
   for (XmlVm& vm : x.vms) {
     into.vms.push_back(
-        {std::move(vm.name), std::move(vm.moref), to_vm_config(vm.spec, &src), {}, {}});
+        {std::move(vm.name), std::move(vm.moref), to_vm_config(vm.spec, &src), {}, {}, {}});
   }
   // The schema is vmxkit's ConfigSpec subset: what vSphere sends back is not checked against
   // it (a ConfigInfo has far more than vmxkit models).
@@ -207,19 +207,19 @@ void read_vi_json_input(Loaded& into) {
   JsonConfigSpec j = read_vi_json(src);
   std::string name =
       j.type_name == "VirtualMachineConfigInfo" && j.spec.name ? *j.spec.name : std::string();
-  into.vms.push_back({std::move(name), {}, to_vm_config(j.spec, &src), {}, {}});
+  into.vms.push_back({std::move(name), {}, to_vm_config(j.spec, &src), {}, {}, {}});
 }
 
 void read_ovf_input(Loaded& into) {
   for (OvfVirtualSystem& vs : read_ovf(into.source)) {
-    into.vms.push_back({std::move(vs.id), {}, std::move(vs.config), std::move(vs.unread), {}});
+    into.vms.push_back({std::move(vs.id), {}, std::move(vs.config), std::move(vs.unread), {}, {}});
   }
 }
 
 void read_govc_input(Loaded& into) {
   for (GovcVm& vm : read_govc_json(into.source).vms) {
     into.vms.push_back(
-        {std::move(vm.name), std::move(vm.moref), to_vm_config(vm.spec, &into.source), {}, {}});
+        {std::move(vm.name), std::move(vm.moref), to_vm_config(vm.spec, &into.source), {}, {}, {}});
   }
 }
 

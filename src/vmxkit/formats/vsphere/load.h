@@ -45,6 +45,8 @@ struct LoadedVm {
   std::vector<OvfUnread> unread;
   /// Declaration forms (Terraform, VM classes): what the form leaves to vSphere or cannot say.
   std::vector<FormNote> notes;
+  /// Terraform plans: values known only after apply, which the checks must not read as absent.
+  std::vector<UnknownValue> unknown;
 };
 
 struct Loaded {

@@ -45,7 +45,6 @@ except ImportError:
 
 BACKENDS = ("auto", "python", "binary")
 SEVERITIES = ("error", "warning", "info", "style")
-GENERATE_FORMATS = ("vmx", "configspec-xml", "vi-json", "govc", "powercli")
 # The environment the binary must not take its server, session or TLS choice from: the
 # module's options say them.
 _SERVER_ENV = ("VMXKIT_SERVER", "VMXKIT_SESSION", "VMXKIT_INSECURE", "VMXKIT_USERNAME",
@@ -335,6 +334,10 @@ class PythonBackend:
                 files.append(dict(path=path, format="soap"))
         return LintResult(findings, files, host_checked, warnings)
 
+    def output_formats(self):
+        """The formats generate writes, from vmxkit's format table."""
+        return vmxkit.output_formats()
+
     def generate(self, request):
         gpus = request["gpus"]
         nic = request["nic"]
@@ -513,6 +516,14 @@ class BinaryBackend:
         if request.get("allow_degraded"):
             args.append("--allow-degraded")
         return args
+
+    def output_formats(self):
+        """The formats generate writes, from vmxkit's format table (`vmxkit formats`)."""
+        rc, out, err = self._run(["formats", "--format", "json"], [])
+        try:
+            return [f["name"] for f in json.loads(out)["formats"] if f.get("output")]
+        except (ValueError, KeyError, TypeError) as e:
+            raise VmxkitError("vmxkit formats printed no format table (%s): %s" % (e, err.strip()))
 
     def generate(self, request):
         args = self._generate_args(request)

@@ -76,9 +76,12 @@ options:
       - What I(dest) holds. C(vmx) is the settings as C(.vmx) lines under a comment block saying
         what was chosen and why; C(configspec-xml) a vim25 C(VirtualMachineConfigSpec);
         C(vi-json) its vSphere VI/JSON form; C(govc) a shell script of govc commands;
-        C(powercli) a PowerShell script.
+        C(powercli) a PowerShell script; C(terraform) the arguments of Terraform's
+        C(vsphere_virtual_machine) (a C(vsphere_virtual_machine_class) for vGPUs) as HCL;
+        C(vmclass) a VM Operator C(VirtualMachineClass) YAML.
+      - Any output of vmxkit's format table is accepted (C(vmxkit formats)); the module asks the
+        backend which there are.
     type: str
-    choices: [vmx, configspec-xml, vi-json, govc, powercli]
     default: vmx
   dest:
     description:
@@ -206,7 +209,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_native, to_text
 
 from ansible_collections.vmxkit.vmxkit.plugins.module_utils.vmxkit_backend import (
-    GENERATE_FORMATS, VmxkitError, backend_argument_spec, open_backend)
+    VmxkitError, backend_argument_spec, open_backend)
 
 # Text diffs of larger files are left out, as ansible.builtin.copy does past max_file_size.
 MAX_DIFF_BYTES = 1024 * 1024
@@ -281,7 +284,7 @@ def main():
         system_id=dict(type="str"),
         memory_mb=dict(type="int"),
         allow_degraded=dict(type="bool", default=False),
-        format=dict(type="str", default="vmx", choices=list(GENERATE_FORMATS)),
+        format=dict(type="str", default="vmx"),
         dest=dict(type="path", required=True),
         force=dict(type="bool", default=False),
     )
@@ -304,6 +307,11 @@ def main():
                    allow_degraded=p["allow_degraded"], format=p["format"])
     backend = open_backend(module)
     try:
+        # The choices are vmxkit's own: its format table's outputs.
+        formats = backend.output_formats()
+        if p["format"] not in formats:
+            module.fail_json(msg="format: one of %s, not %r" % (", ".join(formats), p["format"]),
+                             dest=dest, backend=backend.name)
         plan = backend.generate(request)
     except VmxkitError as e:
         module.fail_json(changed=False, backend=backend.name, dest=dest, **e.result())
