@@ -2,6 +2,7 @@
 #include "vmxkit/analysis/mmio.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -10,6 +11,7 @@
 #include <string_view>
 
 #include "vmxkit/core/error.h"
+#include "vmxkit/devices/role.h"
 #include "vmxkit/devices/vgpu.h"
 
 namespace vmxkit::pci {
@@ -161,7 +163,8 @@ struct Framebuffers {
 // alone rather than a guessed BAR; a device with none of these is not counted.
 void add_device_bars(const MmioDevice& m, MmioResult& r, Framebuffers& fb) {
   const CatalogEntry* model = m.model ? m.model : (m.device ? m.device->model : nullptr);
-  const bool gpu = (m.device && m.device->role == Role::gpu) || (model && model->role == Role::gpu);
+  const bool gpu = m.nvidia_gpu || (m.device && m.device->role == Role::gpu) ||
+                   (model && model->role == Role::gpu);
   if (gpu) {
     fb.any_gpu = true;
     if (model && model->framebuffer_gb) {
@@ -208,6 +211,21 @@ void add_device_bars(const MmioDevice& m, MmioResult& r, Framebuffers& fb) {
     return;
   }
   r.unknown.push_back(m.label);
+  const std::uint16_t vendor =
+      model ? model->vendor_id : (m.device ? m.device->vendor_id.value_or(0) : 0);
+  if (gpu && (m.nvidia_gpu || vendor == kNvidiaVendor)) r.unknown_gpus.push_back(m.label);
+}
+
+// An NVIDIA GPU whose BARs and framebuffer are unknown still needs the window (only a known
+// small BAR1 needs none): at least NVIDIA's smallest documented size.
+void apply_unknown_gpu_floor(MmioResult& r) {
+  if (r.unknown_gpus.empty() || r.size_gb >= kUnknownGpuMinGb) return;
+  r.size_gb = kUnknownGpuMinGb;
+  r.estimated = true;
+  r.lines.push_back(fmt::format(
+      "at least {} GB for {}: NVIDIA GPU BARs unknown; {} GB is the smallest window NVIDIA lists "
+      "for a data-center GPU",
+      kUnknownGpuMinGb, fmt::join(r.unknown_gpus, ", "), kUnknownGpuMinGb));
 }
 
 // Packs the BARs with natural alignment (each at a multiple of its power-of-two size; largest
@@ -265,10 +283,14 @@ MmioResult size_64bit_mmio(const std::vector<MmioDevice>& devices) {
   for (const MmioDevice& m : devices) add_device_bars(m, r, fb);
   pack_bars(r);
   apply_kb_rule(r, fb);
+  apply_unknown_gpu_floor(r);
   if (!r.bars.empty() || r.estimated) {
     r.lines.push_back(fmt::format("=> pciPassthru.64bitMMIOSizeGB = {}", r.size_gb));
   }
   for (const std::string& u : r.unknown) {
+    if (std::find(r.unknown_gpus.begin(), r.unknown_gpus.end(), u) != r.unknown_gpus.end()) {
+      continue;  // sized by the floor above
+    }
     r.lines.push_back(
         fmt::format("not counted: {} (BAR sizes unknown; give the host's lspci -vvv)", u));
   }

@@ -33,13 +33,24 @@ struct MmioResult {
   std::vector<std::string> lines;     ///< the arithmetic, one step per line
   std::vector<std::string> unknown;   ///< devices whose BAR sizes are not known (not counted)
   std::vector<std::string> below_4g;  ///< 32-bit BARs (live below 4 GiB, not counted)
+  /// NVIDIA GPUs whose BARs and framebuffer are both unknown: sized at kUnknownGpuMinGb.
+  std::vector<std::string> unknown_gpus;
 };
+
+/// The window assumed for an NVIDIA GPU whose BARs and framebuffer are unknown: the smallest
+/// 64-bit MMIO space NVIDIA lists for any data-center GPU (NVIDIA AI Enterprise, VMware
+/// appendix: 64 GB for V100, A10, A30, L4, L2). A GPU needs no 64-bit window only when its BARs
+/// are known to be small.
+inline constexpr unsigned kUnknownGpuMinGb = 64;
 
 /// A device to size: a host device (by index), or a catalogue entry without a host.
 struct MmioDevice {
   const Device* device = nullptr;       ///< from a host capture; may be null
   const CatalogEntry* model = nullptr;  ///< catalogue entry; may be null
   std::string label;                    ///< how the result names it
+  /// The caller knows it is an NVIDIA GPU (vendor 0x10de, GPU class) though neither a capture
+  /// nor the catalogue has it.
+  bool nvidia_gpu = false;
 };
 
 /// Packs the 64-bit memory BARs of `devices` with natural alignment (largest first) and rounds

@@ -2,6 +2,7 @@
 #include "vmxkit/analysis/mmio_requirement.h"
 
 #include "vmxkit/core/pci_address.h"
+#include "vmxkit/devices/role.h"
 
 namespace vmxkit::checks {
 
@@ -50,7 +51,12 @@ std::optional<MmioRequirement> mmio_requirement(const Context& ctx) {
       if (vgpu.min_gb > 0) minimums.emplace_back(vgpu.min_gb, std::move(vgpu.why));
       if (vgpu.owned) req.vgpu_models.push_back(std::move(vgpu.owned));
     }
-    if (m.device == nullptr && m.model == nullptr) continue;  // nothing known: not counted
+    if (m.device == nullptr && m.model == nullptr) {
+      // Nothing known: an NVIDIA GPU is still counted (at NVIDIA's smallest window), others not.
+      m.nvidia_gpu = v.cls == DeviceClass::gpu && v.vendor_id == pci::kNvidiaVendor &&
+                     v.device_id && v.entry->kind() == PassthroughKind::directpath;
+      if (!m.nvidia_gpu) continue;
+    }
     devices.push_back(std::move(m));
   }
   req.result = pci::size_64bit_mmio(devices);

@@ -322,7 +322,10 @@ void judge_path(const Host& host, PairVerdict& v, std::string_view what) {
 }
 
 // GPU P2P through the CPU where NCCL uses it anyway: between at most 2 GPUs on AMD CPUs
-// (NCCL src/graph/paths.cc, ncclTopoCheckP2p: p2pLevel = PATH_SYS).
+// (NCCL src/graph/paths.cc, ncclTopoCheckP2p: p2pLevel = PATH_SYS when the CPU is x86 AMD and
+// the node has at most 2 GPUs; since v2.23.4-1, commit 68b54236, which made PXB the default
+// for every CPU; before it AMD CPUs had SYS whatever the GPU count; from v2.30.3-1 the count is
+// of physical devices, nodes[DEV], not of ranks).
 void judge_amd_p2p(PairVerdict& v) {
   add(v, ReasonKind::path, Verdict::degraded,
       fmt::format("{}: {}; GPU P2P goes through the CPU{}: NCCL uses it all the same, as it "
@@ -361,6 +364,14 @@ PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b,
     judge_amd_p2p(v);
   } else {
     judge_path(host, v, what);
+    // On AMD, the same pair in a VM of at most 2 GPUs is NCCL's P2P all the same (lint judges
+    // the VM's count): say so, so that topo and lint do not seem to disagree.
+    if (gpu_gpu && v.path.cls >= PathClass::phb && v.path.cls != PathClass::unknown &&
+        cpu_vendor(host) == CpuVendor::amd && !v.reasons.empty()) {
+      v.reasons.back().fix +=
+          "; or give these 2 GPUs a VM of their own: NCCL allows P2P up to SYS on AMD CPUs "
+          "when it sees at most 2 GPUs";
+    }
   }
   if (!v.path.acs_redirect.empty()) {
     std::string bits;

@@ -174,14 +174,23 @@ TEST_CASE("GPU P2P through the CPU is what NCCL uses between 2 GPUs on AMD", "[p
   // Three GPUs in NCCL's view: its level is PXB again, and SYS is not supported.
   vmxkit::pci::AnalysisOptions three;
   three.nccl_gpus = 3;
-  CHECK(vmxkit::pci::judge_pair(host, a, b, three).verdict == Verdict::unsupported);
+  const auto v3 = vmxkit::pci::judge_pair(host, a, b, three);
+  CHECK(v3.verdict == Verdict::unsupported);
+  // ...and the verdict says that a VM of these 2 GPUs gets P2P (what lint judges for such a VM).
+  const auto says_two = [](const auto& verdict) {
+    return std::any_of(verdict.reasons.begin(), verdict.reasons.end(), [](const auto& r) {
+      return r.fix.find("at most 2 GPUs") != std::string::npos;
+    });
+  };
+  CHECK(says_two(v3));
   // The same tree on Intel: PXB.
   const std::string intel = "Intel Corporation";
   const auto ih =
       host_from({{"intel.txt", socket_text(0x00, 0, intel) + socket_text(0x80, 1, intel)}});
-  CHECK(vmxkit::pci::judge_pair(ih, *ih.index_of(Bdf{0, 0x01, 0, 0}),
-                                *ih.index_of(Bdf{0, 0x81, 0, 0}), {})
-            .verdict == Verdict::unsupported);
+  const auto vi = vmxkit::pci::judge_pair(ih, *ih.index_of(Bdf{0, 0x01, 0, 0}),
+                                          *ih.index_of(Bdf{0, 0x81, 0, 0}), {});
+  CHECK(vi.verdict == Verdict::unsupported);
+  CHECK_FALSE(says_two(vi));
 }
 
 TEST_CASE("two devices on root ports of one host bridge are PHB", "[pci][topology]") {
@@ -422,7 +431,8 @@ TEST_CASE("a vGPU in a VM of 32 GB or more is sized as its physical GPU, at leas
   // `a10` is not the board of `a100-*`; a variant letter (`a100d`, `l40s`) keeps the board.
   CHECK(aliases("nvidia_a10-24q") == std::vector<std::string>{"a10"});
   CHECK(aliases("grid_a10-24q").empty());  // ESXi names it nvidia_a10-24q
-  CHECK(aliases("grid_a100d-80c") == std::vector<std::string>{"a100-80g"});
+  // NVIDIA's table gives A100D types to A100 PCIe 80GB and A100X (10de:20b8).
+  CHECK(aliases("grid_a100d-80c") == (std::vector<std::string>{"a100-80g", "a100x"}));
   CHECK(aliases("grid_a100dx-80c") == std::vector<std::string>{"a100-sxm4-80g"});
   CHECK(aliases("nvidia_l40s-48q") == std::vector<std::string>{"l40s"});
   CHECK(aliases("grid_zz9-8q").empty());

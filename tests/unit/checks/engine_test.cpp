@@ -161,7 +161,10 @@ TEST_CASE("the rules fire on the corpus exactly where a reader agrees", "[rules]
        {{"VMX004", 1}, {"VMX008", 1}}},
       // Passthrough and SR-IOV VFs need all memory reserved; the fragment sets no reservation.
       {"FRAGMENT_log_esxi_sriov_vf_BYPASS_pfId_plus_directpath_VF.vmx", {{"PT008", 1}}},
-      {"FRAGMENT_note_esxi_nvidia_gpu_plus_audio_function_pciSlotNumber.vmx", {{"PT008", 1}}},
+      // A GTX 1050 Ti (10de:1c82) the catalogue does not know: it gets the MMIO checks of an
+      // NVIDIA GPU and MMIO006's word that its BARs were assumed (BIOS, no 64-bit MMIO).
+      {"FRAGMENT_note_esxi_nvidia_gpu_plus_audio_function_pciSlotNumber.vmx",
+       {{"PT008", 1}, {"MMIO001", 1}, {"MMIO005", 1}, {"MMIO006", 1}}},
       // ESXi 8.0.3's own lines for SR-IOV VFs (deviceId/vendorId "0", one pfId for several VFs)
       // and a DirectPath VF: nothing to say but the missing reservation of a fragment.
       {"FRAGMENT_esxi803_vmx_device_lines_directpath_vf_with_sriov.vmx", {{"PT008", 1}}},
