@@ -119,12 +119,7 @@ std::string format_allowed(const std::vector<AllowedDevice>& devices) {
   return out;
 }
 
-}  // namespace
-
-VmConfig to_vm_config(const ConfigSpec& spec, const SourceFile* source) {
-  static const std::string kNoPath;
-  const Origin origin{source != nullptr ? source->path() : kNoPath, source};
-  VmConfig cfg;
+void add_device_groups(const ConfigSpec& spec, const Origin& origin, VmConfig& cfg) {
   for (const DeviceGroupSpec& g : spec.device_groups) {
     for (const DeviceGroup& seen : cfg.device_groups) {
       if (seen.key == g.group_instance_key) {
@@ -141,91 +136,87 @@ VmConfig to_vm_config(const ConfigSpec& spec, const SourceFile* source) {
     group.whole = g.whole;
     cfg.device_groups.push_back(std::move(group));
   }
-  if (spec.name) cfg.add("displayName", *spec.name, spec.name_span, spec.name_span);
-  if (spec.guest_id) cfg.add("guestOS", *spec.guest_id, spec.guest_id_span, spec.guest_id_span);
-  if (spec.num_cpus) {
-    cfg.add("numvcpus", std::to_string(*spec.num_cpus), spec.cpus_span, spec.cpus_span);
+}
+
+// vSphere adds a group with all its devices in one request and allows no change of
+// membership: a device can only name a group of the same spec.
+void join_group(const DeviceChange& dc, unsigned n, const Origin& origin, VmConfig& cfg) {
+  DeviceGroup* group = nullptr;
+  for (DeviceGroup& g : cfg.device_groups) {
+    if (g.key == dc.group->group_instance_key) group = &g;
   }
-  if (spec.num_cores_per_socket) {
-    cfg.add("cpuid.coresPerSocket", std::to_string(*spec.num_cores_per_socket), spec.cores_span,
-            spec.cores_span);
+  if (group == nullptr) {
+    fail_at(origin, dc.group->whole.begin,
+            "deviceGroupInfo names groupInstanceKey " +
+                std::to_string(dc.group->group_instance_key) +
+                ", which deviceGroups does not declare");
   }
-  if (spec.memory_mb) {
-    cfg.add("memsize", std::to_string(*spec.memory_mb), spec.memory_span, spec.memory_span);
+  group->members.push_back({n, dc.group->sequence_id, dc.group->whole});
+}
+
+// The `pciPassthruN.` keys of one device's backing.
+void add_backing(const DeviceChange& dc, const std::string& p, VmConfig& cfg) {
+  switch (dc.backing_type) {
+    case BackingType::device: {
+      const DeviceBacking& b = dc.device;
+      cfg.add(p + "id", vmx_id_or_raw(b.id), b.id_span, b.id_span);
+      cfg.add(p + "deviceId", vmx_device_id(b.device_id), b.device_id_span, b.device_id_span);
+      cfg.add(p + "vendorId", format_vmx_pci_id(static_cast<std::uint16_t>(b.vendor_id & 0xffff)),
+              b.vendor_id_span, b.vendor_id_span);
+      cfg.add(p + "systemId", b.system_id, b.system_id_span, b.system_id_span);
+      break;
+    }
+    case BackingType::vmiop:
+      cfg.add(p + "vgpu", dc.vgpu, dc.vgpu_span, dc.vgpu_span);
+      break;
+    case BackingType::dynamic:
+      cfg.add(p + "allowedDevices", format_allowed(dc.allowed_devices), dc.allowed_span,
+              dc.allowed_span);
+      if (!dc.custom_label.empty()) {
+        cfg.add(p + "customLabel", dc.custom_label, dc.backing_span, dc.backing_span);
+      }
+      break;
+    case BackingType::network:
+      cfg.add(p + "networkName", dc.network_name, dc.backing_span, dc.backing_span);
+      break;
+    case BackingType::dvport:
+      cfg.add(p + "dvs.switchId", dc.switch_uuid, dc.backing_span, dc.backing_span);
+      cfg.add(p + "dvs.portgroupId", dc.portgroup_key, dc.backing_span, dc.backing_span);
+      break;
+    case BackingType::dvx:
+    case BackingType::none:
+      break;
   }
-  unsigned n = 0;
-  for (const DeviceChange& dc : spec.device_change) {
-    if (dc.operation == "remove") continue;
-    if (dc.group) {
-      // vSphere adds a group with all its devices in one request and allows no change of
-      // membership: a device can only name a group of the same spec.
-      DeviceGroup* group = nullptr;
-      for (DeviceGroup& g : cfg.device_groups) {
-        if (g.key == dc.group->group_instance_key) group = &g;
-      }
-      if (group == nullptr) {
-        fail_at(origin, dc.group->whole.begin,
-                "deviceGroupInfo names groupInstanceKey " +
-                    std::to_string(dc.group->group_instance_key) +
-                    ", which deviceGroups does not declare");
-      }
-      group->members.push_back({n, dc.group->sequence_id, dc.group->whole});
-    }
-    const std::string p = std::string(kPassthru) + std::to_string(n++) + ".";
-    cfg.add(p + "present", "TRUE", dc.device_span, dc.device_span);
-    if (dc.type == DeviceType::sriov_ethernet && (dc.physical_function || !dc.dvx)) {
-      const std::string pf = dc.physical_function ? vmx_id_or_raw(dc.physical_function->id) : "";
-      const SourceSpan pf_span =
-          dc.physical_function ? dc.physical_function->id_span : dc.device_span;
-      cfg.add(p + "id", pf, pf_span, pf_span);
-      cfg.add(p + "pfId", pf, pf_span, pf_span);
-      cfg.add(p + "deviceId", "0", dc.device_span, dc.device_span);
-      cfg.add(p + "vendorId", "0", dc.device_span, dc.device_span);
-      cfg.add(p + "systemId", "BYPASS", dc.device_span, dc.device_span);
-    }
-    switch (dc.backing_type) {
-      case BackingType::device: {
-        const DeviceBacking& b = dc.device;
-        cfg.add(p + "id", vmx_id_or_raw(b.id), b.id_span, b.id_span);
-        cfg.add(p + "deviceId", vmx_device_id(b.device_id), b.device_id_span, b.device_id_span);
-        cfg.add(p + "vendorId", format_vmx_pci_id(static_cast<std::uint16_t>(b.vendor_id & 0xffff)),
-                b.vendor_id_span, b.vendor_id_span);
-        cfg.add(p + "systemId", b.system_id, b.system_id_span, b.system_id_span);
-        break;
-      }
-      case BackingType::vmiop:
-        cfg.add(p + "vgpu", dc.vgpu, dc.vgpu_span, dc.vgpu_span);
-        break;
-      case BackingType::dynamic:
-        cfg.add(p + "allowedDevices", format_allowed(dc.allowed_devices), dc.allowed_span,
-                dc.allowed_span);
-        if (!dc.custom_label.empty()) {
-          cfg.add(p + "customLabel", dc.custom_label, dc.backing_span, dc.backing_span);
-        }
-        break;
-      case BackingType::network:
-        cfg.add(p + "networkName", dc.network_name, dc.backing_span, dc.backing_span);
-        break;
-      case BackingType::dvport:
-        cfg.add(p + "dvs.switchId", dc.switch_uuid, dc.backing_span, dc.backing_span);
-        cfg.add(p + "dvs.portgroupId", dc.portgroup_key, dc.backing_span, dc.backing_span);
-        break;
-      case BackingType::dvx:
-      case BackingType::none:
-        break;
-    }
-    if (dc.dvx) {
-      const SourceSpan at = dc.dvx->whole;
-      cfg.add(p + "virtualDev", "dvx", at, at);
-      // An empty class is none (the API requires one when adding: PT001 says so).
-      if (!dc.dvx->device_class.empty()) {
-        cfg.add(p + "dvx.deviceClass", dc.dvx->device_class, at, at);
-      }
-      for (const auto& [key, value] : dc.dvx->config_params) {
-        cfg.add(p + "dvx.config." + key, value, at, at);
-      }
+}
+
+// One added device as `pciPassthruN.*` keys.
+void add_device(const DeviceChange& dc, unsigned n, VmConfig& cfg) {
+  const std::string p = std::string(kPassthru) + std::to_string(n) + ".";
+  cfg.add(p + "present", "TRUE", dc.device_span, dc.device_span);
+  if (dc.type == DeviceType::sriov_ethernet && (dc.physical_function || !dc.dvx)) {
+    const std::string pf = dc.physical_function ? vmx_id_or_raw(dc.physical_function->id) : "";
+    const SourceSpan pf_span =
+        dc.physical_function ? dc.physical_function->id_span : dc.device_span;
+    cfg.add(p + "id", pf, pf_span, pf_span);
+    cfg.add(p + "pfId", pf, pf_span, pf_span);
+    cfg.add(p + "deviceId", "0", dc.device_span, dc.device_span);
+    cfg.add(p + "vendorId", "0", dc.device_span, dc.device_span);
+    cfg.add(p + "systemId", "BYPASS", dc.device_span, dc.device_span);
+  }
+  add_backing(dc, p, cfg);
+  if (dc.dvx) {
+    const SourceSpan at = dc.dvx->whole;
+    cfg.add(p + "virtualDev", "dvx", at, at);
+    // An empty class is none (the API requires one when adding: PT001 says so).
+    if (!dc.dvx->device_class.empty()) cfg.add(p + "dvx.deviceClass", dc.dvx->device_class, at, at);
+    for (const auto& [key, value] : dc.dvx->config_params) {
+      cfg.add(p + "dvx.config." + key, value, at, at);
     }
   }
+}
+
+// The settings after the devices: reservation, extraConfig, firmware, pinning, limit, nesting.
+void add_late_settings(const ConfigSpec& spec, VmConfig& cfg) {
   if (spec.memory_reservation_mb) {
     cfg.add("sched.mem.min", std::to_string(*spec.memory_reservation_mb), spec.reservation_span,
             spec.reservation_span);
@@ -247,6 +238,34 @@ VmConfig to_vm_config(const ConfigSpec& spec, const SourceFile* source) {
     cfg.add("vhv.enable", *spec.nested_hv_enabled ? "TRUE" : "FALSE", spec.nested_span,
             spec.nested_span);
   }
+}
+
+}  // namespace
+
+VmConfig to_vm_config(const ConfigSpec& spec, const SourceFile* source) {
+  static const std::string kNoPath;
+  const Origin origin{source != nullptr ? source->path() : kNoPath, source};
+  VmConfig cfg;
+  add_device_groups(spec, origin, cfg);
+  if (spec.name) cfg.add("displayName", *spec.name, spec.name_span, spec.name_span);
+  if (spec.guest_id) cfg.add("guestOS", *spec.guest_id, spec.guest_id_span, spec.guest_id_span);
+  if (spec.num_cpus) {
+    cfg.add("numvcpus", std::to_string(*spec.num_cpus), spec.cpus_span, spec.cpus_span);
+  }
+  if (spec.num_cores_per_socket) {
+    cfg.add("cpuid.coresPerSocket", std::to_string(*spec.num_cores_per_socket), spec.cores_span,
+            spec.cores_span);
+  }
+  if (spec.memory_mb) {
+    cfg.add("memsize", std::to_string(*spec.memory_mb), spec.memory_span, spec.memory_span);
+  }
+  unsigned n = 0;
+  for (const DeviceChange& dc : spec.device_change) {
+    if (dc.operation == "remove") continue;
+    if (dc.group) join_group(dc, n, origin, cfg);
+    add_device(dc, n++, cfg);
+  }
+  add_late_settings(spec, cfg);
   return cfg;
 }
 
@@ -314,99 +333,86 @@ DvxBacking dvx_backing(const VmConfig& config, const PassthroughDevice& d,
   return dvx;
 }
 
-ConfigSpec build_spec(const VmConfig& config, const Origin& path) {
-  ConfigSpec spec;
-  std::set<std::size_t> consumed;
-  std::map<unsigned, std::size_t> built;  // pciPassthruN -> its deviceChange
-  for (const PassthroughDevice& d : config.passthrough_devices()) {
-    if (!d.present) {
-      // A device that is not present is not a device: drop its settings.
-      consumed.insert(d.settings.begin(), d.settings.end());
-      continue;
-    }
-    const PassthroughKind kind = d.kind();
-    if (kind == PassthroughKind::unknown) continue;  // its keys stay extraConfig
-    DeviceChange dc;
-    dc.key = -100 - static_cast<std::int32_t>(d.index);
-    std::vector<std::string_view> fields{"present"};
-    switch (kind) {
-      case PassthroughKind::directpath:
-        dc.backing_type = BackingType::device;
-        dc.device.id = api_id(path, field(config, d, "id"));
-        dc.device.device_id = api_device_id(path, field(config, d, "deviceId"));
-        dc.device.vendor_id = api_vendor_id(path, field(config, d, "vendorId"));
-        dc.device.system_id = value_of(field(config, d, "systemId"));
-        fields.insert(fields.end(), {"id", "deviceId", "vendorId", "systemId"});
-        break;
-      case PassthroughKind::vgpu:
-        dc.backing_type = BackingType::vmiop;
-        dc.vgpu = value_of(field(config, d, "vgpu"));
-        fields.insert(fields.end(), {"vgpu", "virtualDev"});
-        break;
-      case PassthroughKind::dynamic:
-        dc.backing_type = BackingType::dynamic;
-        dc.allowed_devices = parse_allowed(path, *field(config, d, "allowedDevices"));
-        dc.custom_label = value_of(field(config, d, "customLabel"));
-        fields.insert(fields.end(), {"allowedDevices", "customLabel"});
-        break;
-      case PassthroughKind::sriov_vf: {
-        dc.type = DeviceType::sriov_ethernet;
-        const Setting* pf = field(config, d, "pfId");
-        if (pf == nullptr) pf = field(config, d, "id");
-        DeviceBacking b;
-        b.id = api_id(path, pf);
-        b.device_id = "0";
-        b.system_id = "BYPASS";
-        dc.physical_function = b;
-        if (const Setting* net = field(config, d, "networkName")) {
-          dc.backing_type = BackingType::network;
-          dc.network_name = net->value;
-        } else if (const Setting* pg = field(config, d, "dvs.portgroupId")) {
-          dc.backing_type = BackingType::dvport;
-          dc.portgroup_key = pg->value;
-          dc.switch_uuid = value_of(field(config, d, "dvs.switchId"));
-        }
-        // A card with a PF and a DVX backing (both are members of VirtualSriovEthernetCard).
-        if (d.dvx_device_class) {
-          dc.dvx = dvx_backing(config, d, consumed);
-          fields.insert(fields.end(), {"virtualDev", "dvx.deviceClass"});
-        }
-        fields.insert(fields.end(), {"id", "pfId", "deviceId", "vendorId", "systemId",
-                                     "networkName", "dvs.switchId", "dvs.portgroupId"});
-        break;
+// The deviceChange of passthrough device `d` of kind `kind`; `fields` gets the keys it used.
+DeviceChange device_change(const VmConfig& config, const PassthroughDevice& d, PassthroughKind kind,
+                           const Origin& path, std::set<std::size_t>& consumed,
+                           std::vector<std::string_view>& fields) {
+  DeviceChange dc;
+  dc.key = -100 - static_cast<std::int32_t>(d.index);
+  switch (kind) {
+    case PassthroughKind::directpath:
+      dc.backing_type = BackingType::device;
+      dc.device.id = api_id(path, field(config, d, "id"));
+      dc.device.device_id = api_device_id(path, field(config, d, "deviceId"));
+      dc.device.vendor_id = api_vendor_id(path, field(config, d, "vendorId"));
+      dc.device.system_id = value_of(field(config, d, "systemId"));
+      fields.insert(fields.end(), {"id", "deviceId", "vendorId", "systemId"});
+      break;
+    case PassthroughKind::vgpu:
+      dc.backing_type = BackingType::vmiop;
+      dc.vgpu = value_of(field(config, d, "vgpu"));
+      fields.insert(fields.end(), {"vgpu", "virtualDev"});
+      break;
+    case PassthroughKind::dynamic:
+      dc.backing_type = BackingType::dynamic;
+      dc.allowed_devices = parse_allowed(path, *field(config, d, "allowedDevices"));
+      dc.custom_label = value_of(field(config, d, "customLabel"));
+      fields.insert(fields.end(), {"allowedDevices", "customLabel"});
+      break;
+    case PassthroughKind::sriov_vf: {
+      dc.type = DeviceType::sriov_ethernet;
+      const Setting* pf = field(config, d, "pfId");
+      if (pf == nullptr) pf = field(config, d, "id");
+      DeviceBacking b;
+      b.id = api_id(path, pf);
+      b.device_id = "0";
+      b.system_id = "BYPASS";
+      dc.physical_function = b;
+      if (const Setting* net = field(config, d, "networkName")) {
+        dc.backing_type = BackingType::network;
+        dc.network_name = net->value;
+      } else if (const Setting* pg = field(config, d, "dvs.portgroupId")) {
+        dc.backing_type = BackingType::dvport;
+        dc.portgroup_key = pg->value;
+        dc.switch_uuid = value_of(field(config, d, "dvs.switchId"));
       }
-      case PassthroughKind::dvx: {
+      // A card with a PF and a DVX backing (both are members of VirtualSriovEthernetCard).
+      if (d.dvx_device_class) {
         dc.dvx = dvx_backing(config, d, consumed);
-        if (const Setting* net = field(config, d, "networkName")) {
-          // A DVX-backed SR-IOV network adapter (govmomi ovf/fixtures/external/vdg-vm.ovf).
-          dc.type = DeviceType::sriov_ethernet;
-          dc.backing_type = BackingType::network;
-          dc.network_name = net->value;
-        } else if (const Setting* pg = field(config, d, "dvs.portgroupId")) {
-          dc.type = DeviceType::sriov_ethernet;
-          dc.backing_type = BackingType::dvport;
-          dc.portgroup_key = pg->value;
-          dc.switch_uuid = value_of(field(config, d, "dvs.switchId"));
-        } else {
-          dc.backing_type = BackingType::dvx;
-        }
-        fields.insert(fields.end(), {"virtualDev", "dvx.deviceClass", "networkName", "dvs.switchId",
-                                     "dvs.portgroupId"});
-        break;
+        fields.insert(fields.end(), {"virtualDev", "dvx.deviceClass"});
       }
-      case PassthroughKind::unknown:
-        break;
+      fields.insert(fields.end(), {"id", "pfId", "deviceId", "vendorId", "systemId", "networkName",
+                                   "dvs.switchId", "dvs.portgroupId"});
+      break;
     }
-    for (const std::size_t i : d.settings) {
-      const auto f = split_passthrough_key(config.settings[i].key);
-      for (const std::string_view name : fields) {
-        if (f && iequals(f->field, name)) consumed.insert(i);
+    case PassthroughKind::dvx: {
+      dc.dvx = dvx_backing(config, d, consumed);
+      if (const Setting* net = field(config, d, "networkName")) {
+        // A DVX-backed SR-IOV network adapter (govmomi ovf/fixtures/external/vdg-vm.ovf).
+        dc.type = DeviceType::sriov_ethernet;
+        dc.backing_type = BackingType::network;
+        dc.network_name = net->value;
+      } else if (const Setting* pg = field(config, d, "dvs.portgroupId")) {
+        dc.type = DeviceType::sriov_ethernet;
+        dc.backing_type = BackingType::dvport;
+        dc.portgroup_key = pg->value;
+        dc.switch_uuid = value_of(field(config, d, "dvs.switchId"));
+      } else {
+        dc.backing_type = BackingType::dvx;
       }
+      fields.insert(fields.end(), {"virtualDev", "dvx.deviceClass", "networkName", "dvs.switchId",
+                                   "dvs.portgroupId"});
+      break;
     }
-    built[d.index] = spec.device_change.size();
-    spec.device_change.push_back(std::move(dc));
+    case PassthroughKind::unknown:
+      break;
   }
-  // Device groups, with temporary keys as for a group being added: -1, -2, ...
+  return dc;
+}
+
+// Device groups, with temporary keys as for a group being added: -1, -2, ...
+void add_groups(const VmConfig& config, const std::map<unsigned, std::size_t>& built,
+                const Origin& path, ConfigSpec& spec) {
   for (std::size_t g = 0; g < config.device_groups.size(); ++g) {
     const DeviceGroup& group = config.device_groups[g];
     DeviceGroupSpec out;
@@ -427,48 +433,77 @@ ConfigSpec build_spec(const VmConfig& config, const Origin& path) {
     }
     spec.device_groups.push_back(std::move(out));
   }
-  for (std::size_t i = 0; i < config.settings.size(); ++i) {
-    if (consumed.count(i) != 0) continue;
-    const Setting& s = config.settings[i];
-    if (iequals(s.key, "memsize")) {
-      const auto v = parse_int(s.value);
-      if (!v) bad_setting(path, s, "expected a memory size in MB");
-      spec.memory_mb = *v;
-    } else if (iequals(s.key, "displayName")) {
-      spec.name = s.value;
-    } else if (iequals(s.key, "guestOS")) {
-      spec.guest_id = s.value;
-    } else if (iequals(s.key, "numvcpus")) {
-      spec.num_cpus = count_setting(path, s, "expected a number of virtual CPUs (1 or more)");
-    } else if (iequals(s.key, "cpuid.coresPerSocket")) {
-      spec.num_cores_per_socket =
-          count_setting(path, s, "expected a number of cores per socket (1 or more)");
-    } else if (iequals(s.key, "sched.mem.min") || iequals(s.key, "sched.mem.minSize")) {
-      const auto v = parse_int(s.value);
-      if (!v || *v < 0) bad_setting(path, s, "expected a memory reservation in MB");
-      spec.memory_reservation_mb = *v;
-    } else if (iequals(s.key, "firmware")) {
-      spec.firmware = s.value;
-    } else if (iequals(s.key, "sched.mem.pin")) {
-      const auto v = parse_bool(s.value);
-      if (!v) bad_setting(path, s, "expected TRUE or FALSE");
-      spec.memory_reservation_locked_to_max = *v;
-    } else if (iequals(s.key, "sched.mem.max")) {
-      const auto v = parse_int(s.value);
-      if (!v || *v < -1) bad_setting(path, s, "expected a memory limit in MB (-1: no limit)");
-      spec.memory_limit_mb = *v;
-    } else if (iequals(s.key, "vhv.enable")) {
-      const auto v = parse_bool(s.value);
-      if (!v) bad_setting(path, s, "expected TRUE or FALSE");
-      spec.nested_hv_enabled = *v;
-    } else if (owned_by_vsphere(s.key)) {
-      spec.not_sent.push_back(s.key);
-    } else if (!iequals(s.key, ".encoding")) {
-      OptionValue o;
-      o.key = s.key;
-      o.value = s.value;
-      spec.extra_config.push_back(std::move(o));
+}
+
+// A setting that is not a device's: a ConfigSpec property, or extraConfig.
+void add_setting(const Setting& s, const Origin& path, ConfigSpec& spec) {
+  if (iequals(s.key, "memsize")) {
+    const auto v = parse_int(s.value);
+    if (!v) bad_setting(path, s, "expected a memory size in MB");
+    spec.memory_mb = *v;
+  } else if (iequals(s.key, "displayName")) {
+    spec.name = s.value;
+  } else if (iequals(s.key, "guestOS")) {
+    spec.guest_id = s.value;
+  } else if (iequals(s.key, "numvcpus")) {
+    spec.num_cpus = count_setting(path, s, "expected a number of virtual CPUs (1 or more)");
+  } else if (iequals(s.key, "cpuid.coresPerSocket")) {
+    spec.num_cores_per_socket =
+        count_setting(path, s, "expected a number of cores per socket (1 or more)");
+  } else if (iequals(s.key, "sched.mem.min") || iequals(s.key, "sched.mem.minSize")) {
+    const auto v = parse_int(s.value);
+    if (!v || *v < 0) bad_setting(path, s, "expected a memory reservation in MB");
+    spec.memory_reservation_mb = *v;
+  } else if (iequals(s.key, "firmware")) {
+    spec.firmware = s.value;
+  } else if (iequals(s.key, "sched.mem.pin")) {
+    const auto v = parse_bool(s.value);
+    if (!v) bad_setting(path, s, "expected TRUE or FALSE");
+    spec.memory_reservation_locked_to_max = *v;
+  } else if (iequals(s.key, "sched.mem.max")) {
+    const auto v = parse_int(s.value);
+    if (!v || *v < -1) bad_setting(path, s, "expected a memory limit in MB (-1: no limit)");
+    spec.memory_limit_mb = *v;
+  } else if (iequals(s.key, "vhv.enable")) {
+    const auto v = parse_bool(s.value);
+    if (!v) bad_setting(path, s, "expected TRUE or FALSE");
+    spec.nested_hv_enabled = *v;
+  } else if (owned_by_vsphere(s.key)) {
+    spec.not_sent.push_back(s.key);
+  } else if (!iequals(s.key, ".encoding")) {
+    OptionValue o;
+    o.key = s.key;
+    o.value = s.value;
+    spec.extra_config.push_back(std::move(o));
+  }
+}
+
+ConfigSpec build_spec(const VmConfig& config, const Origin& path) {
+  ConfigSpec spec;
+  std::set<std::size_t> consumed;
+  std::map<unsigned, std::size_t> built;  // pciPassthruN -> its deviceChange
+  for (const PassthroughDevice& d : config.passthrough_devices()) {
+    if (!d.present) {
+      // A device that is not present is not a device: drop its settings.
+      consumed.insert(d.settings.begin(), d.settings.end());
+      continue;
     }
+    const PassthroughKind kind = d.kind();
+    if (kind == PassthroughKind::unknown) continue;  // its keys stay extraConfig
+    std::vector<std::string_view> fields{"present"};
+    DeviceChange dc = device_change(config, d, kind, path, consumed, fields);
+    for (const std::size_t i : d.settings) {
+      const auto f = split_passthrough_key(config.settings[i].key);
+      for (const std::string_view name : fields) {
+        if (f && iequals(f->field, name)) consumed.insert(i);
+      }
+    }
+    built[d.index] = spec.device_change.size();
+    spec.device_change.push_back(std::move(dc));
+  }
+  add_groups(config, built, path, spec);
+  for (std::size_t i = 0; i < config.settings.size(); ++i) {
+    if (consumed.count(i) == 0) add_setting(config.settings[i], path, spec);
   }
   return spec;
 }
