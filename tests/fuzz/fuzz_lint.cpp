@@ -12,6 +12,7 @@
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/text_edit.h"
 #include "vmxkit/core/wide_encoding.h"
+#include "vmxkit/formats/formats.h"
 #include "vmxkit/formats/vsphere/load.h"
 #include "vmxkit/model/host.h"
 
@@ -84,7 +85,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string input(reinterpret_cast<const char*>(data), size);
   vmxkit::checks::LintOptions options;
   options.host = &host();
-  const bool vmx = vmxkit::vsphere::detect_format(input) == vmxkit::vsphere::Format::vmx;
+  const bool vmx = vmxkit::formats::recognise_vm_input(input).name == "vmx";
   std::optional<vmxkit::checks::LintResult> linted;
   try {
     linted.emplace(vmxkit::checks::lint("fuzz.vmx", input, options));

@@ -57,7 +57,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   // Our own output must be readable as a ConfigSpec.
   const Loaded again = load("fuzz.rendered.xml", rendered);
-  FUZZ_ASSERT(again.format == "configspec-xml");
+  FUZZ_ASSERT(again.format != nullptr && again.format->name == "configspec-xml");
   FUZZ_ASSERT(again.vms.size() == 1);
   return 0;
 }
