@@ -168,12 +168,13 @@ TEST_CASE("the research example class with vGPU and Dynamic DirectPath in config
 }
 
 TEST_CASE("resource quantities convert to MB as VM Operator rounds them", "[vmclass]") {
+  // A string, not a view: the classes read are gone when the lambda returns.
   const auto memory = [](const std::string& q) {
-    return read_vmclass_yaml(
-               SourceFile("c.yaml", with_spec("  hardware:\n    memory: " + q + "\n")))
-        .at(0)
-        .config.get("memsize")
-        .value_or("none");
+    return std::string(
+        read_vmclass_yaml(SourceFile("c.yaml", with_spec("  hardware:\n    memory: " + q + "\n")))
+            .at(0)
+            .config.get("memsize")
+            .value_or("none"));
   };
   CHECK(memory("128Gi") == "131072");
   CHECK(memory("131072Mi") == "131072");
