@@ -224,7 +224,7 @@ const Catalog& builtin_catalog() {
 }  // namespace
 
 struct detail::Access {
-  static const pci::Catalog& catalog(const Catalog& c) { return c.impl_->catalog; }
+  static const pci::Catalog& catalog(const Catalog& c) { return c.impl().catalog; }
   static Catalog make_catalog(pci::Catalog c) {
     Catalog out(nullptr);
     out.impl_ = std::make_shared<const Catalog::Impl>(Catalog::Impl{std::move(c)});
@@ -407,16 +407,20 @@ std::string_view to_string(DeviceRole role) { return pci::to_string(to_internal(
 
 std::string CatalogModel::id() const { return fmt::format("{:04x}:{:04x}", vendor_id, device_id); }
 
-Catalog::Catalog() : impl_(builtin_catalog().impl_) {}
+// The built-in catalogue is parsed when first read, not when a Catalog is made: the command line
+// makes one for `generate`'s options on every run, whatever the command.
+Catalog::Catalog() = default;
+
+const Catalog::Impl& Catalog::impl() const { return impl_ ? *impl_ : *builtin_catalog().impl_; }
 
 std::vector<CatalogModel> Catalog::models() const {
   std::vector<CatalogModel> out;
-  for (const pci::CatalogEntry& e : impl_->catalog.entries()) out.push_back(to_model(e));
+  for (const pci::CatalogEntry& e : impl().catalog.entries()) out.push_back(to_model(e));
   return out;
 }
 
 std::optional<CatalogModel> Catalog::find(std::string_view alias_or_id) const {
-  const pci::CatalogEntry* e = impl_->catalog.find_alias(alias_or_id);
+  const pci::CatalogEntry* e = impl().catalog.find_alias(alias_or_id);
   if (e == nullptr) return std::nullopt;
   return to_model(*e);
 }

@@ -151,7 +151,7 @@ struct CatalogModel {
 /// The device catalogue: models with their BAR sizes and GPUDirect support.
 class Catalog {
  public:
-  /// The catalogue compiled into vmxkit.
+  /// The catalogue compiled into vmxkit (read on first use: constructing one costs nothing).
   Catalog();
 
   /// Every model, in catalogue order.
@@ -163,7 +163,8 @@ class Catalog {
   friend struct detail::Access;
   struct Impl;
   explicit Catalog(std::nullptr_t) {}
-  std::shared_ptr<const Impl> impl_;
+  const Impl& impl() const;           ///< impl_, or the built-in catalogue's
+  std::shared_ptr<const Impl> impl_;  ///< null: the built-in catalogue
 };
 
 /// The built-in catalogue with user catalogue files (the `catalog.tsv` format) merged over it,

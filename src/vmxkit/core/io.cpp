@@ -171,11 +171,13 @@ std::string read_link(const std::string& path) {
 enum SlotState : int { kFree = 0, kWriting = 1, kReady = 2, kRemoving = 3 };
 struct TempSlot {
   std::atomic<int> state{kFree};
-  char path[PATH_MAX];
+  char path[PATH_MAX]{};
 };
 static_assert(std::atomic<int>::is_always_lock_free, "the signal handler needs lock-free atomics");
 constexpr int kTempSlots = 64;
-TempSlot g_temp_slots[kTempSlots];
+// constinit: zero-filled by the loader (.bss), not written by a static constructor, which
+// touched all 64 slots' pages (64 page faults) on every run.
+constinit TempSlot g_temp_slots[kTempSlots];
 
 class TempRegistration {
  public:

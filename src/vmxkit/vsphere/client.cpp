@@ -10,12 +10,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <sstream>
 
 #include "vmxkit/formats/vsphere/xml_support.h"
+#include "vmxkit/vsphere/curl_library.h"
 
 namespace vmxkit::vsphere {
 namespace {
@@ -23,21 +23,21 @@ namespace {
 // A CURLU handle (libcurl's URL parser), freed with the scope.
 class UrlHandle {
  public:
-  UrlHandle() : url_(curl_url()) {
+  UrlHandle() : url_(curl_library().url()) {
     if (url_ == nullptr) throw Error("libcurl: cannot create a URL handle");
   }
-  ~UrlHandle() { curl_url_cleanup(url_); }
+  ~UrlHandle() { curl_library().url_cleanup(url_); }
   UrlHandle(const UrlHandle&) = delete;
   UrlHandle& operator=(const UrlHandle&) = delete;
   CURLU* get() const { return url_; }
   // A part of the URL; nullopt when the URL has none. `flags`: CURLU_URLDECODE for the value.
   std::optional<std::string> part(CURLUPart which, unsigned flags = 0) const {
     char* value = nullptr;
-    if (curl_url_get(url_, which, &value, flags) != CURLUE_OK || value == nullptr) {
+    if (curl_library().url_get(url_, which, &value, flags) != CURLUE_OK || value == nullptr) {
       return std::nullopt;
     }
     std::string out(value);
-    curl_free(value);
+    curl_library().free(value);
     return out;
   }
 
@@ -50,7 +50,8 @@ class UrlHandle {
 CURLUcode parse_with_curl(const UrlHandle& handle, std::string_view url) {
   std::string full(url);
   if (full.find("://") == std::string::npos) full = "https://" + full;
-  return curl_url_set(handle.get(), CURLUPART_URL, full.c_str(), CURLU_NON_SUPPORT_SCHEME);
+  return curl_library().url_set(handle.get(), CURLUPART_URL, full.c_str(),
+                                CURLU_NON_SUPPORT_SCHEME);
 }
 
 std::string env(const char* name) {
@@ -60,19 +61,11 @@ std::string env(const char* name) {
 
 // --- libcurl
 
-void curl_init_once() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
 struct CurlHandle {
   CURL* curl = nullptr;
-  CurlHandle() {
-    curl_init_once();
-    curl = curl_easy_init();
-  }
+  CurlHandle() { curl = curl_library().easy_init(); }
   ~CurlHandle() {
-    if (curl != nullptr) curl_easy_cleanup(curl);
+    if (curl != nullptr) curl_library().easy_cleanup(curl);
   }
   CurlHandle(const CurlHandle&) = delete;
   CurlHandle& operator=(const CurlHandle&) = delete;
@@ -115,7 +108,7 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
 
 std::string describe_curl_error(CURLcode code, const char* buffer, const std::string& endpoint,
                                 const ClientOptions& o) {
-  const std::string detail = buffer[0] != '\0' ? buffer : curl_easy_strerror(code);
+  const std::string detail = buffer[0] != '\0' ? buffer : curl_library().easy_strerror(code);
   switch (code) {
     case CURLE_OPERATION_TIMEDOUT:
       return fmt::format("{}: no answer within {} s (timeout; --timeout sets it): {}", endpoint,
@@ -150,7 +143,7 @@ ServerUrl parse_server_url(std::string_view url) {
     throw Error(fmt::format(
         "--server {}: not a URL ({}); a user name or password holding '/', '@', '?', '#' or "
         "'%' is written percent-encoded (%2F, %40, %3F, %23, %25)",
-        redact_url(url), curl_url_strerror(rc)));
+        redact_url(url), curl_library().url_strerror(rc)));
   }
   ServerUrl u;
   u.scheme = handle.part(CURLUPART_SCHEME).value_or("https");
@@ -195,7 +188,7 @@ std::string redact_url(std::string_view url) {
     return std::string(url.substr(0, start)) + user + ":***" +
            std::string(url.substr(start + written.size() - 1));
   }
-  curl_url_set(handle.get(), CURLUPART_PASSWORD, "***", 0);
+  curl_library().url_set(handle.get(), CURLUPART_PASSWORD, "***", 0);
   return handle.part(CURLUPART_URL).value_or("***");
 }
 
@@ -259,37 +252,38 @@ Transport curl_transport(const ClientOptions& options) {
   auto handle = std::make_shared<CurlHandle>();
   if (handle->curl == nullptr) throw Error("libcurl: cannot create a handle");
   return [handle, options](const HttpRequest& request) {
+    const CurlLibrary& lib = curl_library();
     CURL* curl = handle->curl;
-    curl_easy_reset(curl);
+    lib.easy_reset(curl);
     Received received;
     char error[CURL_ERROR_SIZE] = {};
     curl_slist* headers = nullptr;
-    headers = curl_slist_append(headers, "Content-Type: text/xml; charset=utf-8");
-    headers = curl_slist_append(headers, ("SOAPAction: \"" + request.soap_action + "\"").c_str());
+    headers = lib.slist_append(headers, "Content-Type: text/xml; charset=utf-8");
+    headers = lib.slist_append(headers, ("SOAPAction: \"" + request.soap_action + "\"").c_str());
     if (!request.cookie.empty()) {
-      headers = curl_slist_append(headers, ("Cookie: " + request.cookie).c_str());
+      headers = lib.slist_append(headers, ("Cookie: " + request.cookie).c_str());
     }
-    curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
-    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(curl, CURLOPT_POST, 1L);
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.data());
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
-                     static_cast<curl_off_t>(request.body.size()));
-    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &received);
-    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(curl, CURLOPT_HEADERDATA, &received);
-    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
-    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, options.connect_timeout_ms);
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, options.timeout_ms);
-    curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");  // gzip when the server offers it
-    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, options.insecure ? 0L : 1L);
-    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, options.insecure ? 0L : 2L);
-    if (!options.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, options.ca_file.c_str());
-    const CURLcode code = curl_easy_perform(curl);
-    curl_slist_free_all(headers);
+    lib.easy_setopt(curl, CURLOPT_URL, request.url.c_str());
+    lib.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    lib.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    lib.easy_setopt(curl, CURLOPT_POST, 1L);
+    lib.easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.data());
+    lib.easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
+                    static_cast<curl_off_t>(request.body.size()));
+    lib.easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    lib.easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+    lib.easy_setopt(curl, CURLOPT_WRITEDATA, &received);
+    lib.easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+    lib.easy_setopt(curl, CURLOPT_HEADERDATA, &received);
+    lib.easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
+    lib.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, options.connect_timeout_ms);
+    lib.easy_setopt(curl, CURLOPT_TIMEOUT_MS, options.timeout_ms);
+    lib.easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");  // gzip when the server offers it
+    lib.easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, options.insecure ? 0L : 1L);
+    lib.easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, options.insecure ? 0L : 2L);
+    if (!options.ca_file.empty()) lib.easy_setopt(curl, CURLOPT_CAINFO, options.ca_file.c_str());
+    const CURLcode code = lib.easy_perform(curl);
+    lib.slist_free_all(headers);
     const std::string endpoint = parse_server_url(request.url).endpoint();
     if (received.too_large) {
       throw Error(
@@ -299,7 +293,7 @@ Transport curl_transport(const ClientOptions& options) {
     }
     if (code != CURLE_OK) throw Error(describe_curl_error(code, error, endpoint, options));
     HttpResponse response;
-    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response.status);
+    lib.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response.status);
     response.body = std::move(received.body);
     response.session_cookie = std::move(received.cookie);
     return response;
