@@ -35,7 +35,8 @@ struct ConvertOptions {
   bool force = false;
 };
 
-int run_convert(const ConvertOptions& o, Context& ctx) {
+// The output format --to names; --envelope makes configspec-xml its SOAP request.
+const formats::Format& pick_format(const ConvertOptions& o) {
   const formats::Format* format = &formats::output_format(o.to);
   if (o.envelope) {
     if (format->name != "configspec-xml" && format->name != "soap") {
@@ -43,115 +44,159 @@ int run_convert(const ConvertOptions& o, Context& ctx) {
     }
     format = formats::find("soap");
   }
-  const std::string name = display_name(o.input);
-  // Locked before the input is read, which may be the output.
-  Output output(o.output, o.force);
-  std::string bytes = o.input == "-" ? read_stream(ctx.in, name) : read_file(o.input);
-  const vsphere::Loaded loaded = vsphere::load(name, std::move(bytes));
-  if (!loaded.malformed.empty()) {
-    // Lines VMware cannot read have no settings to convert: refuse, as fmt does, rather than
-    // write a configuration without them.
-    for (Diagnostic d : checks::line_diagnostics(loaded.malformed)) {
-      d.severity = Severity::error;
-      print_diagnostic(ctx.err, name, loaded.source.bytes(), loaded.source.lines(), d,
-                       ctx.color_err);
-    }
-    const std::size_t n = loaded.malformed.size();
-    throw Error(name, fmt::format("not converted: {} line{} VMware cannot read (fix {}; nothing "
-                                  "was written)",
-                                  n, n == 1 ? "" : "s", n == 1 ? "it" : "them"));
-  }
-  for (Diagnostic d : checks::schema_diagnostics(loaded.schema_problems)) {
-    d.severity = Severity::warning;
+  return *format;
+}
+
+// What the steps of one conversion share: the input's name, what was read from it, and where
+// messages go.
+struct Converting {
+  const std::string& name;
+  const vsphere::Loaded& loaded;
+  Context& ctx;
+
+  // A diagnostic about the input, at its place in it.
+  void print(const Diagnostic& d) const {
     print_diagnostic(ctx.err, name, loaded.source.bytes(), loaded.source.lines(), d, ctx.color_err);
   }
+};
 
+// Lines VMware cannot read have no settings to convert: refuse, as fmt does, rather than write
+// a configuration without them.
+[[noreturn]] void refuse_malformed(const Converting& c) {
+  for (Diagnostic d : checks::line_diagnostics(c.loaded.malformed)) {
+    d.severity = Severity::error;
+    c.print(d);
+  }
+  const std::size_t n = c.loaded.malformed.size();
+  throw Error(c.name, fmt::format("not converted: {} line{} VMware cannot read (fix {}; nothing "
+                                  "was written)",
+                                  n, n == 1 ? "" : "s", n == 1 ? "it" : "them"));
+}
+
+// The VM to convert: the one --system names, or the input's only one.
+const vsphere::LoadedVm& pick_vm(const Converting& c, const std::string& system) {
+  const vsphere::Loaded& loaded = c.loaded;
   const vsphere::LoadedVm* vm = nullptr;
-  if (!o.system.empty()) {
+  if (!system.empty()) {
     for (const vsphere::LoadedVm& v : loaded.vms) {
-      if (v.name == o.system || (!v.moref.empty() && v.moref == o.system)) vm = &v;
+      if (v.name == system || (!v.moref.empty() && v.moref == system)) vm = &v;
     }
-    if (vm == nullptr) throw Error(name, "no VirtualSystem or VM '" + o.system + "'");
+    if (vm == nullptr) throw Error(c.name, "no VirtualSystem or VM '" + system + "'");
   } else if (loaded.vms.size() == 1) {
     vm = &loaded.vms.front();
   } else {
     std::string names;
     for (const vsphere::LoadedVm& v : loaded.vms) names += (names.empty() ? "" : ", ") + v.name;
-    throw Error(name, "holds " + std::to_string(loaded.vms.size()) +
-                          (loaded.format->name == "ovf" ? " virtual systems" : " VMs") +
-                          "; pick one with --system (" + names + ")");
+    throw Error(c.name, "holds " + std::to_string(loaded.vms.size()) +
+                            (loaded.format->name == "ovf" ? " virtual systems" : " VMs") +
+                            "; pick one with --system (" + names + ")");
   }
+  return *vm;
+}
 
+// What the input holds that the output will not: warnings (and notes) at their place.
+void warn_not_converted(const Converting& c, const vsphere::LoadedVm& vm) {
   // What the OVF reader did not read is not in the output either: say so (as a warning).
-  for (Diagnostic d : checks::unread_diagnostics(vm->unread)) {
+  for (Diagnostic d : checks::unread_diagnostics(vm.unread)) {
     d.severity = Severity::warning;
     d.message += " (not converted)";
-    print_diagnostic(ctx.err, name, loaded.source.bytes(), loaded.source.lines(), d, ctx.color_err);
+    c.print(d);
   }
 
   // Terraform and VM classes: what the form leaves to vSphere, and plan values known only after
   // apply, which the output cannot hold either.
-  for (const Diagnostic& d : checks::form_note_diagnostics(vm->notes)) {
-    print_diagnostic(ctx.err, name, loaded.source.bytes(), loaded.source.lines(), d, ctx.color_err);
-  }
+  for (const Diagnostic& d : checks::form_note_diagnostics(vm.notes)) c.print(d);
   std::vector<Diagnostic> unknown;
-  checks::defer_unknown(unknown, vm->unknown);
+  checks::defer_unknown(unknown, vm.unknown);
   for (Diagnostic& d : unknown) {
     d.severity = Severity::warning;
     d.message += " (not converted)";
-    print_diagnostic(ctx.err, name, loaded.source.bytes(), loaded.source.lines(), d, ctx.color_err);
+    c.print(d);
   }
+}
 
-  // Device groups (vSphere 8) where the output has no form of them: say which are left out.
-  if (!format->carries.device_groups) {
-    std::vector<const formats::Format*> carrying;
-    for (const formats::Format* f : formats::outputs()) {
-      if (f->carries.device_groups) carrying.push_back(f);
-    }
-    for (const DeviceGroup& g : vm->config.device_groups) {
-      const Location at = loaded.source.location(g.whole.begin);
-      ctx.err << "vmxkit: warning: " << name << ":" << at.line << ":" << at.column
+// Device groups (vSphere 8) where the output has no form of them: say which are left out.
+void warn_device_groups(const Converting& c, const vsphere::LoadedVm& vm,
+                        const formats::Format& format) {
+  if (format.carries.device_groups) return;
+  std::vector<const formats::Format*> carrying;
+  for (const formats::Format* f : formats::outputs()) {
+    if (f->carries.device_groups) carrying.push_back(f);
+  }
+  for (const DeviceGroup& g : vm.config.device_groups) {
+    const Location at = c.loaded.source.location(g.whole.begin);
+    c.ctx.err << "vmxkit: warning: " << c.name << ":" << at.line << ":" << at.column
               << ": device group '" << g.name.value_or(g.label) << "' (groupInstanceKey " << g.key
               << ", " << g.members.size() << " member" << (g.members.size() == 1 ? "" : "s")
-              << ") is not converted: the " << format->name
+              << ") is not converted: the " << format.name
               << " output holds no device groups; convert to " << formats::names(carrying)
               << " to keep it\n";
-    }
   }
+}
 
-  // Values that do not convert are named at their place in the input, before anything is written.
-  const bool from_vmx = loaded.format->name == "vmx";
-  const bool to_vmx = format->name == "vmx";
+// An empty value between .vmx and extraConfig changes meaning: vSphere removes a key sent with
+// an empty value. Named before anything is written.
+void note_empty_values(const Converting& c, const vsphere::LoadedVm& vm,
+                       const formats::Format& format) {
+  const bool from_vmx = c.loaded.format->name == "vmx";
+  const bool to_vmx = format.name == "vmx";
   std::vector<std::string> emptied;  // an empty extraConfig value makes vSphere remove the key
   if (!to_vmx) {
-    for (const auto& option : vsphere::from_vm_config(vm->config, loaded.source).extra_config) {
+    for (const auto& option : vsphere::from_vm_config(vm.config, c.loaded.source).extra_config) {
       if (option.value.empty()) emptied.push_back(option.key);
     }
   } else if (!from_vmx) {
-    for (const Setting& s : vm->config.settings) {
+    for (const Setting& s : vm.config.settings) {
       if (s.value.empty()) emptied.push_back(s.key);
     }
   }
   if (from_vmx != to_vmx && !emptied.empty()) {
-    ctx.err << "vmxkit: note: "
-            << (from_vmx ? "sent as extraConfig with an empty value, which makes vSphere remove "
-                           "the key: "
-                         : "written as key = \"\" from an empty extraConfig value, with which "
-                           "vSphere removes the key: ")
-            << fmt::format("{}", fmt::join(emptied, ", ")) << '\n';
+    c.ctx.err << "vmxkit: note: "
+              << (from_vmx ? "sent as extraConfig with an empty value, which makes vSphere remove "
+                             "the key: "
+                           : "written as key = \"\" from an empty extraConfig value, with which "
+                             "vSphere removes the key: ")
+              << fmt::format("{}", fmt::join(emptied, ", ")) << '\n';
   }
+}
 
+// The VM in the output format; text the format cannot carry is refused at its place.
+std::string render(const Converting& c, const vsphere::LoadedVm& vm, const formats::Format& format,
+                   const std::string& moref) {
   vsphere::RenderOptions options;
-  options.vm = o.vm.empty() ? loaded.vm : o.vm;
+  options.vm = moref.empty() ? c.loaded.vm : moref;
   const std::vector<std::string> no_comments;
   std::string text;
   try {
-    text = format->write({vm->config, no_comments, options});
+    text = format.write({vm.config, no_comments, options});
   } catch (const vsphere::UncarriedText& refused) {
-    formats::throw_located(refused, vm->config, name, loaded.source.bytes(), loaded.source.lines());
+    formats::throw_located(refused, vm.config, c.name, c.loaded.source.bytes(),
+                           c.loaded.source.lines());
   }
-  if (!to_vmx) {
-    const auto not_sent = vsphere::from_vm_config(vm->config, name).not_sent;
+  return text;
+}
+
+int run_convert(const ConvertOptions& o, Context& ctx) {
+  const formats::Format& format = pick_format(o);
+  const std::string name = display_name(o.input);
+  // Locked before the input is read, which may be the output.
+  Output output(o.output, o.force);
+  std::string bytes = o.input == "-" ? read_stream(ctx.in, name) : read_file(o.input);
+  const vsphere::Loaded loaded = vsphere::load(name, std::move(bytes));
+  const Converting c{name, loaded, ctx};
+  if (!loaded.malformed.empty()) refuse_malformed(c);
+  for (Diagnostic d : checks::schema_diagnostics(loaded.schema_problems)) {
+    d.severity = Severity::warning;
+    c.print(d);
+  }
+
+  const vsphere::LoadedVm& vm = pick_vm(c, o.system);
+  warn_not_converted(c, vm);
+  warn_device_groups(c, vm, format);
+  note_empty_values(c, vm, format);
+  const std::string text = render(c, vm, format, o.vm);
+  if (format.name != "vmx") {
+    const auto not_sent = vsphere::from_vm_config(vm.config, name).not_sent;
     if (!not_sent.empty()) {
       ctx.err << "vmxkit: note: not sent as extraConfig (vSphere sets these itself): "
               << fmt::format("{}", fmt::join(not_sent, ", ")) << '\n';

@@ -87,6 +87,141 @@ std::vector<LiveVm> list_vms(vsphere::Client& client, const vsphere::soap::Moref
   return out;
 }
 
+// Keeps the VMs --vm names (by name or moref); false when a name matches none (said on stderr).
+bool keep_named(std::vector<LiveVm>& vms, const std::vector<std::string>& names,
+                const vsphere::Client& client, Context& ctx) {
+  bool all_found = true;
+  std::vector<LiveVm> picked;
+  for (const std::string& name : names) {
+    std::size_t found = 0;
+    for (const LiveVm& vm : vms) {
+      if (vm.name == name || vm.ref.value == name) {
+        picked.push_back(vm);
+        ++found;
+      }
+    }
+    if (found == 0) {
+      ctx.err << fmt::format("vmxkit: error: {}: no VM named '{}'\n", client.endpoint(), name);
+      all_found = false;
+    }
+  }
+  vms = std::move(picked);
+  return all_found;
+}
+
+using HostsByRef = std::map<vsphere::soap::Moref, std::unique_ptr<pci::Host>>;
+
+// The hosts the VMs run on, all in one request, each read as the VM's --host. A host that
+// cannot be read is a warning: its VMs are linted without it.
+HostsByRef read_hosts(vsphere::Client& client, const std::vector<LiveVm>& vms,
+                      const pci::Catalog& catalog, Context& ctx) {
+  HostsByRef hosts;
+  std::set<vsphere::soap::Moref> wanted;
+  for (const LiveVm& vm : vms) {
+    if (!vm.host.empty()) wanted.insert(vm.host);
+  }
+  for (const pci::ApiHost& api : vsphere::fetch_hosts(client, {wanted.begin(), wanted.end()})) {
+    auto host = std::make_unique<pci::Host>(catalog);
+    try {
+      pci::load_vsphere_api(*host, api, fmt::format("{} host {}", client.endpoint(), api.name));
+      host->finalize();
+      hosts[{"HostSystem", api.moref}] = std::move(host);
+    } catch (const Error& e) {
+      ctx.err << fmt::format("vmxkit: warning: {}; its VMs are linted without it\n", e.what());
+    }
+  }
+  return hosts;
+}
+
+// What linting the VMs' configs, batch by batch, shares: what each VM is linted with, where the
+// results go, and the outcome so far.
+struct LiveLint {
+  const LiveLintOptions& o;
+  vsphere::Client& client;
+  const std::string& server_name;
+  const pci::Catalog& catalog;
+  const HostsByRef& hosts;
+  Severity threshold;
+  ReportWriter& writer;
+  Context& ctx;
+  bool findings = false;
+  bool input_error = false;
+};
+
+using VmsByRef = std::map<vsphere::soap::Moref, const LiveVm*>;
+
+// Lints the answer's VM `i`, which is `vm`, with the host it runs on.
+void lint_vm(LiveLint& run, const vsphere::Loaded& loaded, std::size_t i, const LiveVm& vm) {
+  checks::LintOptions options;
+  options.catalog = &run.catalog;
+  if (const auto h = run.hosts.find(vm.host); h != run.hosts.end()) options.host = h->second.get();
+  checks::LintResult r =
+      checks::lint_loaded_vm(fmt::format("{}/vm/{}", run.server_name, vm.name), loaded, i, options);
+  run.o.rules.apply(r);
+  for (const Diagnostic& d : r.diagnostics) {
+    if (static_cast<int>(d.severity) <= static_cast<int>(run.threshold)) run.findings = true;
+  }
+  run.writer.add(r);
+}
+
+// One RetrievePropertiesEx answer: read as one document, then each VM config in it linted.
+// `with_config` are the answer's VMs that have a config, in answer order.
+void lint_answer(LiveLint& run, const VmsByRef& by_ref, const vsphere::soap::Response& response,
+                 const std::vector<const LiveVm*>& with_config) {
+  const vsphere::Loaded loaded = vsphere::load(
+      fmt::format("{}/RetrievePropertiesEx#{}", run.server_name, run.client.requests()),
+      std::string(response.source->bytes()));
+  if (loaded.vms.size() != with_config.size()) {
+    throw Error(fmt::format("{}: the answer holds {} VM configs, the reader found {}",
+                            run.client.endpoint(), with_config.size(), loaded.vms.size()));
+  }
+  for (std::size_t i = 0; i < loaded.vms.size(); ++i) {
+    // The reader names each VM by its moref; in answer order otherwise.
+    const LiveVm* found = with_config[i];
+    if (const auto it = by_ref.find({"VirtualMachine", loaded.vms[i].moref});
+        !loaded.vms[i].moref.empty() && it != by_ref.end()) {
+      found = it->second;
+    }
+    lint_vm(run, loaded, i, *found);
+  }
+}
+
+// The VMs from `first` on, as many as one answer holds: their configs in one retrieve, linted
+// answer by answer; then the VMs that vanished while they were listed.
+void lint_batch(LiveLint& run, const std::vector<LiveVm>& vms, std::size_t first) {
+  const std::size_t batch = run.client.max_objects();
+  VmsByRef by_ref;
+  vsphere::soap::PropertyQuery q;
+  q.type = "VirtualMachine";
+  q.paths = {"config"};
+  for (std::size_t i = first; i < vms.size() && i < first + batch; ++i) {
+    q.objects.push_back(vms[i].ref);
+    by_ref[vms[i].ref] = &vms[i];
+  }
+  std::set<vsphere::soap::Moref> seen;
+  run.client.retrieve(
+      q, [&](const vsphere::soap::Response& response, const vsphere::soap::RetrieveResult& result) {
+        std::vector<const LiveVm*> with_config;
+        for (const vsphere::soap::ObjectContent& obj : result.objects) {
+          const auto it = by_ref.find(obj.obj);
+          if (it == by_ref.end() || !obj.prop("config")) continue;  // vanished: reported below
+          with_config.push_back(it->second);
+          seen.insert(obj.obj);
+        }
+        if (with_config.empty()) return;
+        lint_answer(run, by_ref, response, with_config);
+      });
+  for (const auto& [ref, vm] : by_ref) {
+    if (seen.count(ref)) continue;
+    run.ctx.err << fmt::format(
+        "vmxkit: error: {}: VM '{}' ({}) vanished while it was listed "
+        "(ManagedObjectNotFound); not linted\n",
+        run.client.endpoint(), vm->name, ref.value);
+    run.writer.add_unread();
+    run.input_error = true;
+  }
+}
+
 }  // namespace
 
 void add_server_options(CLI::App& sub, ServerOptions& o, bool esx_host) {
@@ -184,111 +319,24 @@ int run_lint_live(const LiveLintOptions& o, Context& ctx) {
   const std::string server_name = vsphere::parse_server_url(client->endpoint()).host;
   const vsphere::soap::Moref container = find_container(*client, o);
   std::vector<LiveVm> vms = list_vms(*client, container, ctx);
-  bool input_error = false;
-  if (!o.all_vms) {
-    std::vector<LiveVm> picked;
-    for (const std::string& name : o.vms) {
-      std::size_t found = 0;
-      for (const LiveVm& vm : vms) {
-        if (vm.name == name || vm.ref.value == name) {
-          picked.push_back(vm);
-          ++found;
-        }
-      }
-      if (found == 0) {
-        ctx.err << fmt::format("vmxkit: error: {}: no VM named '{}'\n", client->endpoint(), name);
-        input_error = true;
-      }
-    }
-    vms = std::move(picked);
-  }
-  // The hosts the VMs run on, all in one request, each read as the VM's --host.
-  std::map<vsphere::soap::Moref, std::unique_ptr<pci::Host>> hosts;
-  {
-    std::set<vsphere::soap::Moref> wanted;
-    for (const LiveVm& vm : vms) {
-      if (!vm.host.empty()) wanted.insert(vm.host);
-    }
-    for (const pci::ApiHost& api : vsphere::fetch_hosts(*client, {wanted.begin(), wanted.end()})) {
-      auto host = std::make_unique<pci::Host>(catalog);
-      try {
-        pci::load_vsphere_api(*host, api, fmt::format("{} host {}", client->endpoint(), api.name));
-        host->finalize();
-        hosts[{"HostSystem", api.moref}] = std::move(host);
-      } catch (const Error& e) {
-        ctx.err << fmt::format("vmxkit: warning: {}; its VMs are linted without it\n", e.what());
-      }
-    }
-  }
+  const bool all_named = o.all_vms || keep_named(vms, o.vms, *client, ctx);
+  const HostsByRef hosts = read_hosts(*client, vms, catalog, ctx);
   const Severity threshold = kSeverities.at(o.fail_on);
   const auto writer = make_report_writer(o.format, ctx.out, ctx.color_out);
-  bool findings = false;
+  LiveLint run{o, *client, server_name, catalog, hosts, threshold, *writer, ctx};
+  run.input_error = !all_named;
   std::size_t done = 0;
   const std::size_t batch = client->max_objects();
   for (std::size_t first = 0; first < vms.size(); first += batch) {
-    std::map<vsphere::soap::Moref, const LiveVm*> by_ref;
-    vsphere::soap::PropertyQuery q;
-    q.type = "VirtualMachine";
-    q.paths = {"config"};
-    for (std::size_t i = first; i < vms.size() && i < first + batch; ++i) {
-      q.objects.push_back(vms[i].ref);
-      by_ref[vms[i].ref] = &vms[i];
-    }
-    std::set<vsphere::soap::Moref> seen;
-    client->retrieve(q, [&](const vsphere::soap::Response& response,
-                            const vsphere::soap::RetrieveResult& result) {
-      std::vector<const LiveVm*> with_config;
-      for (const vsphere::soap::ObjectContent& obj : result.objects) {
-        const auto it = by_ref.find(obj.obj);
-        if (it == by_ref.end() || !obj.prop("config")) continue;  // vanished: reported below
-        with_config.push_back(it->second);
-        seen.insert(obj.obj);
-      }
-      if (with_config.empty()) return;
-      const vsphere::Loaded loaded =
-          vsphere::load(fmt::format("{}/RetrievePropertiesEx#{}", server_name, client->requests()),
-                        std::string(response.source->bytes()));
-      if (loaded.vms.size() != with_config.size()) {
-        throw Error(fmt::format("{}: the answer holds {} VM configs, the reader found {}",
-                                client->endpoint(), with_config.size(), loaded.vms.size()));
-      }
-      for (std::size_t i = 0; i < loaded.vms.size(); ++i) {
-        // The reader names each VM by its moref; in answer order otherwise.
-        const LiveVm* found = with_config[i];
-        if (const auto it = by_ref.find({"VirtualMachine", loaded.vms[i].moref});
-            !loaded.vms[i].moref.empty() && it != by_ref.end()) {
-          found = it->second;
-        }
-        const LiveVm& vm = *found;
-        checks::LintOptions options;
-        options.catalog = &catalog;
-        if (const auto h = hosts.find(vm.host); h != hosts.end()) options.host = h->second.get();
-        checks::LintResult r = checks::lint_loaded_vm(fmt::format("{}/vm/{}", server_name, vm.name),
-                                                      loaded, i, options);
-        o.rules.apply(r);
-        for (const Diagnostic& d : r.diagnostics) {
-          if (static_cast<int>(d.severity) <= static_cast<int>(threshold)) findings = true;
-        }
-        writer->add(r);
-      }
-    });
-    for (const auto& [ref, vm] : by_ref) {
-      if (seen.count(ref)) continue;
-      ctx.err << fmt::format(
-          "vmxkit: error: {}: VM '{}' ({}) vanished while it was listed "
-          "(ManagedObjectNotFound); not linted\n",
-          client->endpoint(), vm->name, ref.value);
-      writer->add_unread();
-      input_error = true;
-    }
+    lint_batch(run, vms, first);
     done = std::min(vms.size(), first + batch);
     if (vms.size() > batch) ctx.err << fmt::format("vmxkit: {}/{} VMs linted\n", done, vms.size());
   }
   writer->finish();
   client->logout();
   report_requests(*client, o.server, seconds_since(start), ctx);
-  if (input_error) return kExitInput;
-  return findings ? kExitFindings : kExitClean;
+  if (run.input_error) return kExitInput;
+  return run.findings ? kExitFindings : kExitClean;
 }
 
 }  // namespace vmxkit::cli

@@ -342,6 +342,116 @@ bool acs_redirect_bypassed(const Host& host, std::size_t a, std::size_t b, const
          redirect_bypassed(host, path.acs_redirect, initiators(host, host.at(a), host.at(b)));
 }
 
+namespace {
+
+// NCCL's P2P level (paths.cc, ncclTopoCheckP2p) for a GPU pair through the CPU: PXB, or SYS
+// between at most 2 GPUs on AMD.
+bool nccl_p2p_to_sys(const Host& host, const PairVerdict& v, bool gpu_gpu,
+                     const AnalysisOptions& options) {
+  return gpu_gpu && v.path.cls >= PathClass::phb && v.path.cls != PathClass::unknown &&
+         cpu_vendor(host) == CpuVendor::amd && [&] {
+           if (options.nccl_gpus) return *options.nccl_gpus <= 2;
+           return std::count_if(host.devices().begin(), host.devices().end(),
+                                [](const Device& d) { return d.role == Role::gpu; }) <= 2;
+         }();
+}
+
+// The path's reason: its class, as NCCL would use it.
+void judge_route(const Host& host, PairVerdict& v, bool gpu_gpu, const AnalysisOptions& options) {
+  const std::string_view what = gpu_gpu ? "GPU P2P" : "GPUDirect RDMA";
+  if (nccl_p2p_to_sys(host, v, gpu_gpu, options)) {
+    judge_amd_p2p(v);
+    return;
+  }
+  judge_path(host, v, what);
+  // On AMD, the same pair in a VM of at most 2 GPUs is NCCL's P2P all the same (lint judges
+  // the VM's count): say so, so that topo and lint do not seem to disagree.
+  if (gpu_gpu && v.path.cls >= PathClass::phb && v.path.cls != PathClass::unknown &&
+      cpu_vendor(host) == CpuVendor::amd && !v.reasons.empty()) {
+    v.reasons.back().fix +=
+        "; or give these 2 GPUs a VM of their own: NCCL allows P2P up to SYS on AMD CPUs "
+        "when it sees at most 2 GPUs";
+  }
+}
+
+// ACS redirecting P2P on the path's bridges: fine where DirectTrans+ and ATS let translated
+// requests past it, else degraded.
+void judge_acs(const Host& host, PairVerdict& v) {
+  if (v.path.acs_redirect.empty()) return;
+  std::string bits;
+  for (const std::size_t br : v.path.acs_redirect) {
+    bits += fmt::format("{}{} ({})", bits.empty() ? "" : ", ", host.at(br).bdf.to_string(),
+                        host.at(br).acs->ctl_text());
+  }
+  const std::vector<const Device*> from = initiators(host, host.at(v.a), host.at(v.b));
+  if (acs_redirect_bypassed(host, v.a, v.b, v.path)) {
+    std::vector<std::string> names;
+    for (const Device* d : from) names.push_back(d->bdf.to_string());
+    add(v, ReasonKind::acs_direct_translated, Verdict::ok,
+        fmt::format("ACS redirects P2P on {}, but DirectTrans+ there lets the translated "
+                    "requests of {} (ATS on) go peer to peer, as NVIDIA's VM configuration has "
+                    "it",
+                    bits, fmt::join(names, " and ")));
+  } else {
+    add(v, ReasonKind::acs_redirect, Verdict::degraded,
+        fmt::format("ACS redirects P2P to the root complex on {}", bits),
+        fmt::format("on bare metal: setpci -s {} ECAP_ACS+0x6.w=0000 (or disable ACS/IOMMU in "
+                    "firmware); in a VM keep ACS, enable ATS on the NIC and DirectTrans on the "
+                    "bridge (NVIDIA's VM configuration: ReqRedir+ CmpltRedir+ UpstreamFwd+ "
+                    "EgressCtrl- DirectTrans+)",
+                    host.at(v.path.acs_redirect.front()).bdf.to_string()));
+  }
+}
+
+// A GPU of the pair: GPUDirect support of its model, and its BAR1.
+void judge_gpu(PairVerdict& v, const Device& d) {
+  if (d.model && d.model->gdr == GdrSupport::no) {
+    add(v, ReasonKind::gpu_no_gdr, Verdict::unsupported,
+        fmt::format("{} ({}) has no GPUDirect RDMA/P2P support", d.bdf.to_string(), d.model->model),
+        "use a data-center or professional GPU");
+  } else if (!d.model) {
+    add(v, ReasonKind::gdr_unknown, Verdict::ok,
+        fmt::format("{}: GPU model not in the catalogue; GPUDirect support not known",
+                    d.bdf.to_string()),
+        "add the model with --catalog FILE");
+  }
+  if (const auto bar1 = bar1_size(d); bar1 && *bar1 <= kSmallBar1) {
+    add(v, ReasonKind::small_bar1, Verdict::degraded,
+        fmt::format("{} has a {} BAR1: GPUDirect can map only that much GPU memory at once",
+                    d.bdf.to_string(), format_size(*bar1)),
+        "enable a large BAR1 (Resizable BAR in firmware, or NVIDIA Display Mode Selector)");
+  }
+}
+
+// A NIC of the pair: GPUDirect RDMA support of its model, a VF's PF, ATS.
+void judge_nic(const Host& host, PairVerdict& v, const Device& d) {
+  if (d.model && d.model->gdr == GdrSupport::no) {
+    add(v, ReasonKind::nic_no_gdr, Verdict::unsupported,
+        fmt::format("{} ({}) has no GPUDirect RDMA support", d.bdf.to_string(), d.model->model));
+  } else if (d.role == Role::nic || !d.model || d.model->gdr == GdrSupport::unknown) {
+    add(v, ReasonKind::gdr_unknown, d.role == Role::nic ? Verdict::unsupported : Verdict::ok,
+        fmt::format("{}: GPUDirect RDMA support of this NIC is not known{}", d.bdf.to_string(),
+                    d.role == Role::nic ? " (not an RDMA NIC)" : ""));
+  }
+  if (d.role == Role::nic_vf) {
+    add(v, ReasonKind::vf, Verdict::ok,
+        d.physfn ? fmt::format("{} is an SR-IOV VF of {}; it shares the PF's path",
+                               d.bdf.to_string(), host.at(*d.physfn).bdf.to_string())
+                 : fmt::format("{} is an SR-IOV VF; it shares its PF's path", d.bdf.to_string()));
+  }
+  const Device& owner = ats_owner(host, d);
+  if (owner.ats_present && owner.ats_enabled == false) {
+    add(v, ReasonKind::ats_disabled, Verdict::degraded,
+        fmt::format("ATS is off on {} (ATSCtl Enable-): in a VM, where ACS stays on, P2P goes "
+                    "through the root complex",
+                    owner.bdf.to_string()),
+        fmt::format("mlxconfig -d {} set ATS_ENABLED=true, then reboot the host",
+                    owner.bdf.to_string()));
+  }
+}
+
+}  // namespace
+
 PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b,
                        const AnalysisOptions& options) {
   PairVerdict v;
@@ -350,99 +460,13 @@ PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b,
   v.path = classify(host, a, b);
   const Device& da = host.at(a);
   const Device& db = host.at(b);
-  const bool gpu_gpu = da.role == Role::gpu && db.role == Role::gpu;
-  const std::string_view what = gpu_gpu ? "GPU P2P" : "GPUDirect RDMA";
-  // NCCL's P2P level (paths.cc, ncclTopoCheckP2p): PXB, or SYS between at most 2 GPUs on AMD.
-  const bool nccl_p2p_to_sys =
-      gpu_gpu && v.path.cls >= PathClass::phb && v.path.cls != PathClass::unknown &&
-      cpu_vendor(host) == CpuVendor::amd && [&] {
-        if (options.nccl_gpus) return *options.nccl_gpus <= 2;
-        return std::count_if(host.devices().begin(), host.devices().end(),
-                             [](const Device& d) { return d.role == Role::gpu; }) <= 2;
-      }();
-  if (nccl_p2p_to_sys) {
-    judge_amd_p2p(v);
-  } else {
-    judge_path(host, v, what);
-    // On AMD, the same pair in a VM of at most 2 GPUs is NCCL's P2P all the same (lint judges
-    // the VM's count): say so, so that topo and lint do not seem to disagree.
-    if (gpu_gpu && v.path.cls >= PathClass::phb && v.path.cls != PathClass::unknown &&
-        cpu_vendor(host) == CpuVendor::amd && !v.reasons.empty()) {
-      v.reasons.back().fix +=
-          "; or give these 2 GPUs a VM of their own: NCCL allows P2P up to SYS on AMD CPUs "
-          "when it sees at most 2 GPUs";
-    }
-  }
-  if (!v.path.acs_redirect.empty()) {
-    std::string bits;
-    for (const std::size_t br : v.path.acs_redirect) {
-      bits += fmt::format("{}{} ({})", bits.empty() ? "" : ", ", host.at(br).bdf.to_string(),
-                          host.at(br).acs->ctl_text());
-    }
-    const std::vector<const Device*> from = initiators(host, da, db);
-    if (acs_redirect_bypassed(host, a, b, v.path)) {
-      std::vector<std::string> names;
-      for (const Device* d : from) names.push_back(d->bdf.to_string());
-      add(v, ReasonKind::acs_direct_translated, Verdict::ok,
-          fmt::format("ACS redirects P2P on {}, but DirectTrans+ there lets the translated "
-                      "requests of {} (ATS on) go peer to peer, as NVIDIA's VM configuration has "
-                      "it",
-                      bits, fmt::join(names, " and ")));
-    } else {
-      add(v, ReasonKind::acs_redirect, Verdict::degraded,
-          fmt::format("ACS redirects P2P to the root complex on {}", bits),
-          fmt::format("on bare metal: setpci -s {} ECAP_ACS+0x6.w=0000 (or disable ACS/IOMMU in "
-                      "firmware); in a VM keep ACS, enable ATS on the NIC and DirectTrans on the "
-                      "bridge (NVIDIA's VM configuration: ReqRedir+ CmpltRedir+ UpstreamFwd+ "
-                      "EgressCtrl- DirectTrans+)",
-                      host.at(v.path.acs_redirect.front()).bdf.to_string()));
-    }
-  }
+  judge_route(host, v, da.role == Role::gpu && db.role == Role::gpu, options);
+  judge_acs(host, v);
   for (const Device* d : {&da, &db}) {
     if (d->role == Role::gpu) {
-      if (d->model && d->model->gdr == GdrSupport::no) {
-        add(v, ReasonKind::gpu_no_gdr, Verdict::unsupported,
-            fmt::format("{} ({}) has no GPUDirect RDMA/P2P support", d->bdf.to_string(),
-                        d->model->model),
-            "use a data-center or professional GPU");
-      } else if (!d->model) {
-        add(v, ReasonKind::gdr_unknown, Verdict::ok,
-            fmt::format("{}: GPU model not in the catalogue; GPUDirect support not known",
-                        d->bdf.to_string()),
-            "add the model with --catalog FILE");
-      }
-      if (const auto bar1 = bar1_size(*d); bar1 && *bar1 <= kSmallBar1) {
-        add(v, ReasonKind::small_bar1, Verdict::degraded,
-            fmt::format("{} has a {} BAR1: GPUDirect can map only that much GPU memory at once",
-                        d->bdf.to_string(), format_size(*bar1)),
-            "enable a large BAR1 (Resizable BAR in firmware, or NVIDIA Display Mode Selector)");
-      }
+      judge_gpu(v, *d);
     } else {
-      if (d->model && d->model->gdr == GdrSupport::no) {
-        add(v, ReasonKind::nic_no_gdr, Verdict::unsupported,
-            fmt::format("{} ({}) has no GPUDirect RDMA support", d->bdf.to_string(),
-                        d->model->model));
-      } else if (d->role == Role::nic || !d->model || d->model->gdr == GdrSupport::unknown) {
-        add(v, ReasonKind::gdr_unknown, d->role == Role::nic ? Verdict::unsupported : Verdict::ok,
-            fmt::format("{}: GPUDirect RDMA support of this NIC is not known{}", d->bdf.to_string(),
-                        d->role == Role::nic ? " (not an RDMA NIC)" : ""));
-      }
-      if (d->role == Role::nic_vf) {
-        add(v, ReasonKind::vf, Verdict::ok,
-            d->physfn
-                ? fmt::format("{} is an SR-IOV VF of {}; it shares the PF's path",
-                              d->bdf.to_string(), host.at(*d->physfn).bdf.to_string())
-                : fmt::format("{} is an SR-IOV VF; it shares its PF's path", d->bdf.to_string()));
-      }
-      const Device& owner = ats_owner(host, *d);
-      if (owner.ats_present && owner.ats_enabled == false) {
-        add(v, ReasonKind::ats_disabled, Verdict::degraded,
-            fmt::format("ATS is off on {} (ATSCtl Enable-): in a VM, where ACS stays on, P2P goes "
-                        "through the root complex",
-                        owner.bdf.to_string()),
-            fmt::format("mlxconfig -d {} set ATS_ENABLED=true, then reboot the host",
-                        owner.bdf.to_string()));
-      }
+      judge_nic(host, v, *d);
     }
   }
   if (options.iommu_translating == true) {
@@ -512,30 +536,12 @@ class PeerIndex {
     auto same_device = [&](std::size_t p) {
       return host_.at(candidates_[p]).bdf.same_device(da.bdf);
     };
-    // The functions of a's own device: PIX.
-    const auto first = std::lower_bound(
-        candidates_.begin(), candidates_.end(), Bdf{da.bdf.domain, da.bdf.bus, da.bdf.device, 0},
-        [&](std::size_t dev, const Bdf& b) { return host_.at(dev).bdf < b; });
-    for (auto it = first; it != candidates_.end() && host_.at(*it).bdf.same_device(da.bdf); ++it) {
-      if (*it != a)
-        out.emplace_back(PathClass::pix, static_cast<std::size_t>(it - candidates_.begin()));
-    }
+    add_own_functions(a, out);
     // Below a's topmost bridge: the classes differ by the switches on the way.
     std::optional<std::size_t> top;
     for (auto p = da.parent; p; p = host_.at(*p).parent) top = p;
-    auto below_top = [&](std::size_t p) {
-      const std::size_t t = tin_[candidates_[p]];
-      return top && tin_[*top] <= t && t < tout_[*top];
-    };
-    if (top) {
-      const auto lo =
-          std::lower_bound(by_tin_.begin(), by_tin_.end(), tin_[*top],
-                           [&](std::size_t p, std::size_t t) { return tin_[candidates_[p]] < t; });
-      for (auto it = lo; it != by_tin_.end() && tin_[candidates_[*it]] < tout_[*top]; ++it) {
-        if (candidates_[*it] == a || same_device(*it)) continue;
-        out.emplace_back(path_class(host_, a, candidates_[*it]), *it);
-      }
-    }
+    auto below_top = [&](std::size_t p) { return top && below(p, *top); };
+    if (top) add_below(a, *top, out);
     std::sort(out.begin(), out.end());
     auto full = [&] {
       if (out.size() < k) return false;
@@ -589,6 +595,37 @@ class PeerIndex {
   }
 
  private:
+  // The functions of a's own device (never `a` itself): PIX.
+  void add_own_functions(std::size_t a, std::vector<std::pair<PathClass, std::size_t>>& out) const {
+    const Device& da = host_.at(a);
+    const auto first = std::lower_bound(
+        candidates_.begin(), candidates_.end(), Bdf{da.bdf.domain, da.bdf.bus, da.bdf.device, 0},
+        [&](std::size_t dev, const Bdf& b) { return host_.at(dev).bdf < b; });
+    for (auto it = first; it != candidates_.end() && host_.at(*it).bdf.same_device(da.bdf); ++it) {
+      if (*it != a)
+        out.emplace_back(PathClass::pix, static_cast<std::size_t>(it - candidates_.begin()));
+    }
+  }
+
+  // The candidates below bridge `top` but not of a's own device, each classified (PIX or PXB).
+  void add_below(std::size_t a, std::size_t top,
+                 std::vector<std::pair<PathClass, std::size_t>>& out) const {
+    const Device& da = host_.at(a);
+    const auto lo =
+        std::lower_bound(by_tin_.begin(), by_tin_.end(), tin_[top],
+                         [&](std::size_t p, std::size_t t) { return tin_[candidates_[p]] < t; });
+    for (auto it = lo; it != by_tin_.end() && tin_[candidates_[*it]] < tout_[top]; ++it) {
+      if (candidates_[*it] == a || host_.at(candidates_[*it]).bdf.same_device(da.bdf)) continue;
+      out.emplace_back(path_class(host_, a, candidates_[*it]), *it);
+    }
+  }
+
+  // Whether candidate `p` is in the subtree below device `top`.
+  bool below(std::size_t p, std::size_t top) const {
+    const std::size_t t = tin_[candidates_[p]];
+    return tin_[top] <= t && t < tout_[top];
+  }
+
   // The NUMA node the path classes use: the device's own, else its host bridge's.
   std::optional<int> numa(const Device& d) const {
     if (d.numa_node) return d.numa_node;
@@ -796,12 +833,8 @@ bool render_nearest(const Host& host, const Topology& t, std::string& out) {
   return any_unknown;
 }
 
-}  // namespace
-
-std::string render_topology_text(const Host& host, const Topology& t) {
-  std::string out;
-  const std::size_t n = t.size();
-  const bool any_unknown = t.listed ? render_nearest(host, t, out) : render_matrix(host, t, out);
+// The legend of the path classes, as nvidia-smi prints it, and vmxkit's `?`.
+void render_class_legend(const Host& host, bool any_unknown, std::string& out) {
   out +=
       "\nLegend:\n\n"
       "  X    = Self\n"
@@ -823,6 +856,10 @@ std::string render_topology_text(const Host& host, const Topology& t) {
         "it, as nvidia-smi reads it\n",
         host.numa().no_numa_lines_in);
   }
+}
+
+// The NIC and GPU legends: each label's device.
+void render_device_legend(const Host& host, const Topology& t, std::string& out) {
   auto legend = [&](std::size_t i) {
     const Device& d = host.at(t.device(i));
     std::string name =
@@ -837,12 +874,17 @@ std::string render_topology_text(const Host& host, const Topology& t) {
   };
   if (!t.nics.empty()) {
     out += "\nNIC Legend:\n\n";
-    for (std::size_t i = t.gpus.size(); i < n; ++i) out += legend(i);
+    for (std::size_t i = t.gpus.size(); i < t.size(); ++i) out += legend(i);
   }
   if (!t.gpus.empty()) {
     out += "\nGPU Legend:\n\n";
     for (std::size_t i = 0; i < t.gpus.size(); ++i) out += legend(i);
   }
+}
+
+// Each judged pair: its class and verdict, the reasons, and the fix of each that is not ok.
+void render_pairs(const Host& host, const Topology& t, std::string& out) {
+  const std::size_t n = t.size();
   if (!t.pairs.empty()) out += "\nP2P verdicts:\n";
   // Row/column of each device, for the labels of the pairs.
   std::vector<std::size_t> position(host.devices().size(), n);
@@ -858,25 +900,39 @@ std::string render_topology_text(const Host& host, const Topology& t) {
       if (!r.fix.empty() && r.effect != Verdict::ok) out += fmt::format("      fix: {}\n", r.fix);
     }
   }
-  if (!t.gpus.empty() && !t.nics.empty()) {
-    out += "\nBest NIC per GPU:\n\n";
-    for (std::size_t i = 0; i < t.gpus.size(); ++i) {
-      if (!t.best_nic[i]) continue;  // listed: no NIC is near this GPU
-      const std::size_t j = *t.best_nic[i];
-      PathClass c = PathClass::unknown;
-      Verdict verdict = Verdict::ok;
-      if (t.listed) {
-        for (const Peer& p : t.nearest[i].nics) {
-          if (p.index == j) std::tie(c, verdict) = std::pair(p.cls, p.verdict);
-        }
-      } else {
-        c = t.matrix.at(i, t.gpus.size() + j);
-        verdict = t.gpu_nic_pair(i, j).verdict;
+}
+
+// The best NIC of each GPU, with the pair's class and verdict.
+void render_best_nics(const Host& host, const Topology& t, std::string& out) {
+  if (t.gpus.empty() || t.nics.empty()) return;
+  out += "\nBest NIC per GPU:\n\n";
+  for (std::size_t i = 0; i < t.gpus.size(); ++i) {
+    if (!t.best_nic[i]) continue;  // listed: no NIC is near this GPU
+    const std::size_t j = *t.best_nic[i];
+    PathClass c = PathClass::unknown;
+    Verdict verdict = Verdict::ok;
+    if (t.listed) {
+      for (const Peer& p : t.nearest[i].nics) {
+        if (p.index == j) std::tie(c, verdict) = std::pair(p.cls, p.verdict);
       }
-      out += fmt::format("  GPU{}: NIC{} ({}, {}, {})\n", i, j, host.at(t.nics[j]).bdf.to_string(),
-                         to_string(c), to_string(verdict));
+    } else {
+      c = t.matrix.at(i, t.gpus.size() + j);
+      verdict = t.gpu_nic_pair(i, j).verdict;
     }
+    out += fmt::format("  GPU{}: NIC{} ({}, {}, {})\n", i, j, host.at(t.nics[j]).bdf.to_string(),
+                       to_string(c), to_string(verdict));
   }
+}
+
+}  // namespace
+
+std::string render_topology_text(const Host& host, const Topology& t) {
+  std::string out;
+  const bool any_unknown = t.listed ? render_nearest(host, t, out) : render_matrix(host, t, out);
+  render_class_legend(host, any_unknown, out);
+  render_device_legend(host, t, out);
+  render_pairs(host, t, out);
+  render_best_nics(host, t, out);
   return out;
 }
 

@@ -63,61 +63,9 @@ class Parser {
     Value v;
     const std::size_t begin = pos_;
     if (c == '{') {
-      v.type = Value::Type::object;
-      ++pos_;
-      skip_ws();
-      if (peek('}')) {
-        ++pos_;
-      } else {
-        std::unordered_map<std::string, std::size_t> index;  // used from kIndexFrom members on
-        for (;;) {
-          skip_ws();
-          if (!peek('"')) fail(pos_, "expected a member name in double quotes");
-          Member m;
-          const std::size_t kb = pos_;
-          m.key = string();
-          m.key_span = {kb, pos_};
-          skip_ws();
-          if (!peek(':')) fail(pos_, "expected ':' after the member name");
-          ++pos_;
-          skip_ws();
-          check_unique(v, m, index);
-          m.value = value(depth + 1);
-          v.members.push_back(std::move(m));
-          skip_ws();
-          if (peek(',')) {
-            ++pos_;
-            continue;
-          }
-          if (peek('}')) {
-            ++pos_;
-            break;
-          }
-          fail(pos_, "expected ',' or '}' in the object");
-        }
-      }
+      object(v, depth);
     } else if (c == '[') {
-      v.type = Value::Type::array;
-      ++pos_;
-      skip_ws();
-      if (peek(']')) {
-        ++pos_;
-      } else {
-        for (;;) {
-          skip_ws();
-          v.items.push_back(value(depth + 1));
-          skip_ws();
-          if (peek(',')) {
-            ++pos_;
-            continue;
-          }
-          if (peek(']')) {
-            ++pos_;
-            break;
-          }
-          fail(pos_, "expected ',' or ']' in the array");
-        }
-      }
+      array(v, depth);
     } else if (c == '"') {
       v.type = Value::Type::string;
       v.text = string();
@@ -136,6 +84,68 @@ class Parser {
     }
     v.span = {begin, pos_};
     return v;
+  }
+
+  // The members of the object at pos_ (at its '{'), into `v`.
+  void object(Value& v, std::size_t depth) {
+    v.type = Value::Type::object;
+    ++pos_;
+    skip_ws();
+    if (peek('}')) {
+      ++pos_;
+      return;
+    }
+    std::unordered_map<std::string, std::size_t> index;  // used from kIndexFrom members on
+    for (;;) {
+      skip_ws();
+      if (!peek('"')) fail(pos_, "expected a member name in double quotes");
+      Member m;
+      const std::size_t kb = pos_;
+      m.key = string();
+      m.key_span = {kb, pos_};
+      skip_ws();
+      if (!peek(':')) fail(pos_, "expected ':' after the member name");
+      ++pos_;
+      skip_ws();
+      check_unique(v, m, index);
+      m.value = value(depth + 1);
+      v.members.push_back(std::move(m));
+      skip_ws();
+      if (peek(',')) {
+        ++pos_;
+        continue;
+      }
+      if (peek('}')) {
+        ++pos_;
+        return;
+      }
+      fail(pos_, "expected ',' or '}' in the object");
+    }
+  }
+
+  // The items of the array at pos_ (at its '['), into `v`.
+  void array(Value& v, std::size_t depth) {
+    v.type = Value::Type::array;
+    ++pos_;
+    skip_ws();
+    if (peek(']')) {
+      ++pos_;
+      return;
+    }
+    for (;;) {
+      skip_ws();
+      v.items.push_back(value(depth + 1));
+      skip_ws();
+      if (peek(',')) {
+        ++pos_;
+        continue;
+      }
+      if (peek(']')) {
+        ++pos_;
+        return;
+      }
+      fail(pos_, "expected ',' or ']' in the array");
+    }
   }
 
   // RFC 8259 lets readers differ on repeated names (some take the first, some the last), so a

@@ -197,6 +197,14 @@ class Reader {
     return out;
   }
 
+  // A passthrough Item being read: the .vmx keys its Config elements become (`pciPassthruN.`).
+  struct PassthroughItem {
+    std::string prefix;   // pciPassthruN.
+    unsigned device = 0;  // N
+    bool sriov = false;   // an SR-IOV network adapter
+    std::string sub;      // its ResourceSubType
+  };
+
   void item(pugi::xml_node node, VmConfig& cfg, unsigned& n, OvfVirtualSystem& out,
             std::vector<Membership>& members) {
     const std::string type = child(node, "ResourceType").text().get();
@@ -211,7 +219,9 @@ class Reader {
     // ovf/fixtures/external/sriovEthernetCard.ovf and vdg-vm.ovf).
     const bool sriov = type == "10" && (iequals(sub, "SriovEthernetCard") || iequals(sub, "sriov"));
     if (!sriov && sub.rfind("vmware.pci.passthrough", 0) != 0) return;
-    const std::string p = "pciPassthru" + std::to_string(n++) + ".";
+    const unsigned device = n++;
+    const PassthroughItem it{"pciPassthru" + std::to_string(device) + ".", device, sriov, sub};
+    const std::string& p = it.prefix;
     const SourceSpan whole = pos_.element(node);
     cfg.add(p + "present", "TRUE", whole, whole);
     if (sub == "vmware.pci.passthrough-dvx") cfg.add(p + "virtualDev", "dvx", whole, whole);
@@ -222,66 +232,79 @@ class Reader {
     }
     for (pugi::xml_node c = node.first_child(); c; c = c.next_sibling()) {
       if (c.type() != pugi::node_element || local_name(c.name()) != "Config") continue;
-      const KeyValue kv = key_value(c);
-      if (sriov && kv.key == "sriovBacking.physicalFunctionBacking.id") {
-        // The PF, by the property-path convention of the other keys (backing.id); the entry
-        // then takes the form ESXi writes for a VF: pfId, id, BYPASS.
-        const std::string pf = vmx_id_from_api(kv.value).value_or(kv.value);
-        cfg.add(p + "pfId", pf, kv.whole, kv.value_span);
-        cfg.add(p + "id", pf, kv.whole, kv.value_span);
-        cfg.add(p + "systemId", "BYPASS", kv.whole, kv.value_span);
-      } else if (sriov && kv.key == "virtualDev") {
-        cfg.add(p + "virtualDev", kv.value, kv.whole, kv.value_span);
-      } else if (kv.key == "deviceGroupInfo.groupInstanceKey" ||
-                 kv.key == "deviceGroupInfo.sequenceId") {
-        // vSphere 8 device groups: VirtualDevice.deviceGroupInfo {groupInstanceKey, sequenceId}.
-        if (members.empty() || members.back().device != n - 1) {
-          members.emplace_back();
-          members.back().device = n - 1;
-        }
-        Membership& m = members.back();
-        if (kv.key == "deviceGroupInfo.groupInstanceKey") {
-          m.key = int32_value(kv);
-          m.key_span = kv.whole;
-        } else {
-          m.sequence = int32_value(kv);
-          m.sequence_span = kv.whole;
-        }
-      } else if (kv.key == "dvx.deviceClass" || kv.key.rfind("dvx.config.", 0) == 0) {
-        // Device Virtualization Extensions: the device class and its configParams
-        // (VirtualPCIPassthroughDvxBackingInfo), as the .vmx keys `pciPassthruN.dvx.deviceClass`
-        // and `pciPassthruN.dvx.config.KEY`.
-        cfg.add(p + kv.key, kv.value, kv.whole, kv.value_span);
-      } else if (kv.key == "wakeOnLanEnabled" || kv.key.rfind("connectable.", 0) == 0 ||
-                 kv.key.rfind("slotInfo.", 0) == 0 || (!sriov && kv.key == "virtualDev")) {
-        // The card's own properties: nothing the rules judge.
-      } else if (kv.key == "backing.id") {
-        cfg.add(p + "id", vmx_id_from_api(kv.value).value_or(kv.value), kv.whole, kv.value_span);
-      } else if (kv.key == "backing.deviceId") {
-        const auto id = parse_api_hex_id(kv.value);
-        cfg.add(p + "deviceId", id ? format_vmx_pci_id(*id) : kv.value, kv.whole, kv.value_span);
-      } else if (kv.key == "backing.vendorId") {
-        const auto v = parse_long(kv.value);
-        const bool ok = v && *v >= -32768 && *v <= 65535;
-        cfg.add(p + "vendorId",
-                ok ? format_vmx_pci_id(static_cast<std::uint16_t>(*v & 0xffff)) : kv.value,
-                kv.whole, kv.value_span);
-      } else if (kv.key == "backing.systemId") {
-        cfg.add(p + "systemId", kv.value, kv.whole, kv.value_span);
-      } else if (kv.key == "backing.vgpu") {
-        cfg.add(p + "vgpu", kv.value, kv.whole, kv.value_span);
-      } else if (kv.key == "backing.allowedDevice") {
-        // `0x8086:0x10d3:s=0x15ad:t=0x7d0:r=0x0`: vendor:device, then sub-ids and revision.
-        const std::size_t c1 = kv.value.find(':');
-        const std::size_t c2 = c1 == std::string::npos ? c1 : kv.value.find(':', c1 + 1);
-        cfg.add(p + "allowedDevices", kv.value.substr(0, c2), kv.whole, kv.value_span);
-      } else if (kv.key == "backing.customLabel") {
-        cfg.add(p + "customLabel", kv.value, kv.whole, kv.value_span);
-      } else {
-        out.unread.push_back({kv.whole, "vmw:Config " + kv.key + " of " +
-                                            (sriov ? "an SR-IOV network adapter" : sub) +
-                                            " is not read by vmxkit"});
-      }
+      item_config(key_value(c), it, cfg, out, members);
+    }
+  }
+
+  // vSphere 8 device groups: VirtualDevice.deviceGroupInfo {groupInstanceKey, sequenceId}, one
+  // key of it for `device`.
+  void group_membership(const KeyValue& kv, unsigned device, std::vector<Membership>& members) {
+    if (members.empty() || members.back().device != device) {
+      members.emplace_back();
+      members.back().device = device;
+    }
+    Membership& m = members.back();
+    if (kv.key == "deviceGroupInfo.groupInstanceKey") {
+      m.key = int32_value(kv);
+      m.key_span = kv.whole;
+    } else {
+      m.sequence = int32_value(kv);
+      m.sequence_span = kv.whole;
+    }
+  }
+
+  // One `vmw:Config` of a passthrough Item, as its .vmx key; a key vmxkit does not read is noted
+  // as unread.
+  void item_config(const KeyValue& kv, const PassthroughItem& it, VmConfig& cfg,
+                   OvfVirtualSystem& out, std::vector<Membership>& members) {
+    const std::string& p = it.prefix;
+    const bool sriov = it.sriov;
+    if (sriov && kv.key == "sriovBacking.physicalFunctionBacking.id") {
+      // The PF, by the property-path convention of the other keys (backing.id); the entry
+      // then takes the form ESXi writes for a VF: pfId, id, BYPASS.
+      const std::string pf = vmx_id_from_api(kv.value).value_or(kv.value);
+      cfg.add(p + "pfId", pf, kv.whole, kv.value_span);
+      cfg.add(p + "id", pf, kv.whole, kv.value_span);
+      cfg.add(p + "systemId", "BYPASS", kv.whole, kv.value_span);
+    } else if (sriov && kv.key == "virtualDev") {
+      cfg.add(p + "virtualDev", kv.value, kv.whole, kv.value_span);
+    } else if (kv.key == "deviceGroupInfo.groupInstanceKey" ||
+               kv.key == "deviceGroupInfo.sequenceId") {
+      group_membership(kv, it.device, members);
+    } else if (kv.key == "dvx.deviceClass" || kv.key.rfind("dvx.config.", 0) == 0) {
+      // Device Virtualization Extensions: the device class and its configParams
+      // (VirtualPCIPassthroughDvxBackingInfo), as the .vmx keys `pciPassthruN.dvx.deviceClass`
+      // and `pciPassthruN.dvx.config.KEY`.
+      cfg.add(p + kv.key, kv.value, kv.whole, kv.value_span);
+    } else if (kv.key == "wakeOnLanEnabled" || kv.key.rfind("connectable.", 0) == 0 ||
+               kv.key.rfind("slotInfo.", 0) == 0 || (!sriov && kv.key == "virtualDev")) {
+      // The card's own properties: nothing the rules judge.
+    } else if (kv.key == "backing.id") {
+      cfg.add(p + "id", vmx_id_from_api(kv.value).value_or(kv.value), kv.whole, kv.value_span);
+    } else if (kv.key == "backing.deviceId") {
+      const auto id = parse_api_hex_id(kv.value);
+      cfg.add(p + "deviceId", id ? format_vmx_pci_id(*id) : kv.value, kv.whole, kv.value_span);
+    } else if (kv.key == "backing.vendorId") {
+      const auto v = parse_long(kv.value);
+      const bool ok = v && *v >= -32768 && *v <= 65535;
+      cfg.add(p + "vendorId",
+              ok ? format_vmx_pci_id(static_cast<std::uint16_t>(*v & 0xffff)) : kv.value, kv.whole,
+              kv.value_span);
+    } else if (kv.key == "backing.systemId") {
+      cfg.add(p + "systemId", kv.value, kv.whole, kv.value_span);
+    } else if (kv.key == "backing.vgpu") {
+      cfg.add(p + "vgpu", kv.value, kv.whole, kv.value_span);
+    } else if (kv.key == "backing.allowedDevice") {
+      // `0x8086:0x10d3:s=0x15ad:t=0x7d0:r=0x0`: vendor:device, then sub-ids and revision.
+      const std::size_t c1 = kv.value.find(':');
+      const std::size_t c2 = c1 == std::string::npos ? c1 : kv.value.find(':', c1 + 1);
+      cfg.add(p + "allowedDevices", kv.value.substr(0, c2), kv.whole, kv.value_span);
+    } else if (kv.key == "backing.customLabel") {
+      cfg.add(p + "customLabel", kv.value, kv.whole, kv.value_span);
+    } else {
+      out.unread.push_back({kv.whole, "vmw:Config " + kv.key + " of " +
+                                          (sriov ? "an SR-IOV network adapter" : it.sub) +
+                                          " is not read by vmxkit"});
     }
   }
 
