@@ -4,11 +4,14 @@
 
 #include <CLI/CLI.hpp>
 #include <charconv>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -17,6 +20,8 @@
 #include "vmxkit/api_internal.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/formats/vsphere/config_target.h"
+#include "vmxkit/report/json.h"
+#include "vmxkit/report/plan_json.h"
 #include "vmxkit/vmxkit.h"
 
 namespace vmxkit::cli {
@@ -33,6 +38,7 @@ struct GenerateOptions {
   std::string format = "vmx";
   std::string vm;
   std::string output;
+  std::string plan_json;      ///< --plan-json: the plan as a JSON document (`-`: stdout)
   std::string config_target;  ///< --config-target: the host's QueryConfigTarget answer
   std::string device_group;   ///< --device-group: one of its vendor device groups
   bool force = false;
@@ -120,36 +126,80 @@ void note_device_groups(const Plan& plan, const std::string& name, const std::st
              "Device, PCI Device) in place of the plan's vGPU and NIC (P2P005)\n";
 }
 
-// The chain is the public API's (vmxkit/vmxkit.h): load_host, plan, render.
-int run_generate(GenerateOptions& o, Context& ctx) {
-  const Catalog catalog = load_catalog(o.host.catalogs);
+// The host (--host captures, or the server's --esx-host merged with them) and the warnings the
+// run printed about it, which --plan-json repeats.
+struct GenerateHost {
   std::optional<Host> host;
-  std::string server_label;
-  std::string server_target;  // the host's QueryConfigTarget answer, from the server
+  std::string server_label;           ///< "esx01 (vSphere API)", with --esx-host
+  std::string server_target;          ///< the host's QueryConfigTarget answer, from the server
+  std::vector<std::string> warnings;  ///< as printed, without "vmxkit: warning: "
+};
+
+GenerateHost load_generate_host(GenerateOptions& o, const Catalog& catalog, Context& ctx) {
+  GenerateHost g;
   if (server_host_wanted(o.server)) {
     // The host from the vSphere API (merged with any --host capture), its UUID the systemId.
     std::string uuid;
     HostInputs inputs;
     inputs.flagged = o.host;
-    pci::Host h = load_server_host(o.server, inputs, ctx, &uuid,
-                                   o.config_target.empty() ? &server_target : nullptr);
-    host = detail::wrap_host(std::move(h), catalog);
+    pci::Host h =
+        load_server_host(o.server, inputs, ctx, &uuid,
+                         o.config_target.empty() ? &g.server_target : nullptr, &g.warnings);
+    g.host = detail::wrap_host(std::move(h), catalog);
     if (o.request.system_id.empty()) o.request.system_id = uuid;
-    server_label = o.server.esx_host + " (vSphere API)";
+    g.server_label = o.server.esx_host + " (vSphere API)";
   } else if (!o.host.hosts.empty()) {
-    host = load_host(std::vector<HostSource>(o.host.hosts.begin(), o.host.hosts.end()), catalog);
+    g.host = load_host(std::vector<HostSource>(o.host.hosts.begin(), o.host.hosts.end()), catalog);
+    // What the loaders skipped or could not tell, as the other commands that read a host say it
+    // (and as the Python package's Host.warnings has it).
+    for (const std::string& w : g.host->warnings()) {
+      ctx.err << "vmxkit: warning: " << w << '\n';
+      g.warnings.push_back(w);
+    }
   }
+  return g;
+}
+
+FormatInfo output_format(const std::string& name) {
+  const std::optional<FormatInfo> format = find_format(name);
+  if (format && format->output) return *format;
+  std::vector<std::string> outputs;
+  for (const FormatInfo& f : format_table()) {
+    if (f.output) outputs.push_back(f.name);
+  }
+  throw Error(fmt::format("--format {}: not an output format; the outputs are: {}", name,
+                          fmt::join(outputs, ", ")));
+}
+
+bool is_stdout(const std::string& path) { return path.empty() || path == "-"; }
+
+// --plan-json `-` is stdout, which must then not carry the rendering too; and the document
+// never replaces -o's file.
+void check_plan_json(const GenerateOptions& o) {
+  if (o.plan_json.empty()) return;
+  if (o.plan_json == "-") {
+    if (is_stdout(o.output)) {
+      throw Error(
+          "--plan-json -: stdout carries the plan's output; give -o FILE for it, or a file "
+          "for --plan-json");
+    }
+    return;
+  }
+  std::error_code ec;
+  if (o.plan_json == o.output ||
+      (!is_stdout(o.output) && std::filesystem::equivalent(o.plan_json, o.output, ec))) {
+    throw Error(fmt::format("--plan-json {}: the same file as -o", o.plan_json));
+  }
+}
+
+// The chain is the public API's (vmxkit/vmxkit.h): load_host, plan, render.
+int run_generate(GenerateOptions& o, Context& ctx) {
+  const Catalog catalog = load_catalog(o.host.catalogs);
+  GenerateHost g = load_generate_host(o, catalog, ctx);
   if (o.list_templates) return list_templates(ctx);
   if (o.list_models) return list_models(catalog, ctx);
-  const std::optional<FormatInfo> format = find_format(o.format);
-  if (!format || !format->output) {
-    std::vector<std::string> outputs;
-    for (const FormatInfo& f : format_table()) {
-      if (f.output) outputs.push_back(f.name);
-    }
-    throw Error(fmt::format("--format {}: not an output format; the outputs are: {}", o.format,
-                            fmt::join(outputs, ", ")));
-  }
+  const FormatInfo format = output_format(o.format);
+  check_plan_json(o);
   if (!o.output.empty() && !o.force) check_in_place(o.output, {true, false});
 
   PlanRequest& r = o.request;
@@ -157,8 +207,8 @@ int run_generate(GenerateOptions& o, Context& ctx) {
   r.memory_mb = o.memory_mb;
   r.vgpu = o.vgpu;
   r.host_label = fmt::format("{}", fmt::join(o.host.hosts, " + "));
-  if (!server_label.empty()) {
-    r.host_label = r.host_label.empty() ? server_label : server_label + " + " + r.host_label;
+  if (!g.server_label.empty()) {
+    r.host_label = r.host_label.empty() ? g.server_label : g.server_label + " + " + r.host_label;
   }
   r.catalog = catalog;
   // The host's ConfigTarget: --config-target, else what the server answered for the host.
@@ -168,31 +218,40 @@ int run_generate(GenerateOptions& o, Context& ctx) {
     r.config_target = o.config_target == "-" ? read_stream(ctx.in, r.config_target_name)
                                              : read_file(o.config_target);
     target_asked = true;
-  } else if (!server_target.empty()) {
-    r.config_target_name = server_label + " QueryConfigTarget";
-    r.config_target = std::move(server_target);
+  } else if (!g.server_target.empty()) {
+    r.config_target_name = g.server_label + " QueryConfigTarget";
+    r.config_target = std::move(g.server_target);
   }
   r.device_group = o.device_group;
   // Locked before --base is read, which may be the output.
   Output out(o.output, o.force);
+  std::optional<Output> plan_out;
+  if (!o.plan_json.empty()) plan_out.emplace(o.plan_json, o.force);
   if (!o.base.empty()) {
     r.base = o.base == "-" ? load(display_name(o.base), read_stream(ctx.in, display_name(o.base)))
                            : load_file(o.base);
   }
-  const Plan plan = vmxkit::plan(host ? &*host : nullptr, r);
+  const Plan plan = vmxkit::plan(g.host ? &*g.host : nullptr, r);
   RenderOptions options;
   options.template_name = o.template_name;
   options.vm = o.vm;
-  const std::string output = render(plan, format->name, options);
+  const std::string output = render(plan, format.name, options);
   // The comment block goes into a new .vmx; everywhere else it goes to stderr.
-  if (format->name != "vmx" || plan.base()) {
+  if (format.name != "vmx" || plan.base()) {
     for (const std::string& line : plan.explanation()) ctx.err << "vmxkit: " << line << '\n';
   }
-  note_for_existing_vm(plan, format->name, ctx);
+  note_for_existing_vm(plan, format.name, ctx);
   if (!r.config_target.empty() && r.device_group.empty()) {
     note_device_groups(plan, r.config_target_name, r.config_target, target_asked, ctx);
   }
   out.write(output, ctx);
+  if (plan_out) {
+    std::ostringstream json;
+    const report::PlanOutput where{
+        format.name, is_stdout(o.output) ? std::nullopt : std::optional<std::string>(o.output)};
+    report::write_json_document(json, report::plan_json(plan, where, g.warnings));
+    plan_out->write(json.str(), ctx);
+  }
   return kExitClean;
 }
 
@@ -257,6 +316,10 @@ void setup_generate(CLI::App& app, Context& ctx) {
                   "the plan's vGPUs and NICs become instances of it, placed as a unit "
                   "(configspec-xml, soap, vi-json, powercli)");
   sub->add_option("-o,--output", o->output, "Write here (atomically) instead of stdout");
+  sub->add_option("--plan-json", o->plan_json,
+                  "Also write the plan as a JSON document here (atomically): devices, pairs and "
+                  "their verdicts, memory, the MMIO window, the explanation and the warnings; "
+                  "- is stdout, with -o FILE");
   sub->add_flag("--force", o->force, "Write -o even when the VM holds its lock");
   sub->add_flag("--list-templates", o->list_templates, "List the built-in templates");
   sub->add_flag("--list-models", o->list_models, "List the GPU and NIC models of the catalogue");

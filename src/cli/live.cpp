@@ -286,7 +286,8 @@ void report_requests(const vsphere::Client& client, const ServerOptions& o, doub
 }
 
 pci::Host load_server_host(const ServerOptions& o, const HostInputs& inputs, Context& ctx,
-                           std::string* system_uuid, std::string* config_target) {
+                           std::string* system_uuid, std::string* config_target,
+                           std::vector<std::string>* warnings) {
   const auto start = std::chrono::steady_clock::now();
   pci::Host host(pci::catalog_with(inputs.flagged.catalogs));
   {
@@ -299,14 +300,19 @@ pci::Host load_server_host(const ServerOptions& o, const HostInputs& inputs, Con
         *config_target = vsphere::fetch_config_target(*client, api.moref);
       } catch (const Error& e) {
         // The host's device groups are a note, not the plan: say why there is none.
-        ctx.err << fmt::format("vmxkit: warning: {}: no QueryConfigTarget answer for host {}: {}\n",
-                               client->endpoint(), api.name, e.what());
+        const std::string warning = fmt::format("{}: no QueryConfigTarget answer for host {}: {}",
+                                                client->endpoint(), api.name, e.what());
+        ctx.err << "vmxkit: warning: " << warning << '\n';
+        if (warnings != nullptr) warnings->push_back(warning);
       }
     }
     client->logout();
     report_requests(*client, o, seconds_since(start), ctx);
   }
   load_host_inputs_into(host, inputs, ctx);
+  if (warnings != nullptr) {
+    for (const pci::HostWarning& w : host.warnings()) warnings->push_back(w.to_string());
+  }
   return host;
 }
 

@@ -38,10 +38,11 @@ void report_requests(const vsphere::Client& client, const ServerOptions& options
 
 /// The host of --esx-host from the server, merged with any HOST inputs (an `lspci -vvv` of the
 /// same host adds its BARs), finalized; its system UUID in `system_uuid`; with `config_target`,
-/// its QueryConfigTarget answer (left empty, with a warning, when the server gives none).
+/// its QueryConfigTarget answer (left empty, with a warning, when the server gives none). The
+/// warnings it prints (the server's, the host's) are also added to `warnings` when given.
 pci::Host load_server_host(const ServerOptions& options, const HostInputs& inputs, Context& ctx,
-                           std::string* system_uuid = nullptr,
-                           std::string* config_target = nullptr);
+                           std::string* system_uuid = nullptr, std::string* config_target = nullptr,
+                           std::vector<std::string>* warnings = nullptr);
 
 /// Throws vmxkit::Error when --esx-host was given without a server or the other way round.
 bool server_host_wanted(const ServerOptions& options);

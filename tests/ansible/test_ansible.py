@@ -92,6 +92,15 @@ def host_rules():
     return rules
 
 
+# The vmxkit on PATH for the binary backend: logs each run's arguments, one a line, and a line
+# that ends the run (an argument may be `--`), then runs the binary.
+END_OF_RUN = "<end of run>"
+RUN_LOGGER = """#!/bin/sh
+printf '%%s\\n' "$@" '<end of run>' >> '%(log)s'
+exec '%(binary)s' "$@"
+"""
+
+
 class Ansible:
     """ansible-playbook on localhost with the repository's collection, writing nothing outside
     a temporary folder: HOME, ANSIBLE_HOME and the temporary folders point into it."""
@@ -127,10 +136,15 @@ class Ansible:
             env["PYTHONPATH"] = require(PACKAGE_PATH, "VMXKIT_PYTHONPATH")
             env["VMXKIT_ANSIBLE_BACKEND"] = "python"
         elif backend == "binary":
-            # The binary on PATH as `vmxkit`; and a package that does not import, so that even
-            # `auto` (and an installed package) cannot take the Python backend.
-            os.symlink(os.path.abspath(require(VMXKIT, "VMXKIT_BINARY")),
-                       os.path.join(bin_dir, "vmxkit"))
+            # The binary on PATH as `vmxkit`, through a script that logs each run's arguments
+            # (runs()); and a package that does not import, so that even `auto` (and an
+            # installed package) cannot take the Python backend.
+            wrapper = os.path.join(bin_dir, "vmxkit")
+            with open(wrapper, "w", encoding="utf-8") as f:
+                f.write(RUN_LOGGER % dict(log=self.path("vmxkit-runs"),
+                                          binary=os.path.abspath(require(VMXKIT,
+                                                                         "VMXKIT_BINARY"))))
+            os.chmod(wrapper, 0o755)
             shadow = os.path.join(self.tmp, "no-package", "vmxkit")
             os.makedirs(shadow)
             with open(os.path.join(shadow, "__init__.py"), "w", encoding="utf-8") as f:
@@ -142,6 +156,25 @@ class Ansible:
 
     def path(self, name):
         return os.path.join(self.tmp, name)
+
+    def binary_runs(self):
+        """The arguments of each run of the binary on PATH so far (the binary backend)."""
+        try:
+            with open(self.path("vmxkit-runs"), encoding="utf-8") as f:
+                text = f.read()
+        except FileNotFoundError:
+            return []
+        return [run.splitlines() for run in text.split(END_OF_RUN + "\n")[:-1]]
+
+    def warned_capture(self):
+        """The example host's capture with a line of lspci's library before its devices, which
+        the loader skips with a warning; in this run's folder."""
+        path = self.path("warned.lspci-vvv.txt")
+        with open(HOST_CAPTURE, encoding="utf-8") as f:
+            text = f.read()
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("pcilib: sysfs_read_vpd: read failed: Input/output error\n" + text)
+        return path
 
     def run(self, playbook, extra_vars, env=None, expect_rc=0):
         """Runs a playbook with extra vars from a JSON file; returns (results, output), the
@@ -199,9 +232,10 @@ class FilesScenarios:
         cls.new_dest = cls.ansible.path("plans/never-written.vmx")
         cls.xml_dest = cls.ansible.path("plans/gpu-worker.xml")
         os.mkdir(os.path.dirname(cls.dest))
+        cls.warned = cls.ansible.warned_capture()
         cls.gen, cls.gen_output = cls.ansible.run("generate.yml", dict(
-            host_capture=HOST_CAPTURE, system_id=SYSTEM_ID, dest=cls.dest,
-            new_dest=cls.new_dest, xml_dest=cls.xml_dest))
+            host_capture=HOST_CAPTURE, warned_capture=cls.warned, system_id=SYSTEM_ID,
+            dest=cls.dest, new_dest=cls.new_dest, xml_dest=cls.xml_dest))
 
     @classmethod
     def tearDownClass(cls):
@@ -295,6 +329,53 @@ class FilesScenarios:
         self.assertIn("GPU0 <-> NIC0: PIX (ok)", first["explanation"])
         self.assertEqual(second["explanation"], first["explanation"])
 
+    def plan_json(self, *args):
+        """What `vmxkit generate ... --plan-json` says of the plan."""
+        out = self.ansible.path("expected.out")
+        doc = self.ansible.path("expected.json")
+        rc, _, err = vmxkit("generate", "--system-id", SYSTEM_ID, *args, "-o", out,
+                            "--plan-json", doc)
+        self.assertEqual(rc, 0, err)
+        with open(doc, encoding="utf-8") as f:
+            return json.load(f)
+
+    def assert_plan(self, result, doc):
+        """The module's result holds what the binary's plan document says."""
+        devices = lambda key: [dict(address=d["address"], label=d["label"],
+                                    sriov_vf=d["sriov_vf"]) for d in doc[key]]
+        self.assertEqual(result["gpus"], devices("gpus"))
+        self.assertEqual(result["nics"], devices("nics"))
+        self.assertEqual(result["vgpu"], doc["vgpu"])
+        self.assertEqual(result["memory_mb"], doc["memory_mb"])
+        self.assertEqual(result["explanation"], doc["explanation"])
+        self.assertEqual(result.get("warnings", []), doc["warnings"])
+
+    def test_generate_returns_what_the_plan_document_says(self):
+        self.assert_plan(self.gen["first"], self.plan_json(
+            "--host", HOST_CAPTURE, "--gpu", "auto", "--gpus", "2", "--nic", "auto"))
+        self.assert_plan(self.gen["xml"], self.plan_json(
+            "--host", HOST_CAPTURE, "--gpu", "0000:18:00.0", "--gpu", "0000:1a:00.0", "--nic",
+            "auto", "--format", "configspec-xml"))
+
+    def test_generate_returns_a_vgpu_and_sriov_vfs(self):
+        r = self.gen["vgpu_sriov"]
+        self.assertTrue(r["changed"], r)
+        self.assertEqual(r["vgpu"], "grid_h100-80c")
+        self.assertEqual([g["address"] for g in r["gpus"]], ["0000:18:00.0"])
+        self.assertTrue(r["nics"] and all(n["sriov_vf"] for n in r["nics"]), r["nics"])
+        self.assert_plan(r, self.plan_json("--host", HOST_CAPTURE, "--gpu", "auto", "--gpus", "1",
+                                           "--vgpu", "grid_h100-80c", "--sriov", "--format",
+                                           "vi-json"))
+
+    def test_generate_passes_on_the_hosts_warnings(self):
+        r = self.gen["warned"]
+        self.assertFalse(r.get("failed"), r)
+        self.assertEqual(len(r["warnings"]), 1, r)
+        self.assertTrue(r["warnings"][0].startswith(
+            "%s:1: skipped a tool message, not lspci output: pcilib: " % self.warned), r)
+        self.assert_plan(r, self.plan_json("--host", self.warned, "--gpu", "0000:18:00.0",
+                                           "--nic", "auto"))
+
     def test_check_mode_writes_nothing(self):
         r = self.gen["check_new"]
         self.assertTrue(r["changed"], r)
@@ -365,6 +446,15 @@ class PythonFilesTest(FilesScenarios, unittest.TestCase):
 
 class BinaryFilesTest(FilesScenarios, unittest.TestCase):
     backend = "binary"
+
+    def test_the_binary_runs_once_per_plan_and_hands_over_json(self):
+        runs = [args for args in self.ansible.binary_runs() if args[:1] == ["generate"]]
+        # Every generate task but the one whose format the module refuses before generating.
+        tasks = [name for name in self.gen if name not in ("plan_lint", "no_such_format")]
+        self.assertEqual(len(runs), len(tasks), runs)
+        for args in runs:
+            self.assertEqual(args.count("--plan-json"), 1, args)
+            self.assertEqual(args.count("-o"), 1, args)
 
 
 # --------------------------------------------------------------------------------------------
@@ -628,7 +718,8 @@ class BackendParityTest(unittest.TestCase):
                     clean_vmx=CLEAN_VMX, broken_vmx=BROKEN_VMX, bad_json=BAD_JSON,
                     missing_file="/nonexistent/no-such.vmx", host_capture=HOST_CAPTURE))
                 gen, _ = ansible.run("generate.yml", dict(
-                    host_capture=HOST_CAPTURE, system_id=SYSTEM_ID, dest=dest,
+                    host_capture=HOST_CAPTURE, warned_capture=ansible.warned_capture(),
+                    system_id=SYSTEM_ID, dest=dest,
                     new_dest=ansible.path("plans/never-written.vmx"),
                     xml_dest=ansible.path("plans/gpu-worker.xml")))
                 with open(dest, "rb") as f:

@@ -97,6 +97,23 @@ class GpuHostTest(unittest.TestCase):
         self.check(r)
         self.assertIn('pciPassthru0.systemId = "%s"' % GPU_HOST_UUID, r.out)
         self.assertIn("GPU0 <-> NIC0: PIX", r.out)
+        # The same plan as data: the .vmx to a file, the document to stdout.
+        with tempfile.TemporaryDirectory() as tmp:
+            vmx = os.path.join(tmp, "vm.vmx")
+            r2 = run("generate", *self.server, "--esx-host", GPU_HOST, "--gpu", "0000:9a:00.0",
+                     "--nic", "0000:9b:00.0", "-o", vmx, "--plan-json", "-")
+            self.check(r2)
+            with open(vmx, encoding="utf-8") as f:
+                self.assertEqual(f.read(), r.out)
+        doc = json.loads(r2.out)
+        self.assertEqual(doc["output"], dict(format="vmx", path=vmx))
+        self.assertEqual([g["address"] for g in doc["gpus"]], ["0000:9a:00.0"])
+        self.assertEqual([n["address"] for n in doc["nics"]], ["0000:9b:00.0"])
+        self.assertEqual((doc["pairs"][0]["path"], doc["pairs"][0]["verdict"]), ("PIX", "ok"))
+        self.assertIn("host: %s (vSphere API)" % GPU_HOST, doc["explanation"])
+        self.assertEqual(doc["warnings"], [line[len("vmxkit: warning: "):]
+                                           for line in r2.err.splitlines()
+                                           if line.startswith("vmxkit: warning: ")])
 
     def test_generate_asks_the_host_for_its_device_groups(self):
         # QueryConfigTarget on the host's compute resource: the simulator offers no vendor

@@ -25,6 +25,8 @@ options:
     description:
       - The C(vmxkit) binary the C(binary) backend runs. Without it, C(vmxkit) is looked up on
         C(PATH).
+      - The backend reads the binary's JSON documents (C(vmxkit lint --format json),
+        C(vmxkit generate --plan-json)), so the binary must be as new as the collection.
     type: path
 requirements:
   - the vmxkit Python package (C(import vmxkit)) or the C(vmxkit) binary

@@ -4,7 +4,8 @@
 
 Two backends give the same results:
   - ``python``: the vmxkit Python package (``import vmxkit``), and pyVmomi for vCenter;
-  - ``binary``: the ``vmxkit`` command line (``vmxkit lint --format json``, ``vmxkit generate``).
+  - ``binary``: the ``vmxkit`` command line (``vmxkit lint --format json``,
+    ``vmxkit generate --plan-json``): JSON documents, never the text meant for people.
 
 ``auto`` (the default) takes the package when it imports, else the binary. The ``backend``
 option, or the environment variable VMXKIT_ANSIBLE_BACKEND, forces one.
@@ -364,7 +365,11 @@ class PythonBackend:
 
 def _location(message, known_paths):
     """(path, line, column) that a message of the binary starts with, for the inputs it was
-    given (a path may hold ':', so only known ones are matched)."""
+    given (a path may hold ':', so only known ones are matched).
+
+    An error (exit 2) starts with ``FILE:LINE:COL: `` or ``FILE: ``: the command line's
+    documented contract for errors (docs/cli.md, "Errors"), the form compilers and editors
+    read too. So this parse stays, where results (findings, plans) come from JSON only."""
     for p in sorted(set(known_paths), key=len, reverse=True):
         if not message.startswith(p + ":"):
             continue
@@ -389,32 +394,13 @@ def _json_finding(d, path):
         fix=dict(title=fix["title"], safety=fix["safety"]) if fix else None)
 
 
-def _explanation(vmx_text):
-    """The comment block that heads a generated .vmx, less its title line: Plan.explanation."""
-    lines = []
-    for line in vmx_text.splitlines():
-        if not line.startswith("#"):
-            break
-        if not lines and line.startswith("# ----"):
-            continue
-        lines.append(line[2:] if line.startswith("# ") else line[1:])
-    return lines
+# The version of `generate --plan-json`'s document this module reads (its "schema" member).
+_PLAN_SCHEMA = 1
 
 
-def _planned_devices(explanation, kind):
-    """The GPUs or NICs the explanation lists (``GPU0: 0000:18:00.0 (H100 PCIe)``)."""
-    out = []
-    for line in explanation:
-        m = re.match(r"%s\d+: (.*)$" % kind, line)
-        if not m:
-            continue
-        label = m.group(1)
-        sriov_vf = False
-        if label.endswith(" (an SR-IOV VF of it)"):
-            label, sriov_vf = label[:-len(" (an SR-IOV VF of it)")], True
-        label = re.sub(r" as vGPU \S+$", "", label)
-        out.append(dict(address=label.split(" ", 1)[0], label=label, sriov_vf=sriov_vf))
-    return out
+def _plan_device(d):
+    """A device of `generate --plan-json` as the dict the Python backend makes."""
+    return dict(address=d["address"], label=d["label"], sriov_vf=bool(d["sriov_vf"]))
 
 
 class BinaryBackend:
@@ -526,25 +512,31 @@ class BinaryBackend:
             raise VmxkitError("vmxkit formats printed no format table (%s): %s" % (e, err.strip()))
 
     def generate(self, request):
+        # One run: the plan's rendering to one file, the plan as data (`--plan-json`) to
+        # another. Nothing is read from the rendering's comments or from stderr's prose.
         args = self._generate_args(request)
-        known = list(request["host"])
-        tmp = os.path.join(self.module.tmpdir, "plan.out")
-        self._run(args + ["--format", request["format"], "-o", tmp], known)
-        with open(tmp, "rb") as f:
-            content = f.read()
-        os.unlink(tmp)
-        # The .vmx heads its settings with the explanation; other formats print it on stderr
-        # among other notes, so it is read from the .vmx form of the same plan.
-        if request["format"] == "vmx":
-            vmx = content.decode("utf-8", "replace")
-            warnings = []
-        else:
-            rc, vmx, err = self._run(args + ["--format", "vmx"], known)
-            warnings = self._warnings(err)
-        explanation = _explanation(vmx)
-        memory = re.search(r'^memsize\s*=\s*"(\d+)"', vmx, re.M | re.I)
-        vgpu = re.search(r'^pciPassthru\d+\.vgpu\s*=\s*"([^"]*)"', vmx, re.M | re.I)
-        return GenerateResult(content, _planned_devices(explanation, "GPU"),
-                              _planned_devices(explanation, "NIC"),
-                              vgpu.group(1) if vgpu else None,
-                              int(memory.group(1)) if memory else None, explanation, warnings)
+        out_path = os.path.join(self.module.tmpdir, "plan.out")
+        json_path = os.path.join(self.module.tmpdir, "plan.json")
+        try:
+            self._run(args + ["--format", request["format"], "-o", out_path, "--plan-json",
+                              json_path], list(request["host"]))
+            with open(out_path, "rb") as f:
+                content = f.read()
+            with open(json_path, "rb") as f:
+                text = f.read().decode("utf-8", "replace")
+        finally:
+            for path in (out_path, json_path):
+                if os.path.exists(path):
+                    os.unlink(path)
+        try:
+            doc = json.loads(text)
+            if doc.get("schema") != _PLAN_SCHEMA:
+                raise ValueError("schema %r, this module reads %d" % (doc.get("schema"),
+                                                                       _PLAN_SCHEMA))
+            return GenerateResult(content, [_plan_device(d) for d in doc["gpus"]],
+                                  [_plan_device(d) for d in doc["nics"]], doc["vgpu"],
+                                  doc["memory_mb"], list(doc["explanation"]),
+                                  list(doc["warnings"]))
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
+            raise VmxkitError("vmxkit generate --plan-json wrote no plan this module reads "
+                              "(%s); is %s older than the collection?" % (e, self.binary))
