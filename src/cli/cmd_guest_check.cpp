@@ -12,7 +12,6 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "cli/lint_output.h"
 #include "vmxkit/analysis/nccl_view.h"
 #include "vmxkit/checks/guest_context.h"
 #include "vmxkit/core/error.h"
@@ -21,10 +20,12 @@
 #include "vmxkit/model/guest.h"
 #include "vmxkit/report/json.h"
 #include "vmxkit/report/nccl_topo_xml.h"
+#include "vmxkit/report/sarif.h"
 
 namespace vmxkit::cli {
 
-using report::Json, report::json_text, report::write_json_document;
+using report::Json, report::json_text, report::write_json_document, report::sarif_level,
+    report::uri_reference;
 
 namespace {
 
