@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <iterator>
-#include <map>
 #include <ostream>
 #include <string_view>
 #include <utility>
@@ -270,72 +269,28 @@ class JsonWriter final : public ReportWriter {
   std::ostream& os_;
 };
 
-Json sarif_rules() {
-  Json rules_json = Json::array();
-  for (const checks::Check* rule : checks::all_checks()) {
-    rules_json.push_back(
-        {{"id", rule->id},
-         {"name", rule->name},
-         {"shortDescription", {{"text", rule->summary}}},
-         {"fullDescription", {{"text", rule->summary}}},
-         {"help", {{"text", std::string(rule->doc)}, {"markdown", std::string(rule->doc)}}},
-         {"defaultConfiguration", {{"level", sarif_level(rule->severity)}}},
-         {"properties",
-          {{"fix", to_string(rule->fix)}, {"fixSafety", to_string(rule->fix_safety)}}}});
-  }
-  return rules_json;
-}
-
-// {"$schema", "version", "runs": [{"tool", "columnKind", "results": [...]}]}, the results
-// written as they come. The document is written with an empty "results" and cut there.
+// SARIF with every check as the driver's rules, a result per finding with its region, related
+// locations for its notes and its fix as artifactChanges; written as the files come.
 class SarifWriter final : public ReportWriter {
  public:
-  explicit SarifWriter(std::ostream& os) : os_(os), results_(os, 3) {
-    const Json doc = {
-        {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-        {"version", "2.1.0"},
-        {"runs",
-         Json::array(
-             {{{"tool",
-                {{"driver",
-                  {{"name", "vmxkit"}, {"version", kToolVersion}, {"rules", sarif_rules()}}}}},
-               {"columnKind", "unicodeCodePoints"},
-               {"results", Json::array()}}})}};
-    const std::string text = doc.dump(2, ' ', false, Json::error_handler_t::replace);
-    const std::size_t at = text.rfind("[]");  // the empty results: the last member
-    head_ = text.substr(0, at);
-    tail_ = text.substr(at + 2);
-    std::size_t i = 0;
-    for (const checks::Check* rule : checks::all_checks()) rule_index_[rule->id] = i++;
-    os_ << head_;
-  }
+  explicit SarifWriter(std::ostream& os) : log_(os, checks::all_checks()) {}
 
   void add(const checks::LintResult& r) override {
     summary_.add(r);
-    const std::string uri = uri_reference(r.path);
-    const Json artifact = {{"uri", uri}};
+    const Json artifact = artifact_location(r.path);
     const CodePoints points(r.bytes);
-    for (const Diagnostic& d : r.diagnostics) results_.add(result_json(r, points, d, artifact));
+    for (const Diagnostic& d : r.diagnostics) log_.add(result_json(r, points, d, artifact));
   }
 
-  void finish() override {
-    results_.close();
-    os_ << tail_ << '\n';
-  }
+  void finish() override { log_.finish(); }
 
  private:
   Json result_json(const checks::LintResult& r, const CodePoints& points, const Diagnostic& d,
                    const Json& artifact) const {
-    Json result = {
-        {"ruleId", d.rule_id},
-        {"level", sarif_level(d.severity)},
-        {"message", {{"text", json_text(d.message)}}},
-        {"locations", Json::array({{{"physicalLocation",
-                                     {{"artifactLocation", artifact},
-                                      {"region", sarif_region(r, points, d.begin, d.end)}}}}})}};
-    if (const auto it = rule_index_.find(d.rule_id); it != rule_index_.end()) {
-      result["ruleIndex"] = it->second;
-    }
+    Json result = log_.result(
+        d.rule_id, d.severity, d.message,
+        Json::array({{{"physicalLocation",
+                       physical_location(artifact, sarif_region(r, points, d.begin, d.end))}}}));
     if (!d.notes.empty()) {
       Json related = Json::array();
       int id = 1;
@@ -343,8 +298,7 @@ class SarifWriter final : public ReportWriter {
         related.push_back({{"id", id++},
                            {"message", {{"text", json_text(n.message)}}},
                            {"physicalLocation",
-                            {{"artifactLocation", artifact},
-                             {"region", sarif_region(r, points, n.begin, n.end)}}}});
+                            physical_location(artifact, sarif_region(r, points, n.begin, n.end))}});
       }
       result["relatedLocations"] = related;
     }
@@ -362,11 +316,7 @@ class SarifWriter final : public ReportWriter {
     return result;
   }
 
-  std::ostream& os_;
-  JsonArrayStream results_;
-  std::string head_;
-  std::string tail_;
-  std::map<std::string_view, std::size_t> rule_index_;
+  SarifLog log_;
 };
 
 void write_all(ReportWriter& writer, const std::vector<checks::LintResult>& results) {
