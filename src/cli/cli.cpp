@@ -10,10 +10,10 @@
 #include <cstring>
 #include <iostream>
 
+#include "cli/color.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/output_stream.h"
-#include "cli/report.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
 

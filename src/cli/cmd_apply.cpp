@@ -11,7 +11,6 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "cli/lint_output.h"
 #include "cli/live.h"
 #include "vmxkit/analysis/apply_change.h"
 #include "vmxkit/checks/engine.h"
@@ -20,6 +19,7 @@
 #include "vmxkit/formats/host/vsphere_api.h"
 #include "vmxkit/formats/vsphere/load.h"
 #include "vmxkit/formats/vsphere/render.h"
+#include "vmxkit/report/lint_report.h"
 #include "vmxkit/vsphere/apply.h"
 
 namespace vmxkit::cli {
@@ -84,7 +84,7 @@ int verify(vsphere::Client& client, const vsphere::ApplyVm& vm, const vsphere::C
   for (const Diagnostic& d : r.diagnostics) {
     findings = findings || static_cast<int>(d.severity) <= static_cast<int>(Severity::warning);
   }
-  const auto writer = make_report_writer("text", ctx.out, ctx.color_out);
+  const auto writer = report::make_report_writer("text", ctx.out, ctx.color_out);
   writer->add(r);
   writer->finish();
   return findings ? kExitFindings : kExitClean;

@@ -12,7 +12,6 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "cli/report.h"
 #include "vmxkit/checks/parse_problems.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
@@ -21,8 +20,12 @@
 #include "vmxkit/formats/vsphere/load.h"
 #include "vmxkit/formats/vsphere/render.h"
 #include "vmxkit/formats/vsphere/text_checks.h"
+#include "vmxkit/report/diagnostic_text.h"
 
 namespace vmxkit::cli {
+
+using report::print_diagnostic;
+
 namespace {
 
 struct ConvertOptions {

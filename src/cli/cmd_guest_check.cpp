@@ -12,7 +12,6 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "cli/lint_output.h"
 #include "vmxkit/analysis/nccl_view.h"
 #include "vmxkit/checks/guest_context.h"
 #include "vmxkit/core/error.h"
@@ -21,6 +20,7 @@
 #include "vmxkit/model/guest.h"
 #include "vmxkit/report/json.h"
 #include "vmxkit/report/nccl_topo_xml.h"
+#include "vmxkit/report/sarif.h"
 
 namespace vmxkit::cli {
 
@@ -91,55 +91,27 @@ std::string references(std::string_view doc) {
   return out;
 }
 
-std::string_view trimmed(std::string_view s) {
-  while (!s.empty() && (s.front() == '\n' || s.front() == ' ')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.remove_suffix(1);
-  return s;
-}
-
-// SARIF 2.1.0, as lint writes it: the guest checks of the registry as the driver's rules (help:
-// the check's summary and doc), one result per finding, located at the input line the finding
-// rests on (findings about what no input showed have no location). A fix is a command or
-// setting, not an edit of the input, so it goes into the result's properties rather than
-// SARIF's `fixes`.
-Json guest_sarif(const std::vector<checks::Finding>& findings) {
-  Json rules = Json::array();
-  std::map<std::string_view, std::size_t> index;
-  for (const checks::Check* c : checks::checks_of(checks::Kind::guest)) {
-    index[c->id] = rules.size();
-    const std::string help = fmt::format("{}\n\n{}", c->summary, trimmed(c->doc));
-    rules.push_back({{"id", c->id},
-                     {"name", c->name},
-                     {"shortDescription", {{"text", c->summary}}},
-                     {"help", {{"text", help}, {"markdown", help}}},
-                     {"defaultConfiguration", {{"level", sarif_level(c->severity)}}}});
-  }
-  Json results = Json::array();
+// SARIF 2.1.0 as lint writes it: the guest checks of the registry as the driver's rules, one
+// result per finding, located at the input line the finding rests on (findings about what no
+// input showed have no location). A fix is a command or setting, not an edit of the input, so
+// it goes into the result's properties rather than SARIF's `fixes`.
+void write_sarif(std::ostream& out, const std::vector<checks::Finding>& findings) {
+  report::SarifLog log(out, checks::checks_of(checks::Kind::guest));
   for (const checks::Finding& f : findings) {
-    const std::string text = f.subject.empty() ? f.message : f.subject + ": " + f.message;
-    Json result = {{"ruleId", f.check->id},
-                   {"ruleIndex", index.at(f.check->id)},
-                   {"level", sarif_level(f.severity)},
-                   {"message", {{"text", json_text(text)}}}};
+    Json locations = Json::array();
     if (!f.where.path.empty()) {
       Json region = Json::object();
       if (f.where.line > 0) region["startLine"] = f.where.line;
-      Json physical = {{"artifactLocation", {{"uri", uri_reference(json_text(f.where.path))}}}};
-      if (!region.empty()) physical["region"] = std::move(region);
-      result["locations"] = Json::array({{{"physicalLocation", std::move(physical)}}});
+      locations.push_back(
+          {{"physicalLocation", report::physical_location(report::artifact_location(f.where.path),
+                                                          std::move(region))}});
     }
+    const std::string text = f.subject.empty() ? f.message : f.subject + ": " + f.message;
+    Json result = log.result(f.check->id, f.severity, text, std::move(locations));
     if (!f.fix.empty()) result["properties"] = {{"fix", json_text(f.fix)}};
-    results.push_back(std::move(result));
+    log.add(result);
   }
-  return {
-      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-      {"version", "2.1.0"},
-      {"runs",
-       Json::array(
-           {{{"tool",
-              {{"driver",
-                {{"name", "vmxkit"}, {"version", VMXKIT_VERSION}, {"rules", std::move(rules)}}}}},
-             {"results", std::move(results)}}})}};
+  log.finish();
 }
 
 // The counts the summary line and the exit code rest on.
@@ -262,7 +234,7 @@ int run_guest_check(const GuestCheckOptions& o, Context& ctx) {
   const std::vector<checks::Finding> findings = checks::check_guest(guest_ctx);
   const Summary summary = summarize(findings, kFailOn.at(o.fail_on));
   if (o.format == "sarif") {
-    write_json_document(ctx.out, guest_sarif(findings));
+    write_sarif(ctx.out, findings);
   } else if (o.format == "json") {
     write_json(ctx.out, guest_ctx, findings, summary.ready());
   } else {

@@ -17,15 +17,15 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/diff.h"
-#include "cli/lint_output.h"
 #include "cli/live.h"
-#include "cli/report.h"
 #include "cli/rule_selection.h"
 #include "vmxkit/checks/engine.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/formats/formats.h"
 #include "vmxkit/model/host.h"
+#include "vmxkit/report/diagnostic_text.h"
+#include "vmxkit/report/lint_report.h"
 
 namespace vmxkit::cli {
 namespace {
@@ -234,7 +234,7 @@ int run_lint(LintOptions o, Context& ctx) {
       std::max(1u, std::min<unsigned>(o.jobs != 0 ? o.jobs : std::thread::hardware_concurrency(),
                                       static_cast<unsigned>(files.size())));
   const Severity threshold = kSeverityNames.at(o.fail_on);
-  const auto writer = make_report_writer(o.format, ctx.out, ctx.color_out);
+  const auto writer = report::make_report_writer(o.format, ctx.out, ctx.color_out);
   bool input_error = false;
   bool findings = false;
   {
@@ -291,14 +291,15 @@ int run_fix(const FixOptions& o, Context& ctx) {
   if (o.diff) {
     // The file on disk is the original: the remaining findings are shown at their places in it.
     const LineIndex lines(original);
-    DiagnosticPrinter printer(name, original, lines, ctx.color_err);
+    report::DiagnosticPrinter printer(name, original, lines, ctx.color_err);
     std::string out;
     for (const Diagnostic& d : fixed.remaining.diagnostics) {
       printer.print(out, checks::in_original(fixed, original, d));
     }
     ctx.err << out;
   } else {
-    DiagnosticPrinter printer(name, fixed.remaining.bytes, fixed.remaining.lines, ctx.color_err);
+    report::DiagnosticPrinter printer(name, fixed.remaining.bytes, fixed.remaining.lines,
+                                      ctx.color_err);
     std::string out;
     for (const Diagnostic& d : fixed.remaining.diagnostics) printer.print(out, d);
     ctx.err << out;

@@ -4,10 +4,10 @@
 #include <CLI/CLI.hpp>
 #include <ostream>
 
-#include "cli/report.h"
 #include "vmxkit/checks/parse_problems.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
+#include "vmxkit/report/diagnostic_text.h"
 
 namespace vmxkit::cli {
 
@@ -23,7 +23,7 @@ void warn_malformed(const vmx::Document& doc, Context& ctx) {
   for (Diagnostic d : checks::line_diagnostics(doc.problems())) {
     d.severity = Severity::warning;
     d.message += " (line kept as it is)";
-    print_diagnostic(ctx.err, doc.path(), doc.bytes(), index, d, ctx.color_err);
+    report::print_diagnostic(ctx.err, doc.path(), doc.bytes(), index, d, ctx.color_err);
   }
 }
 

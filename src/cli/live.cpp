@@ -12,14 +12,17 @@
 #include <set>
 
 #include "cli/cli.h"
-#include "cli/lint_output.h"
 #include "vmxkit/checks/engine.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/formats/host/vsphere_api.h"
 #include "vmxkit/formats/vsphere/load.h"
+#include "vmxkit/report/lint_report.h"
 
 namespace vmxkit::cli {
+
+using report::make_report_writer;
+
 namespace {
 
 const std::map<std::string, Severity> kSeverities = {{"error", Severity::error},

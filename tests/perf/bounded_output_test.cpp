@@ -6,11 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/lint_output.h"
-#include "cli/report.h"
 #include "support/support.h"
 #include "vmxkit/core/diagnostic.h"
 #include "vmxkit/core/source_file.h"
+#include "vmxkit/report/diagnostic_text.h"
 
 using vmxkit::test::run_cli;
 
@@ -53,12 +52,12 @@ TEST_CASE("10,000 findings on one long line print a bounded report", "[perf][rep
     diagnostics[i].message = "unexpected attribute 'a" + std::to_string(i) + "'";
     diagnostics[i].notes.push_back({0, 1, "the element starts here"});
   }
-  vmxkit::cli::DiagnosticPrinter printer("spec.xml", text, index, false);
+  vmxkit::report::DiagnosticPrinter printer("spec.xml", text, index, false);
   std::string out;
   for (const auto& d : diagnostics) printer.print(out, d);
   // Each finding prints its location line and its note's; the source line is shown at most
   // kMaxExcerptsPerLine times, each as a window of at most kMaxSourceColumns bytes.
-  CHECK(out.size() < 10'000 * 150 + vmxkit::cli::kMaxExcerptsPerLine * 2 * 220);
+  CHECK(out.size() < 10'000 * 150 + vmxkit::report::kMaxExcerptsPerLine * 2 * 220);
   CHECK(out.find("spec.xml:1:999901: error: unexpected attribute 'a9999' [XML001]\n") !=
         std::string::npos);
   CHECK(out.find("(line 1 was shown 10 times; later findings on it are shown without it)") !=
@@ -79,17 +78,17 @@ TEST_CASE("a long source line is shown as a window with the caret under the colu
     d.end = column;
     d.message = "m";
     std::string out;
-    vmxkit::cli::DiagnosticPrinter("vm.vmx", text, index, false).print(out, d);
+    vmxkit::report::DiagnosticPrinter("vm.vmx", text, index, false).print(out, d);
     const std::size_t source_begin = out.find('\n') + 1;
     const std::size_t caret_begin = out.find('\n', source_begin) + 1;
     const std::string source = out.substr(source_begin, caret_begin - 1 - source_begin);
     const std::string caret = out.substr(caret_begin, out.find('\n', caret_begin) - caret_begin);
-    CHECK(source.size() <= vmxkit::cli::kMaxSourceColumns + 6);
+    CHECK(source.size() <= vmxkit::report::kMaxSourceColumns + 6);
     REQUIRE(caret.size() >= 1);
     CHECK(caret.back() == '^');
     // The caret stands under the byte at `column`.
     CHECK(source[caret.size() - 1] == line[column - 1]);
-    CHECK(source.starts_with("...") == (column > vmxkit::cli::kMaxSourceColumns / 2 + 1));
+    CHECK(source.starts_with("...") == (column > vmxkit::report::kMaxSourceColumns / 2 + 1));
   }
 }
 
@@ -100,8 +99,8 @@ TEST_CASE("a message longer than kMaxMessageBytes is cut", "[perf][report]") {
   d.rule_id = "VMX004";
   d.message = "key '" + std::string(1'000'000, 'k') + "' contains a no-break space";
   std::string out;
-  vmxkit::cli::DiagnosticPrinter("vm.vmx", text, index, false).print(out, d);
-  CHECK(out.size() < vmxkit::cli::kMaxMessageBytes + 200);
+  vmxkit::report::DiagnosticPrinter("vm.vmx", text, index, false).print(out, d);
+  CHECK(out.size() < vmxkit::report::kMaxMessageBytes + 200);
   CHECK(out.find(std::string(100, 'k') + "... [VMX004]\n") != std::string::npos);
 }
 

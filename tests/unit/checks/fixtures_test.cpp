@@ -20,12 +20,12 @@
 #include <sstream>
 
 #include "cli/diff.h"
-#include "cli/lint_output.h"
 #include "support/support.h"
 #include "vmxkit/checks/check.h"
 #include "vmxkit/checks/engine.h"
 #include "vmxkit/core/source_file.h"
 #include "vmxkit/model/host.h"
+#include "vmxkit/report/lint_report.h"
 
 namespace fs = std::filesystem;
 using namespace vmxkit;
@@ -110,7 +110,7 @@ std::string lint_text(const fs::path& path) {
   options.host = f.host.get();
   const std::string name = fs::relative(path, test::source_path("")).generic_string();
   std::ostringstream out;
-  cli::write_text(out, {checks::lint(name, f.text, options)}, /*color=*/false);
+  report::write_text(out, {checks::lint(name, f.text, options)}, /*color=*/false);
   return out.str();
 }
 

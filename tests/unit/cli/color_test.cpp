@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Colour is decided per stream: what goes to stdout is coloured when stdout is a terminal, what
 // goes to stderr when stderr is; NO_COLOR (non-empty) turns `auto` off; `--color always` wins.
+#include "cli/color.h"
+
 #include <stdlib.h>
 
 #include <catch2/catch.hpp>
@@ -9,7 +11,6 @@
 #include <optional>
 #include <string>
 
-#include "cli/report.h"
 #include "support/support.h"
 
 using vmxkit::cli::ColorChoice;

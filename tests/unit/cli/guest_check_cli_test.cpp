@@ -3,6 +3,7 @@
 // binary; and the README's "inside the VM" transcript.
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <catch2/catch.hpp>
 #include <cstdio>
@@ -104,13 +105,29 @@ TEST_CASE("guest-check --format sarif gives one located result per finding, vali
   const auto& results = run.at("results");
   REQUIRE(results.size() == findings.size());
   const auto& rules = run.at("tool").at("driver").at("rules");
-  // The rules are the registry's guest checks, their help the check's summary and doc.
+  // The rules are the registry's guest checks, described as lint describes its rules: the
+  // summary, the doc as help, the severity as the default level.
   REQUIRE(rules.size() == 15);
   CHECK(rules.at(0).at("id") == "GUEST001");
   CHECK(rules.at(14).at("id") == "GUEST015");
-  CHECK_THAT(rules.at(1).at("help").at("text").get<std::string>(),
-             Catch::StartsWith("NCCL will not use GPUDirect RDMA") &&
-                 Catch::Contains("## What it does") && Catch::Contains("ncclTopoCheckGdr"));
+  const auto& rule = rules.at(1);
+  CHECK_THAT(rule.at("shortDescription").at("text").get<std::string>(),
+             Catch::StartsWith("NCCL will not use GPUDirect RDMA"));
+  CHECK(rule.at("fullDescription") == rule.at("shortDescription"));
+  CHECK_THAT(rule.at("help").at("text").get<std::string>(),
+             Catch::Contains("## What it does") && Catch::Contains("ncclTopoCheckGdr"));
+  CHECK(rule.at("help").at("markdown") == rule.at("help").at("text"));
+  CHECK(rule.at("defaultConfiguration").at("level") == "warning");
+  CHECK(run.at("columnKind") == "unicodeCodePoints");
+  // lint lists every check, the guest checks among them, in the same shape.
+  const auto lint = nlohmann::json::parse(run_cli({"lint", "--format", "sarif", "-"}, "").out);
+  const auto& lint_rules = lint.at("runs").at(0).at("tool").at("driver").at("rules");
+  for (const auto& guest_rule : rules) {
+    const auto it = std::find_if(lint_rules.begin(), lint_rules.end(),
+                                 [&](const auto& l) { return l.at("id") == guest_rule.at("id"); });
+    REQUIRE(it != lint_rules.end());
+    CHECK(*it == guest_rule);
+  }
   for (std::size_t i = 0; i < results.size(); ++i) {
     const auto& res = results[i];
     CHECK(res.at("ruleId") == findings[i].at("id"));

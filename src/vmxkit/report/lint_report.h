@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+// The lint report in its three forms: text for people, JSON for scripts (docs/json-output.md),
+// SARIF for code-scanning tools; written file by file as the results come in.
 #pragma once
 
 #include <iosfwd>
@@ -9,7 +11,7 @@
 
 #include "vmxkit/checks/engine.h"
 
-namespace vmxkit::cli {
+namespace vmxkit::report {
 
 /// Counts of findings by severity.
 struct Summary {
@@ -43,11 +45,6 @@ class ReportWriter {
   Summary summary_;
 };
 
-/// SARIF's level for a severity: error, warning, note.
-std::string sarif_level(Severity s);
-/// A relative path as a SARIF URI reference: '/' separators, reserved bytes percent-encoded.
-std::string uri_reference(std::string_view path);
-
 /// `format` is text, json or sarif.
 std::unique_ptr<ReportWriter> make_report_writer(std::string_view format, std::ostream& os,
                                                  bool color);
@@ -60,4 +57,4 @@ void write_json(std::ostream& os, const std::vector<checks::LintResult>& results
 /// related locations and fixes.
 void write_sarif(std::ostream& os, const std::vector<checks::LintResult>& results);
 
-}  // namespace vmxkit::cli
+}  // namespace vmxkit::report

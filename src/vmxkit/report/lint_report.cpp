@@ -1,25 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "cli/lint_output.h"
+#include "vmxkit/report/lint_report.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <iterator>
-#include <map>
 #include <ostream>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "cli/report.h"
 #include "vmxkit/checks/check.h"
 #include "vmxkit/formats/formats.h"
+#include "vmxkit/report/diagnostic_text.h"
 #include "vmxkit/report/json.h"
+#include "vmxkit/report/sarif.h"
 
-namespace vmxkit::cli {
-
-using report::Json, report::json_text, report::write_json_document;
+namespace vmxkit::report {
 namespace {
 
 constexpr std::string_view kToolVersion = VMXKIT_VERSION;  // project(VERSION)
@@ -75,31 +73,6 @@ Json sarif_region(const checks::LintResult& r, const CodePoints& points, std::si
 
 }  // namespace
 
-std::string sarif_level(Severity s) {
-  switch (s) {
-    case Severity::error:
-      return "error";
-    case Severity::warning:
-      return "warning";
-    default:
-      return "note";
-  }
-}
-
-// A relative path as a URI reference: '/' separators, reserved bytes percent-encoded.
-std::string uri_reference(std::string_view path) {
-  std::string out;
-  for (const char ch : path) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (std::isalnum(c) || std::string_view("-._~/").find(ch) != std::string_view::npos) {
-      out.push_back(ch);
-    } else {
-      out += fmt::format("%{:02X}", c);
-    }
-  }
-  return out;
-}
-
 void Summary::add(const checks::LintResult& r) {
   ++files;
   for (const Diagnostic& d : r.diagnostics) {
@@ -131,45 +104,6 @@ Summary summarize(const std::vector<checks::LintResult>& results) {
 }
 
 namespace {
-
-// JSON text of a value as write_json_document writes it inside a document, nested `depth`
-// levels deep: two spaces an indentation level, so each line after the first moves right.
-std::string nested_dump(const Json& value, std::size_t depth) {
-  const std::string text = value.dump(2, ' ', false, Json::error_handler_t::replace);
-  const std::string indent(2 * depth, ' ');
-  std::string out;
-  out.reserve(text.size() + text.size() / 8);
-  for (const char c : text) {
-    out.push_back(c);
-    // Newlines inside strings are escaped in JSON text: each raw one is the dump's own.
-    if (c == '\n') out.append(indent);
-  }
-  return out;
-}
-
-// Writes `[`, the elements (each nested at depth + 1), and `]` as nlohmann's dump(2) does, one
-// element at a time.
-class JsonArrayWriter {
- public:
-  JsonArrayWriter(std::ostream& os, std::size_t depth) : os_(os), depth_(depth) {}
-  void add(const Json& element) {
-    os_ << (first_ ? "[\n" : ",\n") << std::string(2 * (depth_ + 1), ' ')
-        << nested_dump(element, depth_ + 1);
-    first_ = false;
-  }
-  void close() {
-    if (first_) {
-      os_ << "[]";
-    } else {
-      os_ << '\n' << std::string(2 * depth_, ' ') << ']';
-    }
-  }
-
- private:
-  std::ostream& os_;
-  std::size_t depth_;
-  bool first_ = true;
-};
 
 class TextWriter final : public ReportWriter {
  public:
@@ -217,106 +151,7 @@ class TextWriter final : public ReportWriter {
   bool color_;
 };
 
-// JSON text written directly, in the layout of nlohmann's dump(2) (what write_json_document
-// writes): the lint report of many files is mostly this, and building a Json value per finding
-// cost more than linting. Strings go through json_text, so they are valid UTF-8; escapes are
-// nlohmann's: \" \\ \b \f \n \r \t, other control bytes as \u00xx.
-class PrettyJson {
- public:
-  PrettyJson(std::string& out, std::size_t depth) : out_(out), depth_(depth) {}
-
-  void begin_object() { open('{'); }
-  void end_object() { close('}'); }
-  void begin_array() { open('['); }
-  void end_array() { close(']'); }
-  void key(std::string_view k) {
-    separate();
-    string(k);
-    out_.append(": ");
-    after_key_ = true;
-  }
-  void value(std::string_view text) {
-    separate();
-    string(json_text(text));
-  }
-  void value(std::size_t n) {
-    separate();
-    fmt::format_to(std::back_inserter(out_), "{}", n);
-  }
-  void null() {
-    separate();
-    out_.append("null");
-  }
-
- private:
-  void separate() {
-    if (after_key_) {
-      after_key_ = false;
-      return;
-    }
-    if (counts_.empty()) return;
-    out_.append(counts_.back()++ == 0 ? "\n" : ",\n");
-    indent(counts_.size());
-  }
-  void open(char bracket) {
-    separate();
-    out_.push_back(bracket);
-    counts_.push_back(0);
-  }
-  void close(char bracket) {
-    const bool empty = counts_.back() == 0;
-    counts_.pop_back();
-    if (!empty) {
-      out_.push_back('\n');
-      indent(counts_.size());
-    }
-    out_.push_back(bracket);
-  }
-  void indent(std::size_t level) { out_.append(2 * (depth_ + level), ' '); }
-  void string(std::string_view text) {
-    out_.push_back('"');
-    for (const char ch : text) {
-      const auto c = static_cast<unsigned char>(ch);
-      switch (c) {
-        case '"':
-          out_.append("\\\"");
-          break;
-        case '\\':
-          out_.append("\\\\");
-          break;
-        case '\b':
-          out_.append("\\b");
-          break;
-        case '\f':
-          out_.append("\\f");
-          break;
-        case '\n':
-          out_.append("\\n");
-          break;
-        case '\r':
-          out_.append("\\r");
-          break;
-        case '\t':
-          out_.append("\\t");
-          break;
-        default:
-          if (c < 0x20) {
-            fmt::format_to(std::back_inserter(out_), "\\u{:04x}", c);
-          } else {
-            out_.push_back(ch);
-          }
-      }
-    }
-    out_.push_back('"');
-  }
-
-  std::string& out_;
-  std::size_t depth_;
-  std::vector<std::size_t> counts_;  // members written so far, per open container
-  bool after_key_ = false;
-};
-
-void position_json(PrettyJson& j, const checks::LintResult& r, std::size_t offset) {
+void position_json(JsonStream& j, const checks::LintResult& r, std::size_t offset) {
   const Location at = r.location(offset);
   j.begin_object();
   j.key("line");
@@ -331,7 +166,7 @@ void position_json(PrettyJson& j, const checks::LintResult& r, std::size_t offse
 // One element of "files", nested `depth` levels deep, appended to `out`, which is written to
 // `os` whenever it holds 64 KiB: a file with a million findings is not held as one text.
 void file_json(std::ostream& os, std::string& out, std::size_t depth, const checks::LintResult& r) {
-  PrettyJson j(out, depth);
+  JsonStream j(out, depth);
   j.begin_object();
   j.key("path");
   j.value(r.path);
@@ -427,79 +262,35 @@ class JsonWriter final : public ReportWriter {
                           {"fixable", s.fixable},
                           {"unsafe_fixable", s.unsafe_fixable},
                           {"unread", s.unread}};
-    os_ << ",\n  \"summary\": " << nested_dump(summary, 1) << "\n}\n";
+    os_ << ",\n  \"summary\": " << dump_nested(summary, 1) << "\n}\n";
   }
 
  private:
   std::ostream& os_;
 };
 
-Json sarif_rules() {
-  Json rules_json = Json::array();
-  for (const checks::Check* rule : checks::all_checks()) {
-    rules_json.push_back(
-        {{"id", rule->id},
-         {"name", rule->name},
-         {"shortDescription", {{"text", rule->summary}}},
-         {"fullDescription", {{"text", rule->summary}}},
-         {"help", {{"text", std::string(rule->doc)}, {"markdown", std::string(rule->doc)}}},
-         {"defaultConfiguration", {{"level", sarif_level(rule->severity)}}},
-         {"properties",
-          {{"fix", to_string(rule->fix)}, {"fixSafety", to_string(rule->fix_safety)}}}});
-  }
-  return rules_json;
-}
-
-// {"$schema", "version", "runs": [{"tool", "columnKind", "results": [...]}]}, the results
-// written as they come. The document is written with an empty "results" and cut there.
+// SARIF with every check as the driver's rules, a result per finding with its region, related
+// locations for its notes and its fix as artifactChanges; written as the files come.
 class SarifWriter final : public ReportWriter {
  public:
-  explicit SarifWriter(std::ostream& os) : os_(os), results_(os, 3) {
-    const Json doc = {
-        {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-        {"version", "2.1.0"},
-        {"runs",
-         Json::array(
-             {{{"tool",
-                {{"driver",
-                  {{"name", "vmxkit"}, {"version", kToolVersion}, {"rules", sarif_rules()}}}}},
-               {"columnKind", "unicodeCodePoints"},
-               {"results", Json::array()}}})}};
-    const std::string text = doc.dump(2, ' ', false, Json::error_handler_t::replace);
-    const std::size_t at = text.rfind("[]");  // the empty results: the last member
-    head_ = text.substr(0, at);
-    tail_ = text.substr(at + 2);
-    std::size_t i = 0;
-    for (const checks::Check* rule : checks::all_checks()) rule_index_[rule->id] = i++;
-    os_ << head_;
-  }
+  explicit SarifWriter(std::ostream& os) : log_(os, checks::all_checks()) {}
 
   void add(const checks::LintResult& r) override {
     summary_.add(r);
-    const std::string uri = uri_reference(r.path);
-    const Json artifact = {{"uri", uri}};
+    const Json artifact = artifact_location(r.path);
     const CodePoints points(r.bytes);
-    for (const Diagnostic& d : r.diagnostics) results_.add(result_json(r, points, d, artifact));
+    for (const Diagnostic& d : r.diagnostics) log_.add(result_json(r, points, d, artifact));
   }
 
-  void finish() override {
-    results_.close();
-    os_ << tail_ << '\n';
-  }
+  void finish() override { log_.finish(); }
 
  private:
   Json result_json(const checks::LintResult& r, const CodePoints& points, const Diagnostic& d,
                    const Json& artifact) const {
-    Json result = {
-        {"ruleId", d.rule_id},
-        {"level", sarif_level(d.severity)},
-        {"message", {{"text", json_text(d.message)}}},
-        {"locations", Json::array({{{"physicalLocation",
-                                     {{"artifactLocation", artifact},
-                                      {"region", sarif_region(r, points, d.begin, d.end)}}}}})}};
-    if (const auto it = rule_index_.find(d.rule_id); it != rule_index_.end()) {
-      result["ruleIndex"] = it->second;
-    }
+    Json result = log_.result(
+        d.rule_id, d.severity, d.message,
+        Json::array({{{"physicalLocation",
+                       physical_location(artifact, sarif_region(r, points, d.begin, d.end))}}}));
     if (!d.notes.empty()) {
       Json related = Json::array();
       int id = 1;
@@ -507,8 +298,7 @@ class SarifWriter final : public ReportWriter {
         related.push_back({{"id", id++},
                            {"message", {{"text", json_text(n.message)}}},
                            {"physicalLocation",
-                            {{"artifactLocation", artifact},
-                             {"region", sarif_region(r, points, n.begin, n.end)}}}});
+                            physical_location(artifact, sarif_region(r, points, n.begin, n.end))}});
       }
       result["relatedLocations"] = related;
     }
@@ -526,11 +316,7 @@ class SarifWriter final : public ReportWriter {
     return result;
   }
 
-  std::ostream& os_;
-  JsonArrayWriter results_;
-  std::string head_;
-  std::string tail_;
-  std::map<std::string_view, std::size_t> rule_index_;
+  SarifLog log_;
 };
 
 void write_all(ReportWriter& writer, const std::vector<checks::LintResult>& results) {
@@ -562,4 +348,4 @@ void write_sarif(std::ostream& os, const std::vector<checks::LintResult>& result
   write_all(writer, results);
 }
 
-}  // namespace vmxkit::cli
+}  // namespace vmxkit::report

@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "cli/report.h"
+#include "vmxkit/report/diagnostic_text.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <iostream>
 #include <iterator>
 #include <ostream>
 #include <string>
 
-namespace vmxkit::cli {
+namespace vmxkit::report {
 namespace {
 
 std::string_view severity_color(Severity s) {
@@ -122,25 +120,6 @@ void DiagnosticPrinter::print(std::string& out, const Diagnostic& d) {
   }
 }
 
-bool use_color(ColorChoice choice, bool terminal, const char* no_color, const char* force_color) {
-  switch (choice) {
-    case ColorChoice::always:
-      return true;
-    case ColorChoice::never:
-      return false;
-    case ColorChoice::automatic:
-      break;
-  }
-  if (force_color != nullptr && *force_color != '\0') return true;
-  return terminal && (no_color == nullptr || *no_color == '\0');
-}
-
-bool is_terminal(const std::ostream& os) {
-  if (&os == &std::cout) return ::isatty(STDOUT_FILENO) == 1;
-  if (&os == &std::cerr || &os == &std::clog) return ::isatty(STDERR_FILENO) == 1;
-  return false;
-}
-
 void print_diagnostic(std::ostream& os, std::string_view path, std::string_view text,
                       const LineIndex& index, const Diagnostic& d, bool color) {
   DiagnosticPrinter printer(path, text, index, color);
@@ -149,4 +128,4 @@ void print_diagnostic(std::ostream& os, std::string_view path, std::string_view 
   os << out;
 }
 
-}  // namespace vmxkit::cli
+}  // namespace vmxkit::report

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+// Diagnostics as text, GCC style: the location, the message, the source line and a caret,
+// bounded however long the line or many the findings. Colour is the caller's decision.
 #pragma once
 
 #include <cstddef>
@@ -11,22 +13,7 @@
 #include "vmxkit/core/diagnostic.h"
 #include "vmxkit/core/source_file.h"
 
-namespace vmxkit::cli {
-
-/// `--color`: `automatic` colours a stream when FORCE_COLOR is set and not empty
-/// (force-color.org; it wins over NO_COLOR, as in Node.js), else when it is a terminal and
-/// NO_COLOR is unset or empty (no-color.org); `always` colours even then; `never` never.
-enum class ColorChoice : unsigned char { automatic, always, never };
-
-/// Whether to colour what is written to one stream: `terminal` says whether that stream is a
-/// terminal, `no_color` and `force_color` are the values of NO_COLOR and FORCE_COLOR (null when
-/// unset).
-bool use_color(ColorChoice choice, bool terminal, const char* no_color,
-               const char* force_color = nullptr);
-
-/// Whether `os` is the process's standard output or standard error and that is a terminal (a
-/// string stream never is).
-bool is_terminal(const std::ostream& os);
+namespace vmxkit::report {
 
 /// Bounds on what one finding prints, so a huge line or many findings on one line cannot make
 /// huge output: a source line is shown as a window of at most kMaxSourceColumns bytes around
@@ -70,4 +57,4 @@ class DiagnosticPrinter {
 void print_diagnostic(std::ostream& os, std::string_view path, std::string_view text,
                       const LineIndex& index, const Diagnostic& d, bool color);
 
-}  // namespace vmxkit::cli
+}  // namespace vmxkit::report
