@@ -21,7 +21,7 @@
 
 namespace vmxkit::cli {
 
-using report::make_report_writer;
+using report::make_report_writer, report::ReportWriter;
 
 namespace {
 
