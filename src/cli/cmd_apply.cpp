@@ -92,13 +92,15 @@ void print_failure(const vsphere::ApplyResult& r, Context& ctx) {
   }
 }
 
-void print_text(const vsphere::ApplyResult& r, const std::string& plan, Context& ctx) {
-  print_diff(r.vm, plan, r.change, ctx);
+// The change and the checks; `planned`: they were printed before the task was sent.
+void print_text(const vsphere::ApplyResult& r, const std::string& plan, bool planned,
+                Context& ctx) {
+  if (!planned) print_diff(r.vm, plan, r.change, ctx);
   if (r.status == vsphere::ApplyStatus::no_changes) {
     ctx.out << fmt::format("no changes: VM '{}' already holds the plan\n", r.vm.name);
     return;
   }
-  print_checks(r.checks, ctx);
+  if (!planned) print_checks(r.checks, ctx);
   if (r.status == vsphere::ApplyStatus::dry_run) ctx.out << "dry run: nothing was sent\n";
   if (r.status != vsphere::ApplyStatus::applied) return;
   ctx.out << fmt::format("applied: VM '{}' now holds the plan\n", r.vm.name);
@@ -162,6 +164,16 @@ int run_apply(const ApplyOptions& o, Context& ctx) {
   request.change.firmware_change = o.firmware_change;
   request.dry_run = o.dry_run;
   request.task_timeout = std::chrono::milliseconds(static_cast<long>(o.task_timeout_s * 1000));
+  // The text shows the change and the checks before the task is sent, as Terraform's plan.
+  bool planned = false;
+  if (o.format == "text") {
+    request.on_planned = [&](const vsphere::ApplyResult& r) {
+      print_diff(r.vm, plan_name, r.change, ctx);
+      print_checks(r.checks, ctx);
+      ctx.out.flush();
+      planned = true;
+    };
+  }
   request.on_sent = [&ctx](const vsphere::soap::Moref& task) {
     ctx.err << fmt::format("vmxkit: ReconfigVM_Task {} sent\n", task.value);
   };
@@ -172,7 +184,7 @@ int run_apply(const ApplyOptions& o, Context& ctx) {
     print_json(result, plan_name, ctx);
     for (const std::string& s : result.checks.failed) ctx.err << "vmxkit: error: " << s << '\n';
   } else {
-    print_text(result, plan_name, ctx);
+    print_text(result, plan_name, planned, ctx);
   }
   print_failure(result, ctx);
   return exit_code(result);

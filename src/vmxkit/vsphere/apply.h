@@ -101,6 +101,8 @@ TaskOutcome wait_for_task(Client& client, const soap::Moref& task,
                           std::chrono::milliseconds poll = std::chrono::milliseconds(500),
                           const std::function<void(std::string_view, int)>& progress = {});
 
+struct ApplyResult;
+
 /// What apply_plan() does: make the VM `vm` what `plan` says.
 struct ApplyRequest {
   VmSelector vm;
@@ -110,6 +112,9 @@ struct ApplyRequest {
   bool dry_run = false;
   std::chrono::milliseconds task_timeout{600'000};
   std::chrono::milliseconds task_poll{500};
+  /// Called when every check passed, before the task is sent (the result holds the VM, the
+  /// change and the checks): to show the change while the task runs.
+  std::function<void(const ApplyResult& planned)> on_planned;
   /// Called once ReconfigVM_Task is sent, before waiting for it.
   std::function<void(const soap::Moref& task)> on_sent;
 };

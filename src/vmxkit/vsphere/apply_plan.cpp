@@ -66,6 +66,7 @@ checks::LintResult lint_read_back(Client& client, const ApplyVm& vm, const Apply
 // Sends the change, waits for the task, reads the VM back; lints it when it holds the plan.
 void send_and_verify(Client& client, const ApplyRequest& request, const ApplyHost& host,
                      ApplyResult& result) {
+  if (request.on_planned) request.on_planned(result);
   result.task = reconfigure(client, result.vm.ref, result.change.spec);
   if (request.on_sent) request.on_sent(result.task);
   result.outcome = wait_for_task(client, result.task, request.task_timeout, request.task_poll);
