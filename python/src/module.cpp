@@ -14,6 +14,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -24,12 +26,16 @@
 #include <utility>
 #include <vector>
 
+#include "vmxkit/analysis/apply_change.h"
 #include "vmxkit/checks/check.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/formats/vmx/document.h"
 #include "vmxkit/formats/vmx/edit.h"
+#include "vmxkit/formats/vsphere/configspec_xml.h"
 #include "vmxkit/vmxkit.h"
+#include "vmxkit/vsphere/apply.h"
+#include "vmxkit/vsphere/client.h"
 
 namespace py = pybind11;
 
@@ -90,7 +96,9 @@ vmxkit::Input load_input(const std::string& name, const std::optional<std::strin
 
 // --- lint
 
-py::tuple finding(const vmxkit::LintReport& report, const vmxkit::Diagnostic& d) {
+// A finding of a lint report (vmxkit::LintReport, or the checks::LintResult apply returns).
+template <class Report>
+py::tuple finding(const Report& report, const vmxkit::Diagnostic& d) {
   const vmxkit::Location at = report.location(d.begin);
   const vmxkit::checks::Check* rule = vmxkit::checks::find_check(d.rule_id);
   py::list notes;
@@ -327,6 +335,145 @@ py::bytes render_plan(const vmxkit::Plan& p, const std::string& format_name,
   return raw(out);
 }
 
+// --- apply
+
+py::list diff_lines(const vmxkit::apply::Change& change) {
+  py::list out;
+  for (const vmxkit::apply::DiffLine& l : change.diff) {
+    out.append(py::make_tuple(text(std::string(1, l.sign)), text(l.what)));
+  }
+  return out;
+}
+
+// A document named `name` (read from that file when `data` is None), as given by the Python half.
+std::string document_bytes(const std::string& name, const std::optional<std::string>& data) {
+  return data ? *data : vmxkit::read_file(name);
+}
+
+// (spec_xml, diff, placeholders, empty): the change that makes the VM of `vm` (a ConfigInfo
+// document) what the plan document asks, as `vmxkit apply` computes it.
+py::tuple config_change(const std::string& vm_name, const std::optional<std::string>& vm_data,
+                        const std::string& plan_name, const std::optional<std::string>& plan_data,
+                        bool firmware_change, bool keep_memory) {
+  if (!vm_data) path_arg(vm_name);
+  if (!plan_data) path_arg(plan_name);
+  vmxkit::apply::Change change;
+  std::string xml;
+  {
+    py::gil_scoped_release release;
+    const vmxkit::vsphere::ConfigSpec current =
+        vmxkit::apply::read_vm(vm_name, document_bytes(vm_name, vm_data));
+    const vmxkit::vsphere::ConfigSpec plan =
+        vmxkit::apply::read_plan(plan_name, document_bytes(plan_name, plan_data));
+    change = vmxkit::apply::compute_change(current, plan, {firmware_change, keep_memory});
+    xml = vmxkit::vsphere::write_configspec_xml(change.spec);
+  }
+  return py::make_tuple(raw(xml), diff_lines(change), texts(change.placeholders), change.empty());
+}
+
+// The server and the VM of vmxkit.apply(), as the Python half passes them.
+struct ApplyTarget {
+  std::string server;
+  std::optional<std::string> username;
+  std::optional<std::string> password;
+  bool insecure = false;
+  std::string proxy;
+  double timeout_s = 60;
+  vmxkit::vsphere::VmSelector vm;
+};
+
+// The dict vmxkit.apply() passes: server, username, password (None: from the URL or the
+// environment), insecure, proxy, timeout; the VM's name, uuid, instance_uuid, moid, datacenter
+// and folder.
+ApplyTarget target_of(const py::dict& d) {
+  auto str = [&](const char* key) { return d[key].cast<std::string>(); };
+  auto opt = [&](const char* key) {
+    const py::object v = d[key];
+    return v.is_none() ? std::nullopt : std::optional<std::string>(v.cast<std::string>());
+  };
+  ApplyTarget t;
+  t.server = str("server");
+  t.username = opt("username");
+  t.password = opt("password");
+  t.insecure = d["insecure"].cast<bool>();
+  t.proxy = str("proxy");
+  t.timeout_s = d["timeout"].cast<double>();
+  t.vm.name = str("name");
+  t.vm.uuid = str("uuid");
+  t.vm.instance_uuid = d["instance_uuid"].cast<bool>();
+  t.vm.moid = str("moid");
+  t.vm.datacenter = str("datacenter");
+  t.vm.folder = str("folder");
+  return t;
+}
+
+vmxkit::vsphere::ClientOptions client_options(const ApplyTarget& t) {
+  vmxkit::vsphere::ClientOptions o =
+      vmxkit::vsphere::options_from_environment(t.server, t.insecure);
+  if (t.username || t.password) {
+    o.username = t.username.value_or("");
+    o.password = t.password.value_or("");
+    o.override_url_credentials = true;
+  }
+  if (!t.proxy.empty()) o.proxy = t.proxy;
+  o.timeout_ms = static_cast<long>(t.timeout_s * 1000);
+  o.connect_timeout_ms = std::min(o.connect_timeout_ms, o.timeout_ms);
+  return o;
+}
+
+py::dict apply_result(const vmxkit::vsphere::ApplyResult& r) {
+  py::dict d;
+  d["status"] = text(vmxkit::vsphere::to_string(r.status));
+  d["changed"] = r.changed();
+  d["vm"] = py::make_tuple(text(r.vm.name), text(r.vm.ref.value), text(r.vm.power_state));
+  d["diff"] = diff_lines(r.change);
+  d["placeholders"] = texts(r.change.placeholders);
+  d["checks"] =
+      py::make_tuple(texts(r.checks.passed), texts(r.checks.failed), texts(r.checks.not_checked));
+  d["task"] = r.task.empty()
+                  ? py::object(py::none())
+                  : py::object(py::make_tuple(text(r.task.value), r.outcome.success,
+                                              text(r.outcome.fault), text(r.outcome.message)));
+  d["left"] = diff_lines(r.left);
+  py::list findings;
+  for (const vmxkit::Diagnostic& diag : r.lint.diagnostics) findings.append(finding(r.lint, diag));
+  d["lint_path"] = text(r.lint.path);
+  d["findings"] = findings;
+  return d;
+}
+
+// vmxkit.apply(): apply_plan() against the server, as `vmxkit apply` runs it.
+py::dict apply(const py::dict& target_dict, const std::string& plan_name,
+               const std::optional<std::string>& plan_data, bool dry_run, bool firmware_change,
+               bool keep_memory, double task_timeout_s) {
+  if (!plan_data) path_arg(plan_name);
+  const ApplyTarget target = target_of(target_dict);
+  vmxkit::vsphere::ApplyResult result;
+  {
+    py::gil_scoped_release release;
+    vmxkit::vsphere::ApplyRequest request;
+    request.vm = target.vm;
+    request.plan = vmxkit::apply::read_plan(plan_name, document_bytes(plan_name, plan_data));
+    request.change = {firmware_change, keep_memory};
+    request.dry_run = dry_run;
+    request.task_timeout = std::chrono::milliseconds(static_cast<long>(task_timeout_s * 1000));
+    vmxkit::vsphere::Client client(client_options(target));
+    client.connect();
+    result = vmxkit::vsphere::apply_plan(client, request);
+    client.logout();
+  }
+  return apply_result(result);
+}
+
+void add_apply(py::module_& m) {
+  m.def("config_change", &config_change, py::arg("vm_name"), py::arg("vm_data").none(true),
+        py::arg("plan_name"), py::arg("plan_data").none(true), py::arg("firmware_change"),
+        py::arg("keep_memory"));
+  m.def("apply", &apply, py::arg("target"), py::arg("plan_name"), py::arg("plan_data").none(true),
+        py::arg("dry_run"), py::arg("firmware_change"), py::arg("keep_memory"),
+        py::arg("task_timeout"));
+}
+
 // --- .vmx documents
 
 /// The bytes of a `.vmx` being edited, parsed when a read needs it (and again after an edit).
@@ -494,6 +641,7 @@ PYBIND11_MODULE(_vmxkit, m) {
         py::arg("memory_mb").none(true), py::arg("system_id"), py::arg("allow_degraded"),
         py::arg("host_label"), py::arg("base").none(true), py::arg("config_target").none(true),
         py::arg("device_group"));
+  add_apply(m);
   m.def("read_file", &read_file, py::arg("path"));
   m.def("save", &save, py::arg("target"), py::arg("source").none(true),
         py::arg("expected").none(true), py::arg("data"), py::arg("force"));

@@ -45,3 +45,19 @@ def edit(path: str) -> bool:
         line: Optional[int] = e.line
         print(e.path, line, e.column)
         return False
+
+
+def apply_plan(plan: vmxkit.Plan, vm_config: bytes, server: str) -> List[str]:
+    change: vmxkit.Change = plan.change(vm_config)
+    lines: List[str] = [str(line) for line in change.diff if line.sign in ("-", "+")]
+    if change.placeholders or change.empty:
+        return lines
+    try:
+        result: vmxkit.ApplyResult = vmxkit.apply(plan, server=server, vm="gpu-worker-01",
+                                                  dry_run=True)
+    except vmxkit.ApplyError as e:
+        failed: List[str] = list(e.result.checks_failed)
+        return lines + failed
+    task: Optional[vmxkit.Task] = result.task
+    return lines + [result.status, str(result.changed), task.moref if task else "-"] + [
+        str(f) for f in result.findings]

@@ -9,9 +9,10 @@ script with pyVmomi, an Ansible module)::
     for f in vmxkit.lint("vm.vmx", host=host):
         print(f)                                   # vm.vmx:6:13: error: ... [MMIO005]
     plan = vmxkit.generate(host, gpus=2, nic="auto", system_id="65a1b2c3-...")
-    spec = plan.config_spec()                      # a pyVmomi vim.vm.ConfigSpec
+    spec = plan.config_spec(vm=vm)                 # the delta: old devices removed, new added
     vm.ReconfigVM_Task(spec=spec)
     findings = vmxkit.lint(vm.config, host=host)   # a pyVmomi ConfigInfo
+    result = vmxkit.apply(plan, server="https://vc/sdk", vm="gpu-worker-01")  # `vmxkit apply`
 
 Sources (``lint``, ``convert``, ``config_spec``, ``Document``, ``generate(base=...)``) are:
   - ``bytes`` (or ``bytearray``/``memoryview``): the document's content, in any format lint
@@ -66,6 +67,12 @@ __all__ = [
     "PlannedPair",
     "Check",
     "Topology",
+    "ApplyError",
+    "ApplyResult",
+    "Change",
+    "ChangeLine",
+    "Task",
+    "apply",
     "config_spec",
     "convert",
     "formats",
@@ -315,13 +322,242 @@ def _deserialize_config_spec(xml: bytes, name: str) -> "vim.vm.ConfigSpec":
     return spec
 
 
-def config_spec(source: Source) -> "vim.vm.ConfigSpec":
+def config_spec(source: Source, *, vm: Optional[Source] = None,
+                firmware_change: bool = False) -> "vim.vm.ConfigSpec":
     """The ``vim.vm.ConfigSpec`` (pyVmomi) that gives a VM the settings of ``source`` (a .vmx or
     any other input that holds one VM): vmxkit's ConfigSpec XML read by pyVmomi's own
-    deserializer. Raises ImportError without pyVmomi."""
+    deserializer. With ``vm``, only the change that VM needs (``change(source, vm)``). Raises
+    ImportError without pyVmomi."""
+    if vm is not None:
+        return change(source, vm, firmware_change=firmware_change).config_spec()
     name, data = _source(source)
     xml = _vmxkit.convert(name, data, "configspec-xml")
     return _deserialize_config_spec(xml, os.fsdecode(name))
+
+
+# --------------------------------------------------------------------------------------------
+# Apply: the change between a VM and a plan, and `vmxkit apply`
+
+
+@dataclass(frozen=True)
+class ChangeLine:
+    """One line of a change's diff: ``-`` a device or value that goes, ``+`` one that comes,
+    ``~`` a value that changes, ``=`` something the plan asks that is not sent (with why).
+    ``str()`` is the line as ``vmxkit apply`` prints it."""
+
+    sign: Literal["-", "+", "~", "="]
+    what: str
+
+    def __str__(self) -> str:
+        return ("  (kept) " if self.sign == "=" else self.sign + " ") + self.what
+
+
+def _lines(lines: Sequence[Tuple[str, str]]) -> Tuple[ChangeLine, ...]:
+    return tuple(ChangeLine(sign, what) for sign, what in lines)  # type: ignore[arg-type]
+
+
+class Change:
+    """What a VM needs to become what a plan says, as ``vmxkit apply`` computes it: passthrough
+    devices and vGPUs the plan does not hold are removed (``operation`` remove, the server's
+    ``key``), those it holds and the VM does not are added (keys -1, -2, ...); the extraConfig
+    keys whose value differs (an empty value removes a key); ``memoryMB`` only when the plan
+    gives it; the reservation; the firmware only with ``firmware_change``. ``diff`` says it
+    line by line; ``empty`` when the VM already is the plan."""
+
+    def __init__(self, spec_xml: bytes, diff: Sequence[Tuple[str, str]],
+                 placeholders: Sequence[str], empty: bool, name: str) -> None:
+        self._spec_xml = bytes(spec_xml)
+        self._name = name
+        self.diff: Tuple[ChangeLine, ...] = _lines(diff)
+        #: ``<fill in: ...>`` placeholders the plan still holds ("where: value"): such a change
+        #: cannot be sent.
+        self.placeholders: Tuple[str, ...] = tuple(placeholders)
+        self.empty: bool = bool(empty)
+
+    def configspec_xml(self) -> str:
+        """The change as a vim25 VirtualMachineConfigSpec document."""
+        return _text(self._spec_xml)
+
+    def config_spec(self) -> "vim.vm.ConfigSpec":
+        """The change as a pyVmomi ``vim.vm.ConfigSpec``, for ``vm.ReconfigVM_Task(spec=...)``.
+        Raises vmxkit.Error while the plan holds a placeholder (a systemId or id to fill in:
+        none may reach a server), ImportError without pyVmomi."""
+        if self.placeholders:
+            raise Error("%s: the plan holds %d placeholder(s), which no server may be sent: %s"
+                        % (self._name, len(self.placeholders), "; ".join(self.placeholders)),
+                        self._name)
+        return _deserialize_config_spec(self._spec_xml, self._name)
+
+    def __str__(self) -> str:
+        return "\n".join(str(line) for line in self.diff)
+
+    def __repr__(self) -> str:
+        return "vmxkit.Change(%r)" % ([str(line) for line in self.diff],)
+
+
+def _change(plan_name: bytes, plan_data: Optional[bytes], vm: Source, firmware_change: bool,
+            keep_memory: bool) -> Change:
+    vm_name, vm_data = _source(vm)
+    xml, diff, placeholders, empty = _vmxkit.config_change(
+        vm_name, vm_data, plan_name, plan_data, bool(firmware_change), keep_memory)
+    return Change(xml, diff, placeholders, empty, os.fsdecode(plan_name))
+
+
+def change(plan: Source, vm: Source, *, firmware_change: bool = False) -> Change:
+    """The change that makes ``vm`` what ``plan`` says (``vmxkit apply --dry-run`` without a
+    server). ``plan``: any source that holds one VM (a .vmx, a ConfigSpec...), or a ``Plan``.
+    ``vm``: the VM as a vSphere client read it, with the server's device keys: a pyVmomi
+    ``vim.VirtualMachine`` or its ``config`` (``vim.vm.ConfigInfo``), or a ConfigInfo document
+    or RetrievePropertiesEx answer (a path, bytes or text). Raises vmxkit.Error for a ``vm``
+    that is not such a document (a .vmx or a ConfigSpec holds no keys)."""
+    if isinstance(plan, Plan):
+        return plan.change(vm, firmware_change=firmware_change)
+    name, data = _source(plan)
+    return _change(name, data, vm, firmware_change, False)
+
+
+@dataclass(frozen=True)
+class Task:
+    """The ReconfigVM_Task apply sent and how it ended (``fault``: the vim25 fault type)."""
+
+    moref: str
+    success: bool
+    fault: str
+    message: str
+
+
+@dataclass(frozen=True)
+class ApplyResult:
+    """What ``apply`` did. ``status``: ``no-changes`` (the VM holds the plan; nothing checked
+    or sent), ``dry-run`` (every check passed, nothing sent), ``applied`` (the task succeeded
+    and the VM read back holds the plan); and, in the ``ApplyError`` raised for them,
+    ``checks-failed`` (nothing sent), ``task-failed``, ``not-held`` (the VM read back lacks part
+    of the plan). ``changed``: the VM was changed. ``checks_*``: each precondition that
+    passed, failed, or could not be checked (with why). ``findings``: the VM read back,
+    linted against its host (``applied`` only)."""
+
+    status: Literal["no-changes", "checks-failed", "dry-run", "applied", "task-failed",
+                    "not-held"]
+    changed: bool
+    vm: str
+    moref: str
+    power_state: str
+    diff: Tuple[ChangeLine, ...]
+    placeholders: Tuple[str, ...]
+    checks_passed: Tuple[str, ...]
+    checks_failed: Tuple[str, ...]
+    checks_not_checked: Tuple[str, ...]
+    task: Optional[Task]
+    left: Tuple[ChangeLine, ...]
+    findings: Findings
+
+    def __str__(self) -> str:
+        head = "VM '%s' (%s), %s: %s" % (self.vm, self.moref, self.power_state, self.status)
+        return "\n".join([head] + [str(line) for line in self.diff])
+
+
+class ApplyError(Error):
+    """``apply`` stopped: a precondition failed (nothing was sent), the task failed, or the VM
+    read back does not hold the plan. ``result`` says which and what the VM holds."""
+
+    def __init__(self, message: str, result: ApplyResult) -> None:
+        super().__init__(message)
+        self.result = result
+
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        return (type(self), (str(self), self.result))
+
+
+def _apply_result(d: Dict[str, Any]) -> ApplyResult:
+    name, moref, power_state = d["vm"]
+    passed, failed, not_checked = d["checks"]
+    task = Task(*d["task"]) if d["task"] is not None else None
+    findings = Findings([_finding(f) for f in d["findings"]], path=d["lint_path"],
+                        format="soap", fail_on="warning")
+    return ApplyResult(d["status"], bool(d["changed"]), name, moref, power_state,
+                       _lines(d["diff"]), tuple(d["placeholders"]), tuple(passed), tuple(failed),
+                       tuple(not_checked), task, _lines(d["left"]), findings)
+
+
+def _apply_error(r: ApplyResult) -> ApplyError:
+    if r.status == "checks-failed":
+        message = "%d check(s) failed: nothing was sent, VM '%s' is unchanged: %s" % (
+            len(r.checks_failed), r.vm, "; ".join(r.checks_failed))
+    elif r.status == "task-failed" and r.task is not None:
+        message = "task %s failed: %s%s" % (r.task.moref, r.task.fault + ": " if r.task.fault
+                                            else "", r.task.message)
+    else:
+        message = "the task succeeded but VM '%s' does not hold the plan: %s" % (
+            r.vm, "; ".join(str(line) for line in r.left))
+    return ApplyError(message, r)
+
+
+def _vm_selector(vm: Any, uuid: Optional[str], moid: Optional[str]) -> Tuple[str, str]:
+    """(name, moid) from apply()'s vm=: a name or moref, or a pyVmomi vim.VirtualMachine."""
+    name = ""
+    if vm is not None and not isinstance(vm, str):
+        if "pyVmomi" in sys.modules:
+            from pyVmomi import vim
+
+            if isinstance(vm, vim.VirtualMachine):
+                if moid:
+                    raise TypeError("apply: give vm or moid, not both")
+                return "", vm._moId
+        raise TypeError("apply: vm is a name (or moref) or a pyVmomi vim.VirtualMachine, not %s"
+                        % type(vm).__name__)
+    name = vm or ""
+    if sum(1 for x in (name, uuid, moid) if x) != 1:
+        raise TypeError("apply: give the VM one way: vm (a name), uuid or moid")
+    return name, moid or ""
+
+
+def apply(plan: Union["Plan", Source], *, vm: Any = None, server: Optional[str] = None,
+          uuid: Optional[str] = None, use_instance_uuid: bool = False, moid: Optional[str] = None,
+          datacenter: Optional[str] = None, folder: Optional[str] = None,
+          username: Optional[str] = None, password: Optional[str] = None,
+          insecure: bool = False, proxy: Optional[str] = None, dry_run: bool = False,
+          firmware_change: bool = False, task_timeout: float = 600,
+          timeout: float = 60) -> ApplyResult:
+    """Makes a live VM what ``plan`` says, as ``vmxkit apply`` does: reads the VM, computes the
+    change (``Change``), checks every precondition before anything is sent (power state, the
+    host's passthrough list, a device held by another VM, memory, placeholders), then sends one
+    ReconfigVM_Task, waits for it, reads the VM back and lints it against its host. A second
+    apply finds nothing to change (``no-changes``). ``dry_run`` checks and sends nothing.
+
+    ``plan``: a ``Plan`` (a plan generated without ``memory_mb`` or a base keeps the VM's
+    memory: its 65536 MB is a default, not asked for) or any source holding one VM. The VM:
+    ``vm`` (its name or moref, or a pyVmomi ``vim.VirtualMachine``), looked up in
+    ``datacenter`` or under ``folder`` (an inventory path, ``/DC/vm/gpu``, or a folder of
+    ``datacenter``) when given; or ``uuid`` (its BIOS UUID; ``use_instance_uuid``: its
+    instance UUID); or ``moid``. ``server``: ``https://user:password@host/sdk`` as govc's
+    GOVC_URL (default: VMXKIT_SERVER, else GOVC_URL); ``username``/``password`` replace the
+    URL's, else they come from the URL or the environment as for the command line
+    (VMXKIT_USERNAME/VMXKIT_PASSWORD, GOVC_USERNAME/GOVC_PASSWORD, VMXKIT_SESSION). No
+    password is ever in a message. ``insecure`` skips the certificate checks (a private CA:
+    VMXKIT_CA_FILE); ``proxy`` (``http://host:port``, or VMXKIT_PROXY) is the HTTP proxy to
+    go through. ``timeout``: seconds per request; ``task_timeout``: for the task.
+
+    Returns an ``ApplyResult``; raises ``ApplyError`` (with the result) when a check failed,
+    the task failed, or the VM does not hold the plan afterwards, and vmxkit.Error when the
+    work cannot start (no such VM, a server that cannot be reached or refuses the login)."""
+    name, vm_moid = _vm_selector(vm, uuid, moid)
+    keep_memory = False
+    plan_data: Optional[bytes]
+    if isinstance(plan, Plan):
+        plan_name, plan_data = b"<plan>", plan.render("configspec-xml")
+        keep_memory = not plan._memory_asked
+    else:
+        plan_name, plan_data = _source(plan)
+    target = dict(server=server or "", username=username, password=password,
+                  insecure=bool(insecure), proxy=proxy or "", timeout=float(timeout), name=name,
+                  uuid=uuid or "", instance_uuid=bool(use_instance_uuid), moid=vm_moid,
+                  datacenter=datacenter or "", folder=folder or "")
+    result = _apply_result(_vmxkit.apply(target, plan_name, plan_data, bool(dry_run),
+                                         bool(firmware_change), keep_memory,
+                                         float(task_timeout)))
+    if result.status in ("checks-failed", "task-failed", "not-held"):
+        raise _apply_error(result)
+    return result
 
 
 # --------------------------------------------------------------------------------------------
@@ -571,8 +807,11 @@ class Plan:
     """The settings ``generate`` chose and why (``explanation``), in every output format. A plan
     made with a host is one that ``lint(plan.vmx(), host=host)`` accepts."""
 
-    def __init__(self, plan: Any) -> None:
+    def __init__(self, plan: Any, memory_asked: bool = True) -> None:
         self._plan = plan
+        # Whether memory_mb (or a base's memsize) was asked for: else the plan's memory is
+        # generate's default, which a change to a live VM keeps out (Change, apply).
+        self._memory_asked = memory_asked
 
     def render(self, format: str, *, template: Optional[str] = None,
                vm: Optional[str] = None) -> bytes:
@@ -618,10 +857,23 @@ class Plan:
         """A VM Operator ``VirtualMachineClass`` (YAML) with the explanation as comments."""
         return _text(self.render("vmclass"))
 
-    def config_spec(self) -> "vim.vm.ConfigSpec":
+    def config_spec(self, vm: Optional[Source] = None, *,
+                    firmware_change: bool = False) -> "vim.vm.ConfigSpec":
         """The plan as a pyVmomi ``vim.vm.ConfigSpec``, for ``vm.ReconfigVM_Task(spec=...)``.
-        Raises ImportError without pyVmomi."""
+        Without ``vm``, the whole plan for a new VM: every device added, memoryMB set. With
+        ``vm`` (a pyVmomi ``vim.VirtualMachine`` or its ``config``), only the change that VM
+        needs (``change(vm).config_spec()``): the devices it holds that the plan does not
+        removed, and a plan made without ``memory_mb`` keeps the VM's memory. Raises
+        vmxkit.Error while the plan holds a placeholder (with ``vm``), ImportError without
+        pyVmomi."""
+        if vm is not None:
+            return self.change(vm, firmware_change=firmware_change).config_spec()
         return _deserialize_config_spec(self.render("configspec-xml"), "<plan>")
+
+    def change(self, vm: Source, *, firmware_change: bool = False) -> Change:
+        """The change that makes ``vm`` what the plan says (see ``vmxkit.change``)."""
+        return _change(b"<plan>", self.render("configspec-xml"), vm, firmware_change,
+                       not self._memory_asked)
 
     @property
     def gpus(self) -> Tuple[PlannedDevice, ...]:
@@ -717,7 +969,7 @@ def generate(host: Optional[HostArg] = None, *, gpus: Union[int, str, Sequence[s
     plan = _vmxkit.plan(h._host if h is not None else None, gpu_list, gpu_count,
                         _names(nic, "nic"), vgpu, sriov, network, memory_mb, system_id,
                         allow_degraded, label, base_arg, target_arg, device_group)
-    return Plan(plan)
+    return Plan(plan, memory_asked=memory_mb is not None or base is not None)
 
 
 # --------------------------------------------------------------------------------------------

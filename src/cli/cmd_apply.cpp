@@ -5,7 +5,9 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <ostream>
+#include <sstream>
 #include <string>
 
 #include "cli/cli.h"
@@ -16,34 +18,24 @@
 #include "vmxkit/checks/engine.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
-#include "vmxkit/formats/host/vsphere_api.h"
-#include "vmxkit/formats/vsphere/load.h"
-#include "vmxkit/formats/vsphere/render.h"
 #include "vmxkit/report/lint_report.h"
 #include "vmxkit/vsphere/apply.h"
 
 namespace vmxkit::cli {
+
+using report::make_report_writer;
+
 namespace {
 
 struct ApplyOptions {
   ServerOptions server;
-  std::string vm;
+  vsphere::VmSelector vm;
   std::string plan;
   bool dry_run = false;
   bool firmware_change = false;
   double task_timeout_s = 600;
+  std::string format = "text";
 };
-
-// The plan file (any input format vmxkit reads) as the ConfigSpec the outputs send.
-vsphere::ConfigSpec load_plan(const std::string& path, Context& ctx) {
-  const std::string name = display_name(path);
-  vsphere::Loaded loaded =
-      vsphere::load(name, path == "-" ? read_stream(ctx.in, name) : read_file(path));
-  if (loaded.vms.size() != 1) {
-    throw Error(fmt::format("{}: a plan holds one VM; this holds {}", name, loaded.vms.size()));
-  }
-  return vsphere::output_spec(loaded.vms.front().config);
-}
 
 void print_diff(const vsphere::ApplyVm& vm, const std::string& plan, const apply::Change& change,
                 Context& ctx) {
@@ -60,88 +52,145 @@ void print_checks(const vsphere::Preconditions& p, Context& ctx) {
   for (const std::string& s : p.failed) ctx.err << "vmxkit: error: " << s << '\n';
 }
 
-// The VM as it is after the task, against the host: the change left (none expected) and lint.
-int verify(vsphere::Client& client, const vsphere::ApplyVm& vm, const vsphere::ConfigSpec& plan,
-           const apply::ChangeOptions& copt, const vsphere::ApplyHost& host, Context& ctx) {
-  const vsphere::ApplyVm after = vsphere::read_apply_vm(client, vm.ref);
-  const apply::Change left = apply::compute_change(after.spec, plan, copt);
-  if (!left.empty()) {
-    ctx.err << "vmxkit: error: the task succeeded but the VM does not hold the plan:\n";
-    for (const apply::DiffLine& l : left.diff) ctx.err << "  " << l.sign << ' ' << l.what << '\n';
-    return kExitInput;
-  }
-  ctx.out << fmt::format("applied: VM '{}' now holds the plan\n", vm.name);
-  pci::Host h(pci::catalog_with({}));
-  pci::load_vsphere_api(h, host.host, fmt::format("{} host {}", client.endpoint(), host.host.name));
-  h.finalize();
-  const vsphere::Loaded loaded = vsphere::load(client.endpoint(), after.answer);
-  checks::LintOptions lo;
-  lo.host = &h;
-  const checks::LintResult r = checks::lint_loaded_vm(
-      fmt::format("{}/vm/{}", vsphere::parse_server_url(client.endpoint()).host, vm.name), loaded,
-      0, lo);
-  bool findings = false;
+bool has_findings(const checks::LintResult& r) {
   for (const Diagnostic& d : r.diagnostics) {
-    findings = findings || static_cast<int>(d.severity) <= static_cast<int>(Severity::warning);
+    if (static_cast<int>(d.severity) <= static_cast<int>(Severity::warning)) return true;
   }
-  const auto writer = report::make_report_writer("text", ctx.out, ctx.color_out);
-  writer->add(r);
-  writer->finish();
-  return findings ? kExitFindings : kExitClean;
+  return false;
 }
 
-int send(vsphere::Client& client, const vsphere::ApplyVm& vm, const apply::Change& change,
-         Context& ctx, double timeout_s) {
-  const vsphere::soap::Moref task = vsphere::reconfigure(client, vm.ref, change.spec);
-  ctx.err << fmt::format("vmxkit: ReconfigVM_Task {} sent\n", task.value);
-  const vsphere::TaskOutcome t = vsphere::wait_for_task(
-      client, task, std::chrono::milliseconds(static_cast<long>(timeout_s * 1000)));
-  if (t.success) return kExitClean;
-  ctx.err << fmt::format("vmxkit: error: task {} failed: {}{}\n", task.value,
-                         t.fault.empty() ? "" : t.fault + ": ", t.message);
-  // ReconfigVM_Task is atomic in vSphere; say what the VM holds now all the same.
-  const vsphere::ApplyVm now = vsphere::read_apply_vm(client, vm.ref);
-  const apply::Change still = apply::compute_change(now.spec, change.spec);
-  ctx.err << fmt::format("vmxkit: VM '{}' now holds {} passthrough device(s), memoryMB {}\n",
-                         vm.name, now.spec.device_change.size(),
-                         now.spec.memory_mb ? std::to_string(*now.spec.memory_mb) : "?");
-  (void)still;
+int exit_code(const vsphere::ApplyResult& r) {
+  switch (r.status) {
+    case vsphere::ApplyStatus::no_changes:
+    case vsphere::ApplyStatus::dry_run:
+      return kExitClean;
+    case vsphere::ApplyStatus::applied:
+      return has_findings(r.lint) ? kExitFindings : kExitClean;
+    case vsphere::ApplyStatus::checks_failed:
+    case vsphere::ApplyStatus::task_failed:
+    case vsphere::ApplyStatus::not_held:
+      break;
+  }
   return kExitInput;
 }
 
-int run_apply(const ApplyOptions& o, Context& ctx) {
-  if (o.vm.empty()) throw Error("apply: give --vm NAME");
-  if (o.plan.empty()) throw Error("apply: give a PLAN file (vmxkit generate ... -o plan.vmx)");
-  const vsphere::ConfigSpec plan = load_plan(o.plan, ctx);
-  const auto client = open_client(o.server, ctx);
-  const vsphere::ApplyVm vm = vsphere::read_apply_vm(*client, vsphere::find_vm(*client, o.vm));
-  apply::ChangeOptions copt;
-  copt.firmware_change = o.firmware_change;
-  const apply::Change change = apply::compute_change(vm.spec, plan, copt);
-  print_diff(vm, display_name(o.plan), change, ctx);
-  if (change.empty() && change.placeholders.empty()) {
-    ctx.out << fmt::format("no changes: VM '{}' already holds the plan\n", vm.name);
-    client->logout();
-    return kExitClean;
-  }
-  const vsphere::ApplyHost host = vsphere::read_apply_host(*client, vm);
-  const vsphere::Preconditions pre = vsphere::check_preconditions(change, vm, host);
-  print_checks(pre, ctx);
-  if (!pre.ok()) {
+// What went wrong, on stderr, in both output formats.
+void print_failure(const vsphere::ApplyResult& r, Context& ctx) {
+  const std::string& name = r.vm.name;
+  if (r.status == vsphere::ApplyStatus::checks_failed) {
     ctx.err << fmt::format("vmxkit: {} check(s) failed: nothing was sent, VM '{}' is unchanged\n",
-                           pre.failed.size(), vm.name);
-    client->logout();
-    return kExitInput;
+                           r.checks.failed.size(), name);
+  } else if (r.status == vsphere::ApplyStatus::task_failed) {
+    ctx.err << fmt::format("vmxkit: error: task {} failed: {}{}\n", r.task.value,
+                           r.outcome.fault.empty() ? "" : r.outcome.fault + ": ",
+                           r.outcome.message);
+    // ReconfigVM_Task is atomic in vSphere; say what the VM holds now all the same.
+    const vsphere::ConfigSpec& now = r.after->spec;
+    ctx.err << fmt::format("vmxkit: VM '{}' now holds {} passthrough device(s), memoryMB {}\n",
+                           name, now.device_change.size(),
+                           now.memory_mb ? std::to_string(*now.memory_mb) : "?");
+  } else if (r.status == vsphere::ApplyStatus::not_held) {
+    ctx.err << "vmxkit: error: the task succeeded but the VM does not hold the plan:\n";
+    for (const apply::DiffLine& l : r.left.diff) ctx.err << "  " << l.sign << ' ' << l.what << '\n';
   }
-  if (o.dry_run) {
-    ctx.out << "dry run: nothing was sent\n";
-    client->logout();
-    return kExitClean;
+}
+
+// The change and the checks; `planned`: they were printed before the task was sent.
+void print_text(const vsphere::ApplyResult& r, const std::string& plan, bool planned,
+                Context& ctx) {
+  if (!planned) print_diff(r.vm, plan, r.change, ctx);
+  if (r.status == vsphere::ApplyStatus::no_changes) {
+    ctx.out << fmt::format("no changes: VM '{}' already holds the plan\n", r.vm.name);
+    return;
   }
-  int code = send(*client, vm, change, ctx, o.task_timeout_s);
-  if (code == kExitClean) code = verify(*client, vm, plan, copt, host, ctx);
+  if (!planned) print_checks(r.checks, ctx);
+  if (r.status == vsphere::ApplyStatus::dry_run) ctx.out << "dry run: nothing was sent\n";
+  if (r.status != vsphere::ApplyStatus::applied) return;
+  ctx.out << fmt::format("applied: VM '{}' now holds the plan\n", r.vm.name);
+  const auto writer = make_report_writer("text", ctx.out, ctx.color_out);
+  writer->add(r.lint);
+  writer->finish();
+}
+
+nlohmann::json diff_json(const apply::Change& change) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const apply::DiffLine& l : change.diff) {
+    out.push_back({{"sign", std::string(1, l.sign)}, {"what", l.what}});
+  }
+  return out;
+}
+
+// The document `--format json` prints: what the text says, as data (docs/apply.md).
+void print_json(const vsphere::ApplyResult& r, const std::string& plan, Context& ctx) {
+  nlohmann::json doc = {
+      {"schema", 1},
+      {"status", vsphere::to_string(r.status)},
+      {"changed", r.changed()},
+      {"vm", {{"name", r.vm.name}, {"moref", r.vm.ref.value}, {"power_state", r.vm.power_state}}},
+      {"plan", plan},
+      {"changes", diff_json(r.change)},
+      {"placeholders", r.change.placeholders},
+      {"checks",
+       {{"passed", r.checks.passed},
+        {"failed", r.checks.failed},
+        {"not_checked", r.checks.not_checked}}},
+      {"task", nullptr},
+      {"left", diff_json(r.left)},
+      {"lint", nullptr}};
+  if (!r.task.empty()) {
+    doc["task"] = {{"moref", r.task.value},
+                   {"success", r.outcome.success},
+                   {"fault", r.outcome.fault},
+                   {"message", r.outcome.message}};
+  }
+  if (r.status == vsphere::ApplyStatus::applied) {
+    // The lint of the VM read back, as `lint --format json` writes it.
+    std::ostringstream lint;
+    const auto writer = make_report_writer("json", lint, false);
+    writer->add(r.lint);
+    writer->finish();
+    doc["lint"] = nlohmann::json::parse(lint.str());
+  }
+  ctx.out << doc.dump(2) << '\n';
+}
+
+int run_apply(const ApplyOptions& o, Context& ctx) {
+  if (o.vm.name.empty() && o.vm.uuid.empty()) {
+    throw Error("apply: give --vm NAME (or --uuid UUID)");
+  }
+  if (o.plan.empty()) throw Error("apply: give a PLAN file (vmxkit generate ... -o plan.vmx)");
+  const std::string plan_name = display_name(o.plan);
+  vsphere::ApplyRequest request;
+  request.vm = o.vm;
+  request.plan = apply::read_plan(
+      plan_name, o.plan == "-" ? read_stream(ctx.in, plan_name) : read_file(o.plan));
+  request.change.firmware_change = o.firmware_change;
+  request.dry_run = o.dry_run;
+  request.task_timeout = std::chrono::milliseconds(static_cast<long>(o.task_timeout_s * 1000));
+  // The text shows the change and the checks before the task is sent, as Terraform's plan.
+  bool planned = false;
+  if (o.format == "text") {
+    request.on_planned = [&](const vsphere::ApplyResult& r) {
+      print_diff(r.vm, plan_name, r.change, ctx);
+      print_checks(r.checks, ctx);
+      ctx.out.flush();
+      planned = true;
+    };
+  }
+  request.on_sent = [&ctx](const vsphere::soap::Moref& task) {
+    ctx.err << fmt::format("vmxkit: ReconfigVM_Task {} sent\n", task.value);
+  };
+  const auto client = open_client(o.server, ctx);
+  const vsphere::ApplyResult result = vsphere::apply_plan(*client, request);
   client->logout();
-  return code;
+  if (o.format == "json") {
+    print_json(result, plan_name, ctx);
+    for (const std::string& s : result.checks.failed) ctx.err << "vmxkit: error: " << s << '\n';
+  } else {
+    print_text(result, plan_name, planned, ctx);
+  }
+  print_failure(result, ctx);
+  return exit_code(result);
 }
 
 }  // namespace
@@ -154,13 +203,28 @@ void setup_apply(CLI::App& app, Context& ctx) {
       "one ReconfigVM_Task (old passthrough devices removed, the plan's added), read the VM back "
       "and lint it against its host");
   sub->add_option("plan", o->plan, "The plan: a file vmxkit reads (.vmx, ConfigSpec...), or -");
-  sub->add_option("--vm", o->vm, "The VM's name (or moref)");
+  sub->add_option("--vm", o->vm.name, "The VM's name (or moref)");
+  sub->add_option("--uuid", o->vm.uuid, "The VM's BIOS UUID (config.uuid), instead of --vm");
+  sub->add_option_function<std::string>(
+      "--instance-uuid",
+      [o](const std::string& v) {
+        o->vm.uuid = v;
+        o->vm.instance_uuid = true;
+      },
+      "The VM's vCenter instance UUID (config.instanceUuid), instead of --vm");
+  sub->add_option("--datacenter", o->vm.datacenter, "Look for the VM in this datacenter only");
+  sub->add_option("--folder", o->vm.folder,
+                  "Look for the VM under this folder only: an inventory path (/DC/vm/gpu), or a "
+                  "folder of --datacenter");
   sub->add_flag("--dry-run", o->dry_run, "Print the change and the checks; send nothing");
   sub->add_flag("--firmware-change", o->firmware_change,
                 "Send a firmware that differs from the VM's (an installed guest may not boot; "
                 "the VM must be off)");
   sub->add_option("--task-timeout", o->task_timeout_s, "Seconds to wait for the task")
       ->check(CLI::Range(1.0, 86400.0))
+      ->capture_default_str();
+  sub->add_option("--format", o->format, "Output format: text, or json (docs/apply.md)")
+      ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
   add_server_options(*sub, o->server, false);
   sub->callback([o, &ctx] { ctx.exit_code = run_apply(*o, ctx); });

@@ -771,6 +771,14 @@ OFFLINE_SANITY = (
     "symlinks", "use-argspec-type-path", "use-compat-six")
 
 
+MODULES = ("vmxkit.vmxkit.lint", "vmxkit.vmxkit.generate", "vmxkit.vmxkit.apply")
+# The modules that talk to vCenter, with community.vmware's connection options: the action group
+# of meta/runtime.yml that module_defaults reaches them through.
+VMWARE_GROUP = ["apply", "lint"]
+CONNECTION_OPTIONS = ("hostname", "username", "password", "port", "validate_certs", "proxy_host",
+                      "proxy_port")
+
+
 class CollectionTest(unittest.TestCase):
     """galaxy.yml, the modules' documentation against their argument specs, ansible-doc,
     ansible-galaxy build and the offline subset of ansible-test sanity."""
@@ -809,7 +817,17 @@ class CollectionTest(unittest.TestCase):
         self.assertEqual(galaxy["readme"], "README.md")
         self.assertTrue(os.path.exists(os.path.join(COLLECTION, "README.md")))
         with open(os.path.join(COLLECTION, "meta", "runtime.yml"), encoding="utf-8") as f:
-            self.assertEqual(yaml.safe_load(f)["requires_ansible"], ">=2.14")
+            runtime = yaml.safe_load(f)
+        self.assertEqual(runtime["requires_ansible"], ">=2.14")
+        self.assertEqual(sorted(runtime["action_groups"]["vmware"]), VMWARE_GROUP)
+
+    def test_the_vmware_group_takes_community_vmwares_connection_options(self):
+        # What module_defaults gives the group must be an option of each of its modules.
+        for module in VMWARE_GROUP:
+            spec = self.argument_spec(module)["argument_spec"]
+            for option in CONNECTION_OPTIONS:
+                self.assertIn(option, spec, (module, option))
+            self.assertTrue(spec["password"]["no_log"], module)
 
     def test_galaxy_builds_and_installs_the_collection(self):
         out_dir = self.ansible.path("build")
@@ -822,14 +840,15 @@ class CollectionTest(unittest.TestCase):
             self.tool("ansible-galaxy", "collection", "install", source, "-p", dest)
             installed = os.path.join(dest, "ansible_collections", "vmxkit", "vmxkit")
             for f in ("plugins/modules/lint.py", "plugins/modules/generate.py",
+                      "plugins/modules/apply.py", "plugins/module_utils/vmxkit_apply.py",
                       "plugins/module_utils/vmxkit_backend.py",
                       "plugins/doc_fragments/backend.py", "MANIFEST.json"):
                 self.assertTrue(os.path.exists(os.path.join(installed, f)), (source, f))
 
     def test_ansible_doc_reads_every_module(self):
-        out = self.tool("ansible-doc", "--json", "vmxkit.vmxkit.lint", "vmxkit.vmxkit.generate")
+        out = self.tool("ansible-doc", "--json", *MODULES)
         docs = json.loads(out)
-        self.assertEqual(set(docs), {"vmxkit.vmxkit.lint", "vmxkit.vmxkit.generate"})
+        self.assertEqual(set(docs), set(MODULES))
         for name, doc in docs.items():
             self.assertTrue(doc["examples"].strip(), name)
             self.assertTrue(doc["return"], name)
@@ -837,6 +856,7 @@ class CollectionTest(unittest.TestCase):
         listed = self.tool("ansible-doc", "--list", "vmxkit.vmxkit")
         self.assertIn("vmxkit.vmxkit.lint", listed)
         self.assertIn("vmxkit.vmxkit.generate", listed)
+        self.assertIn("vmxkit.vmxkit.apply", listed)
 
     def argument_spec(self, module):
         """The argument spec and options a module's main() gives AnsibleModule."""
@@ -872,9 +892,9 @@ class CollectionTest(unittest.TestCase):
     def test_documented_options_are_the_argument_spec(self):
         # What validate-modules checks (it needs pip downloads): names, types, defaults,
         # choices, elements, aliases, required, and check mode.
-        out = self.tool("ansible-doc", "--json", "vmxkit.vmxkit.lint", "vmxkit.vmxkit.generate")
+        out = self.tool("ansible-doc", "--json", *MODULES)
         docs = json.loads(out)
-        for module in ("lint", "generate"):
+        for module in (m.rsplit(".", 1)[1] for m in MODULES):
             options = docs["vmxkit.vmxkit." + module]["doc"]["options"]
             captured = self.argument_spec(module)
             spec = captured["argument_spec"]

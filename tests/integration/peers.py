@@ -5,8 +5,11 @@ import os
 import re
 import select
 import signal
+import socket
+import socketserver
 import subprocess
 import tempfile
+import threading
 import time
 
 VMXKIT = os.environ.get("VMXKIT_BINARY", "vmxkit")
@@ -113,3 +116,52 @@ class Simulator:
                 self.proc.wait(timeout=10)
         self.proc.stdout.close()
         self.log.close()
+
+
+class ConnectProxy(socketserver.ThreadingTCPServer):
+    """An HTTP CONNECT proxy on 127.0.0.1 that relays bytes and remembers each target."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self):
+        self.targets = []
+        super().__init__(("127.0.0.1", 0), ProxyHandler)
+        self.thread = threading.Thread(target=self.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self):
+        return "http://127.0.0.1:%d" % self.server_address[1]
+
+    def stop(self):
+        self.shutdown()
+        self.server_close()
+
+
+class ProxyHandler(socketserver.StreamRequestHandler):
+    def handle(self):
+        request = self.rfile.readline().decode("latin-1").split()
+        while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+            pass
+        if len(request) < 2 or request[0] != "CONNECT":
+            self.wfile.write(b"HTTP/1.1 405 Method Not Allowed\r\n\r\n")
+            return
+        host, port = request[1].rsplit(":", 1)
+        self.server.targets.append(request[1])
+        upstream = socket.create_connection((host, int(port)), timeout=30)
+        self.wfile.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+        self.wfile.flush()
+        sockets = [self.connection, upstream]
+        try:
+            while True:
+                ready, _, _ = select.select(sockets, [], [], 30)
+                if not ready:
+                    return
+                for s in ready:
+                    data = s.recv(65536)
+                    if not data:
+                        return
+                    (upstream if s is self.connection else self.connection).sendall(data)
+        finally:
+            upstream.close()

@@ -9,7 +9,9 @@ own simulator, since apply changes it.
 Environment: VMXKIT_BINARY, VMXKIT_VCSIM, VMXKIT_SOURCE_DIR (as test_live.py).
 """
 
+import json
 import os
+import ssl
 import sys
 import tempfile
 import unittest
@@ -17,6 +19,27 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import peers  # noqa: E402
 from test_live import GPU_HOST, GPU_HOST_UUID, GPU_VM, run  # noqa: E402
+
+
+def bios_uuid(url, name):
+    """The VM's config.uuid, read with pyVmomi."""
+    from urllib.parse import urlparse
+
+    from pyVim.connect import Disconnect, SmartConnect
+    from pyVmomi import vim
+
+    u = urlparse(url)
+    si = SmartConnect(host=u.hostname, port=u.port, user=u.username, pwd=u.password,
+                      sslContext=ssl._create_unverified_context())
+    try:
+        content = si.RetrieveContent()
+        view = content.viewManager.CreateContainerView(content.rootFolder, [vim.VirtualMachine],
+                                                       True)
+        uuids = {vm.name: vm.config.uuid for vm in view.view}
+        view.Destroy()
+        return uuids[name]
+    finally:
+        Disconnect(si)
 
 
 class ApplyTest(unittest.TestCase):
@@ -59,6 +82,43 @@ class ApplyTest(unittest.TestCase):
         lint = run("lint", *self.server, "--vm", GPU_VM)
         self.assertEqual(lint.returncode, 0, lint.out + lint.err)
 
+    def test_json_output_and_the_vm_by_uuid_datacenter_and_folder(self):
+        self.start("-apply")
+        dry = self.apply("--dry-run", "--format", "json")
+        self.assertEqual(dry.returncode, 0, dry.out + dry.err)
+        doc = json.loads(dry.out)
+        self.assertEqual((doc["schema"], doc["status"], doc["changed"]), (1, "dry-run", False))
+        self.assertEqual(doc["vm"]["name"], GPU_VM)
+        self.assertIn({"sign": "-", "what": "passthrough 0000:18:00.0 10de:2330 systemId %s"
+                       % GPU_HOST_UUID}, doc["changes"])
+        self.assertIn("VM 'DC0_H0_VM0' is powered off", doc["checks"]["passed"])
+        self.assertEqual((doc["task"], doc["lint"]), (None, None))
+
+        # The VM by datacenter and folder, then by its BIOS UUID: the same VM.
+        r = run("apply", *self.server, "--datacenter", "DC0", "--folder", "vm", "--vm", GPU_VM,
+                self.plan, "--firmware-change", "--format", "json")
+        self.assertEqual(r.returncode, 0, r.out + r.err)
+        doc = json.loads(r.out)
+        self.assertEqual((doc["status"], doc["changed"]), ("applied", True))
+        self.assertTrue(doc["task"]["success"], doc["task"])
+        self.assertEqual([d["rule"] for d in doc["lint"]["files"][0]["diagnostics"]
+                          if d["severity"] in ("error", "warning")], [])
+        self.assertEqual(doc["left"], [])
+        self.assertEqual(doc["lint"]["files"][0]["path"], "%s/vm/%s" % (
+            self.server[1].split("@")[-1].split("/")[0], GPU_VM))
+        r = run("apply", *self.server, "--uuid", bios_uuid(self.server[1], GPU_VM), self.plan,
+                "--firmware-change", "--format", "json")
+        self.assertEqual(r.returncode, 0, r.out + r.err)
+        self.assertEqual(json.loads(r.out)["status"], "no-changes")
+        for args, message in ((["--folder", "/DC0/vm/none", "--vm", GPU_VM], "no folder at"),
+                              (["--uuid", "00000000-0000-0000-0000-000000000000"],
+                               "no VM with BIOS UUID"),
+                              (["--uuid", "x", "--vm", GPU_VM], "one way")):
+            r = run("apply", *self.server, *args, self.plan, "--format", "json")
+            self.assertEqual(r.returncode, 2, r.out + r.err)
+            self.assertIn(message, r.err)
+            self.assertEqual(r.out, "")
+
     def test_a_powered_on_vm_is_not_changed(self):
         self.start()  # every VM powered on
         r = self.apply("--firmware-change")
@@ -73,6 +133,13 @@ class ApplyTest(unittest.TestCase):
         r = self.apply()
         self.assertEqual(r.returncode, 2, r.out + r.err)
         self.assertRegex(r.err, r"0000:9a:00.0: held by VM 'DC0_H0_VM1' \(vm-\d+\), which is poweredOn")
+        # As JSON: the failed check on stdout, exit 2 all the same.
+        r = self.apply("--format", "json")
+        self.assertEqual(r.returncode, 2, r.out + r.err)
+        doc = json.loads(r.out)
+        self.assertEqual((doc["status"], doc["changed"], doc["task"]), ("checks-failed", False,
+                                                                        None))
+        self.assertTrue(any("held by VM 'DC0_H0_VM1'" in c for c in doc["checks"]["failed"]))
         after = self.apply("--dry-run")
         self.assertIn("+ passthrough 0000:9a:00.0", after.out)
 

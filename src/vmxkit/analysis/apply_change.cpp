@@ -8,7 +8,12 @@
 #include <map>
 #include <string_view>
 
+#include "vmxkit/core/error.h"
+#include "vmxkit/core/source_file.h"
 #include "vmxkit/core/text.h"
+#include "vmxkit/formats/vsphere/configspec_xml.h"
+#include "vmxkit/formats/vsphere/load.h"
+#include "vmxkit/formats/vsphere/render.h"
 
 namespace vmxkit::apply {
 namespace {
@@ -259,6 +264,34 @@ Change compute_change(const vsphere::ConfigSpec& current, const vsphere::ConfigS
   extra_config_delta(current, plan, change);
   firmware_delta(current, plan, options, change);
   return change;
+}
+
+vsphere::ConfigSpec read_plan(std::string name, std::string bytes) {
+  const std::string shown = name;
+  const vsphere::Loaded loaded = vsphere::load(std::move(name), std::move(bytes));
+  if (loaded.vms.size() != 1) {
+    throw Error(fmt::format("{}: a plan holds one VM; this holds {}", shown, loaded.vms.size()));
+  }
+  return vsphere::output_spec(loaded.vms.front().config);
+}
+
+vsphere::ConfigSpec read_vm(std::string name, std::string bytes) {
+  const std::size_t start = vsphere::content_start(bytes);
+  const bool xml = start < bytes.size() && bytes[start] == '<';
+  constexpr std::string_view kWanted =
+      "give the VM as a vSphere client reads it: its ConfigInfo (a pyVmomi vm.config), or a "
+      "RetrievePropertiesEx answer of its config, which hold the server's device keys";
+  if (!xml) throw Error(name, fmt::format("not a vSphere XML document: {}", kWanted));
+  const SourceFile source(name, std::move(bytes));
+  vsphere::XmlDocument doc = vsphere::read_vim25_xml(source);
+  if (doc.kind == vsphere::XmlDocumentKind::configspec ||
+      doc.kind == vsphere::XmlDocumentKind::reconfigure) {
+    throw Error(name, fmt::format("a ConfigSpec, not a VM's configuration: {}", kWanted));
+  }
+  if (doc.vms.size() != 1) {
+    throw Error(name, fmt::format("holds {} VMs; give one", doc.vms.size()));
+  }
+  return std::move(doc.vms.front().spec);
 }
 
 }  // namespace vmxkit::apply

@@ -68,4 +68,17 @@ Change compute_change(const vsphere::ConfigSpec& current, const vsphere::ConfigS
 /// The `<fill in: ...>` placeholders a spec holds, each as "where: value".
 std::vector<std::string> find_placeholders(const vsphere::ConfigSpec& spec);
 
+/// The plan a document holds (any VM input vmxkit reads: a .vmx, a ConfigSpec...), as the
+/// ConfigSpec the outputs send: compute_change()'s `plan`. Throws vmxkit::Error as
+/// vsphere::load() does, and when the document holds more or less than one VM.
+vsphere::ConfigSpec read_plan(std::string name, std::string bytes);
+
+/// A VM as a vSphere client read it: a ConfigInfo document, or a RetrievePropertiesEx (or
+/// Fetch) answer holding one VM's `config`, as pyVmomi serializes either; read as the
+/// ConfigSpec that would give the VM its configuration, with the server's device keys:
+/// compute_change()'s `current`. Throws vmxkit::Error for what is not such a document (a
+/// `.vmx`, a ConfigSpec and a ReconfigVM_Task request hold no device keys), and for a document
+/// of several VMs.
+vsphere::ConfigSpec read_vm(std::string name, std::string bytes);
+
 }  // namespace vmxkit::apply

@@ -244,6 +244,7 @@ ClientOptions options_from_environment(std::string server, bool insecure) {
   }
   o.session = env("VMXKIT_SESSION");
   o.ca_file = env("VMXKIT_CA_FILE");
+  o.proxy = env("VMXKIT_PROXY");
   o.insecure = insecure || true_flag(env("VMXKIT_INSECURE")) || true_flag(env("GOVC_INSECURE"));
   return o;
 }
@@ -282,6 +283,10 @@ Transport curl_transport(const ClientOptions& options) {
     lib.easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, options.insecure ? 0L : 1L);
     lib.easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, options.insecure ? 0L : 2L);
     if (!options.ca_file.empty()) lib.easy_setopt(curl, CURLOPT_CAINFO, options.ca_file.c_str());
+    if (!options.proxy.empty()) {
+      lib.easy_setopt(curl, CURLOPT_PROXY, options.proxy.c_str());
+      lib.easy_setopt(curl, CURLOPT_NOPROXY, "");  // the proxy asked for, whatever no_proxy says
+    }
     const CURLcode code = lib.easy_perform(curl);
     lib.slist_free_all(headers);
     const std::string endpoint = parse_server_url(request.url).endpoint();

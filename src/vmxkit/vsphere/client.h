@@ -67,6 +67,9 @@ struct ClientOptions {
   /// Send credentials (a password, a session cookie) over plain http://: refused without it.
   bool allow_http = false;
   std::string ca_file;  ///< CA certificates (PEM) to verify the server with
+  /// An HTTP proxy to reach the server through (`http://host:port`, CONNECT for https), used
+  /// for every host (no_proxy does not apply). Empty: libcurl's environment (https_proxy...).
+  std::string proxy;
   long connect_timeout_ms = 10'000;
   long timeout_ms = 60'000;    ///< per request, connection included
   unsigned max_objects = 100;  ///< objects per RetrievePropertiesEx answer
@@ -78,7 +81,7 @@ struct ClientOptions {
 /// `server` is empty); VMXKIT_USERNAME/VMXKIT_PASSWORD (where the URL has none), else
 /// GOVC_USERNAME/GOVC_PASSWORD (replacing the URL's; a value naming a readable file stands for
 /// its trimmed contents, as govc reads them); VMXKIT_SESSION; VMXKIT_INSECURE or GOVC_INSECURE
-/// (1 or true, any case); VMXKIT_CA_FILE.
+/// (1 or true, any case); VMXKIT_CA_FILE; VMXKIT_PROXY.
 ClientOptions options_from_environment(std::string server, bool insecure);
 
 /// The libcurl transport (exposed for tests of its error messages).

@@ -253,6 +253,7 @@ func main() {
 	requests := flag.String("requests", "", "append each property collector request's method here")
 	applyVM := flag.Bool("apply", false, "power DC0_H0_VM0 off, so that vmxkit apply may change it")
 	held := flag.Bool("held", false, "give DC0_H0_VM1 (powered on) the GPU 0000:9a:00.0")
+	password := flag.String("password", "pass", "the password of user 'user' (in the URL printed)")
 	flag.Parse()
 
 	model := simulator.VPX()
@@ -325,8 +326,8 @@ func main() {
 	}
 
 	model.Service.TLS = new(tls.Config)
-	// Credentials checked for real (the default accepts any): user:pass, in the URL printed.
-	model.Service.Listen = &url.URL{Host: "127.0.0.1:0", User: url.UserPassword("user", "pass")}
+	// Credentials checked for real (the default accepts any): user and -password, in the URL printed.
+	model.Service.Listen = &url.URL{Host: "127.0.0.1:0", User: url.UserPassword("user", *password)}
 	server := model.Service.NewServer()
 	defer server.Close()
 

@@ -211,3 +211,52 @@ TEST_CASE("apply finds every placeholder the plan still holds", "[analysis][appl
   CHECK(c.placeholders[1].find("pciPassthru.64bitMMIOSizeGB") == 0);
   CHECK(compute_change(old_vm(), plan()).placeholders.empty());
 }
+
+TEST_CASE("apply reads a VM as a vSphere client read it, with the server's device keys",
+          "[analysis][apply]") {
+  const std::string dir = vmxkit::test::source_path("tests/data/vsphere/clients/");
+  const ConfigSpec vm =
+      vmxkit::apply::read_vm("info.xml", vmxkit::test::read_bytes(dir + "pyvmomi-configinfo.xml"));
+  REQUIRE(vm.device_change.size() == 2);
+  CHECK(vm.device_change[0].key == 204);
+  CHECK(vm.device_change[1].key == 205);
+  CHECK(vm.memory_mb == 65536);
+  // A RetrievePropertiesEx answer of one VM is read the same way.
+  const ConfigSpec fetched =
+      vmxkit::apply::read_vm("fetch.xml", vmxkit::test::read_bytes(dir + "fetch-config.xml"));
+  CHECK_FALSE(fetched.device_change.empty());
+}
+
+TEST_CASE("apply refuses a VM document without the server's device keys, or of several VMs",
+          "[analysis][apply]") {
+  const std::string dir = vmxkit::test::source_path("tests/data/vsphere/clients/");
+  CHECK_THROWS_WITH(
+      vmxkit::apply::read_vm("vm.vmx", "memsize = \"4096\"\n"),
+      Catch::Contains("vm.vmx: not a vSphere XML document") && Catch::Contains("ConfigInfo"));
+  CHECK_THROWS_WITH(
+      vmxkit::apply::read_vm("spec.xml", vmxkit::test::read_bytes(dir + "pyvmomi-configspec.xml")),
+      Catch::Contains("a ConfigSpec, not a VM's configuration"));
+  CHECK_THROWS_WITH(vmxkit::apply::read_vm(
+                        "two.xml", vmxkit::test::read_bytes(dir + "retrievepropertiesex-2vms.xml")),
+                    Catch::Contains("two.xml: holds 2 VMs"));
+}
+
+TEST_CASE("apply reads a plan from any VM input as the ConfigSpec the outputs send",
+          "[analysis][apply]") {
+  const ConfigSpec p = vmxkit::apply::read_plan("plan.vmx",
+                                                "memsize = \"2048\"\n"
+                                                "pciPassthru0.present = \"TRUE\"\n"
+                                                "pciPassthru0.id = \"0000:9a:00.0\"\n"
+                                                "pciPassthru0.deviceId = \"0x2330\"\n"
+                                                "pciPassthru0.vendorId = \"0x10de\"\n"
+                                                "pciPassthru0.systemId = \"" +
+                                                    kUuid + "\"\n");
+  CHECK(p.memory_mb == 2048);
+  REQUIRE(p.device_change.size() == 1);
+  CHECK(p.device_change[0].device.id == "0000:9a:00.0");
+  CHECK(p.device_change[0].operation == "add");
+  const std::string two = vmxkit::test::read_bytes(
+      vmxkit::test::source_path("tests/data/vsphere/clients/retrievepropertiesex-2vms.xml"));
+  CHECK_THROWS_WITH(vmxkit::apply::read_plan("two.xml", two),
+                    Catch::Contains("two.xml: a plan holds one VM; this holds 2"));
+}

@@ -129,6 +129,16 @@ std::string find_by_inventory_path(const Moref& search_index, std::string_view p
   return method("FindByInventoryPath", search_index, rest);
 }
 
+std::string find_vm_by_uuid(const Moref& search_index, const Moref& datacenter,
+                            std::string_view uuid, bool instance_uuid) {
+  std::string rest;
+  if (!datacenter.value.empty()) add_moref(rest, "datacenter", datacenter);
+  add_text(rest, "uuid", uuid);
+  add_text(rest, "vmSearch", "true");
+  add_text(rest, "instanceUuid", instance_uuid ? "true" : "false");
+  return method("FindByUuid", search_index, rest);
+}
+
 std::string retrieve_properties_ex(const Moref& property_collector, const PropertyQuery& query) {
   std::string rest = "<specSet><propSet>";
   add_text(rest, "type", query.type);

@@ -57,6 +57,10 @@ std::string create_container_view(const Moref& view_manager, const Moref& contai
                                   std::string_view type, bool recursive);
 std::string destroy_view(const Moref& view);
 std::string find_by_inventory_path(const Moref& search_index, std::string_view path);
+/// SearchIndex.FindByUuid for a VM: its BIOS UUID (`config.uuid`), or with `instance_uuid` its
+/// vCenter instance UUID; in `datacenter` when it is not empty.
+std::string find_vm_by_uuid(const Moref& search_index, const Moref& datacenter,
+                            std::string_view uuid, bool instance_uuid);
 /// EnvironmentBrowser.QueryConfigTarget for one host of the compute resource.
 std::string query_config_target(const Moref& environment_browser, const Moref& host);
 

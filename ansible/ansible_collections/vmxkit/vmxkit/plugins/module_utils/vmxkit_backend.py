@@ -18,6 +18,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import inspect
 import json
 import os
 import pathlib
@@ -84,12 +85,25 @@ class VmxkitError(Exception):
 class Server:
     """vCenter (or ESXi) as the community.vmware modules name it."""
 
-    def __init__(self, hostname, port, username, password, validate_certs):
+    def __init__(self, hostname, port, username, password, validate_certs, proxy_host=None,
+                 proxy_port=None):
         self.hostname = hostname
         self.port = port
         self.username = username
         self.password = password
         self.validate_certs = validate_certs
+        self.proxy_host = proxy_host
+        self.proxy_port = proxy_port
+
+    @property
+    def proxy(self):
+        """The HTTP proxy as a URL (``http://host:port``), or None."""
+        if not self.proxy_host:
+            return None
+        host = self.proxy_host
+        if ":" in host and not host.startswith("["):
+            host = "[%s]" % host
+        return "http://%s:%d" % (host, self.proxy_port)
 
     @property
     def netloc(self):
@@ -221,8 +235,15 @@ class PythonBackend:
         else:
             context = ssl._create_unverified_context()
         try:
+            proxy = {}
+            if server.proxy_host:
+                # SmartConnect takes a proxy from pyVmomi 8.0 on (6.7, Debian 12's, does not).
+                if "httpProxyHost" not in inspect.signature(SmartConnect).parameters:
+                    raise VmxkitError("proxy_host: this pyVmomi's SmartConnect takes no proxy "
+                                      "(pyVmomi 8.0 does); give backend: binary")
+                proxy = dict(httpProxyHost=server.proxy_host, httpProxyPort=server.proxy_port)
             return SmartConnect(host=server.hostname, port=server.port, user=server.username,
-                                pwd=server.password, sslContext=context)
+                                pwd=server.password, sslContext=context, **proxy)
         except vim.fault.InvalidLogin as e:
             raise VmxkitError("%s: Login: the server refused the user name or password "
                               "(InvalidLogin: %s)" % (server.url, e.msg))
@@ -461,7 +482,8 @@ class BinaryBackend:
         if not server.validate_certs:
             args.append("--insecure")
         # Credentials through the environment only: never on a command line.
-        env = dict(VMXKIT_USERNAME=server.username or "", VMXKIT_PASSWORD=server.password or "")
+        env = dict(VMXKIT_USERNAME=server.username or "", VMXKIT_PASSWORD=server.password or "",
+                   VMXKIT_PROXY=server.proxy or "")
         try:
             rc, out, err = self._run(args, [], env)
         except VmxkitError as e:

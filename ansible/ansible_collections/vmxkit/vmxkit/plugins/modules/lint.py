@@ -69,6 +69,16 @@ options:
       - The environment variable C(VMWARE_VALIDATE_CERTS) sets it when the task does not.
     type: bool
     default: true
+  proxy_host:
+    description:
+      - An HTTP proxy to reach I(hostname) through (HTTPS goes through it with C(CONNECT)).
+      - The environment variable C(VMWARE_PROXY_HOST) sets it when the task does not.
+    type: str
+  proxy_port:
+    description:
+      - The port of I(proxy_host).
+      - The environment variable C(VMWARE_PROXY_PORT) sets it when the task does not.
+    type: int
   vm:
     description:
       - The VM on I(hostname) to lint, by name (or moref, C(vm-42)). Every VM of that name is
@@ -271,6 +281,8 @@ def main():
         port=dict(type="int", default=443, fallback=(env_fallback, ["VMWARE_PORT"])),
         validate_certs=dict(type="bool", default=True,
                             fallback=(env_fallback, ["VMWARE_VALIDATE_CERTS"])),
+        proxy_host=dict(type="str", fallback=(env_fallback, ["VMWARE_PROXY_HOST"])),
+        proxy_port=dict(type="int", fallback=(env_fallback, ["VMWARE_PROXY_PORT"])),
         vm=dict(type="str"),
         all_vms=dict(type="bool", default=False),
         fail_on=dict(type="str", default="error", choices=FAIL_ON),
@@ -280,6 +292,7 @@ def main():
         argument_spec=argument_spec,
         mutually_exclusive=[("path", "vm"), ("path", "all_vms"), ("vm", "all_vms"),
                             ("host", "vm"), ("host", "all_vms")],
+        required_together=[("proxy_host", "proxy_port")],
         supports_check_mode=True,
     )
     p = module.params
@@ -293,7 +306,7 @@ def main():
     try:
         if live:
             server = Server(p["hostname"], p["port"], p["username"], p["password"],
-                            p["validate_certs"])
+                            p["validate_certs"], p["proxy_host"], p["proxy_port"])
             result = backend.lint_vcenter(server, p["vm"], p["all_vms"])
         else:
             result = backend.lint_file(p["path"], p["host"] or [])
