@@ -163,6 +163,14 @@ void position_json(JsonStream& j, const checks::LintResult& r, std::size_t offse
   j.end_object();
 }
 
+// The "start" and "end" members of a span of the input, each a position.
+void span_json(JsonStream& j, const checks::LintResult& r, std::size_t begin, std::size_t end) {
+  j.key("start");
+  position_json(j, r, begin);
+  j.key("end");
+  position_json(j, r, end);
+}
+
 // One element of "files", nested `depth` levels deep, appended to `out`, which is written to
 // `os` whenever it holds 64 KiB: a file with a million findings is not held as one text.
 void file_json(std::ostream& os, std::string& out, std::size_t depth, const checks::LintResult& r) {
@@ -185,18 +193,12 @@ void file_json(std::ostream& os, std::string& out, std::size_t depth, const chec
     j.value(to_string(d.severity));
     j.key("message");
     j.value(d.message);
-    j.key("start");
-    position_json(j, r, d.begin);
-    j.key("end");
-    position_json(j, r, d.end);
+    span_json(j, r, d.begin, d.end);
     j.key("notes");
     j.begin_array();
     for (const Note& n : d.notes) {
       j.begin_object();
-      j.key("start");
-      position_json(j, r, n.begin);
-      j.key("end");
-      position_json(j, r, n.end);
+      span_json(j, r, n.begin, n.end);
       j.key("message");
       j.value(n.message);
       j.end_object();
@@ -213,10 +215,7 @@ void file_json(std::ostream& os, std::string& out, std::size_t depth, const chec
       j.begin_array();
       for (const TextEdit& e : d.fix->edits) {
         j.begin_object();
-        j.key("start");
-        position_json(j, r, e.begin);
-        j.key("end");
-        position_json(j, r, e.end);
+        span_json(j, r, e.begin, e.end);
         j.key("replacement");
         j.value(e.replacement);
         j.end_object();
