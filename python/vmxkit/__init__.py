@@ -672,7 +672,8 @@ def _device(t: Tuple[Any, ...]) -> HostDevice:
 
 #: The HostSystem properties a host is read from (those the vSphere client of the CLI asks).
 _HOST_PROPERTIES = ("name", "hardware.pciDevice", "config.pciPassthruInfo", "hardware.numaInfo",
-                    "hardware.systemInfo.uuid")
+                    "hardware.systemInfo.uuid", "config.sharedPassthruGpuTypes",
+                    "config.sharedGpuCapabilities")
 
 
 class Host:
@@ -709,7 +710,7 @@ class Host:
         """A host from a pyVmomi ``vim.HostSystem`` (``vm.runtime.host``): one PropertyCollector
         call reads the properties that ``vmxkit --esx-host`` reads (``hardware.pciDevice``,
         ``config.pciPassthruInfo``, ``hardware.numaInfo``, ``hardware.systemInfo.uuid``,
-        ``name``), pyVmomi serializes the answer, and vmxkit reads it as it reads a saved
+        ``config.sharedPassthruGpuTypes``, ``config.sharedGpuCapabilities``, ``name``), pyVmomi serializes the answer, and vmxkit reads it as it reads a saved
         RetrievePropertiesEx answer (``vmxkit topo host-properties.xml``). Raises vmxkit.Error
         when the host's devices cannot be read (a missing privilege: the fault is named)."""
         from pyVmomi import SoapAdapter, VmomiSupport, vim, vmodl  # type: ignore[import]
@@ -719,9 +720,15 @@ class Host:
                             % type(host_system).__name__)
         pc = vmodl.query.PropertyCollector
         content = vim.ServiceInstance("ServiceInstance", host_system._stub).RetrieveContent()
+        paths = list(_HOST_PROPERTIES)
+        # config.sharedGpuCapabilities is vSphere 6.7's (vim.version.version12): a session at an
+        # older version (a 6.5 server) could not read the answer, so it is not asked there.
+        if not VmomiSupport.IsChildVersion(getattr(host_system._stub, "version", ""),
+                                           "vim.version.version12"):
+            paths.remove("config.sharedGpuCapabilities")
         spec = pc.FilterSpec(objectSet=[pc.ObjectSpec(obj=host_system, skip=False)],
                              propSet=[pc.PropertySpec(type=vim.HostSystem, all=False,
-                                                      pathSet=list(_HOST_PROPERTIES))])
+                                                      pathSet=paths)])
         result = content.propertyCollector.RetrievePropertiesEx([spec], pc.RetrieveOptions())
         if result is None or not result.objects:
             raise Error("%s: the HostSystem returned no properties" % host_system._moId)

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -32,6 +34,66 @@ struct HostCheckOptions {
   ServerOptions server;
 };
 
+std::string yes_no(const std::optional<bool>& b) { return b ? (*b ? "yes" : "no") : "-"; }
+
+Json optional_bool(const std::optional<bool>& b) { return b ? Json(*b) : Json(nullptr); }
+
+// The vGPU types the host offers (config.sharedPassthruGpuTypes) with what a VM holding each may
+// do (config.sharedGpuCapabilities); null when the inputs do not say (not the vSphere API).
+Json vgpu_types_json(const pci::HostVgpuTypes& types) {
+  if (!types.known) return nullptr;
+  Json list = Json::array();
+  for (const pci::VgpuOffer& v : types.offered) {
+    list.push_back({{"vgpu", json_text(v.profile)},
+                    {"disk_snapshot_supported", optional_bool(v.disk_snapshot)},
+                    {"memory_snapshot_supported", optional_bool(v.memory_snapshot)},
+                    {"suspend_supported", optional_bool(v.suspend)},
+                    {"migrate_supported", optional_bool(v.migrate)}});
+  }
+  return list;
+}
+
+void print_vgpu_types(const pci::HostVgpuTypes& types, Context& ctx) {
+  if (!types.known) return;
+  const std::string name = types.host_name.empty() ? "the host" : types.host_name;
+  if (types.offered.empty()) {
+    ctx.out << fmt::format(
+        "vGPU types: none offered by {} (config.sharedPassthruGpuTypes is empty: no NVIDIA vGPU "
+        "manager, or no GPU in Shared Direct mode)\n",
+        name);
+    return;
+  }
+  std::size_t width = 7;  // "PROFILE"
+  for (const pci::VgpuOffer& v : types.offered) width = std::max(width, v.profile.size());
+  ctx.out << fmt::format("vGPU types offered by {} (config.sharedPassthruGpuTypes, {}):\n", name,
+                         types.offered.size());
+  ctx.out << fmt::format("  {:<{}}  DISK-SNAPSHOT  MEMORY-SNAPSHOT  SUSPEND  MIGRATE\n", "PROFILE",
+                         width);
+  for (const pci::VgpuOffer& v : types.offered) {
+    ctx.out << fmt::format("  {:<{}}  {:<13}  {:<15}  {:<7}  {}\n", v.profile, width,
+                           yes_no(v.disk_snapshot), yes_no(v.memory_snapshot), yes_no(v.suspend),
+                           yes_no(v.migrate));
+  }
+}
+
+void write_json(const std::vector<checks::Finding>& findings, pci::HostKind advised,
+                const pci::Host& host, Context& ctx) {
+  Json list = Json::array();
+  for (const checks::Finding& f : findings) {
+    list.push_back({{"id", f.check->id},
+                    {"name", f.check->name},
+                    {"severity", to_string(f.severity)},
+                    {"subject", json_text(f.subject)},
+                    {"message", json_text(f.message)},
+                    {"fix", f.fix.empty() ? Json(nullptr) : Json(json_text(f.fix))}});
+  }
+  write_json_document(
+      ctx.out,
+      {{"host_kind", advised == pci::HostKind::unknown ? Json(nullptr) : Json(to_string(advised))},
+       {"findings", std::move(list)},
+       {"vgpu_types", vgpu_types_json(host.vgpu_types())}});
+}
+
 int run_host_check(const HostCheckOptions& o, Context& ctx) {
   const bool from_server = server_host_wanted(o.server);
   if (o.hosts.empty() && !from_server) {
@@ -54,25 +116,14 @@ int run_host_check(const HostCheckOptions& o, Context& ctx) {
     if (f.severity == Severity::error || f.severity == Severity::warning) code = kExitFindings;
   }
   if (o.format == "json") {
-    Json list = Json::array();
-    for (const checks::Finding& f : findings) {
-      list.push_back({{"id", f.check->id},
-                      {"name", f.check->name},
-                      {"severity", to_string(f.severity)},
-                      {"subject", json_text(f.subject)},
-                      {"message", json_text(f.message)},
-                      {"fix", f.fix.empty() ? Json(nullptr) : Json(json_text(f.fix))}});
-    }
-    write_json_document(
-        ctx.out, {{"host_kind",
-                   advised == pci::HostKind::unknown ? Json(nullptr) : Json(to_string(advised))},
-                  {"findings", std::move(list)}});
+    write_json(findings, advised, host, ctx);
     return code;
   }
   if (advised != pci::HostKind::unknown) {
     ctx.out << fmt::format("host: {} ({})\n", to_string(advised),
                            kind == pci::HostKind::unknown ? "from the inputs" : "--host-kind");
   }
+  print_vgpu_types(host.vgpu_types(), ctx);
   for (const checks::Finding& f : findings) {
     if (!f.subject.empty()) ctx.out << f.subject << ": ";
     ctx.out << fmt::format("{}: {} [{}]\n", to_string(f.severity), f.message, f.check->id);

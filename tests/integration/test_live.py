@@ -91,6 +91,49 @@ class GpuHostTest(unittest.TestCase):
         self.assertFalse(any("0000:19:00.0" in f["subject"] and f["name"] == "sriov-no-vfs"
                              for f in findings), findings)
 
+    def test_host_check_lists_the_hosts_vgpu_types(self):
+        # config.sharedPassthruGpuTypes with config.sharedGpuCapabilities, as the text and the
+        # JSON say them.
+        r = run("host-check", *self.server, "--esx-host", GPU_HOST)
+        self.assertIn(r.returncode, (0, 1), r.err)
+        self.assertIn("vGPU types offered by %s (config.sharedPassthruGpuTypes, 4):" % GPU_HOST,
+                      r.out)
+        self.assertRegex(r.out, r"PROFILE\s+DISK-SNAPSHOT\s+MEMORY-SNAPSHOT\s+SUSPEND\s+MIGRATE")
+        self.assertRegex(r.out, r"nvidia_h100xm-80c\s+yes\s+no\s+yes\s+no\n")
+        self.assertRegex(r.out, r"nvidia_h100xm-40c\s+yes\s+no\s+yes\s+yes\n")
+        r = run("host-check", *self.server, "--esx-host", GPU_HOST, "--format", "json")
+        self.assertIn(r.returncode, (0, 1), r.err)
+        types = json.loads(r.out)["vgpu_types"]
+        self.assertEqual([t["vgpu"] for t in types], ["nvidia_h100xm-80c", "nvidia_h100xm-40c",
+                                                      "nvidia_h100xm-20c", "nvidia_h100xm-10c"])
+        self.assertEqual(types[0], dict(vgpu="nvidia_h100xm-80c", disk_snapshot_supported=True,
+                                        memory_snapshot_supported=False, suspend_supported=True,
+                                        migrate_supported=False))
+        # A host read from lspci says nothing about vGPU types: null, and no section.
+        host = os.path.join(peers.SOURCE_DIR, "examples", "hosts",
+                            "synthetic-esxi-1s-2sw-4gpu-2nic.esxcli-pci.txt")
+        r = run("host-check", host, "--format", "json")
+        self.assertIn(r.returncode, (0, 1), r.err)
+        self.assertIsNone(json.loads(r.out)["vgpu_types"])
+        r = run("host-check", host)
+        self.assertNotIn("vGPU types", r.out)
+
+    def test_generate_refuses_a_vgpu_type_the_host_does_not_offer(self):
+        # nvidia_h100xm-16c is a type of the H100 SXM5 in vmxkit's table, but not one this host
+        # offers: refused, naming what it offers.
+        r = run("generate", *self.server, "--esx-host", GPU_HOST, "--gpu", "auto", "--gpus", "1",
+                "--vgpu", "nvidia_h100xm-16c")
+        self.check(r, 2)
+        self.assertIn("--vgpu nvidia_h100xm-16c: host %s does not offer it "
+                      "(config.sharedPassthruGpuTypes); it offers: nvidia_h100xm-80c, "
+                      "nvidia_h100xm-40c, nvidia_h100xm-20c, nvidia_h100xm-10c" % GPU_HOST, r.err)
+        self.assertEqual(r.out, "")
+        # One it offers is planned, with the host's UUID.
+        r = run("generate", *self.server, "--esx-host", GPU_HOST, "--gpu", "0000:9a:00.0",
+                "--vgpu", "nvidia_h100xm-40c")
+        self.check(r)
+        self.assertIn('pciPassthru0.vgpu = "nvidia_h100xm-40c"', r.out)
+
     def test_generate_writes_the_hosts_system_id(self):
         r = run("generate", *self.server, "--esx-host", GPU_HOST, "--gpu", "0000:9a:00.0",
                 "--nic", "0000:9b:00.0")

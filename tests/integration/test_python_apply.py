@@ -5,7 +5,8 @@ the plan test_apply.py makes for the GPU host (`vmxkit generate --esx-host`): vm
 swaps the VM's old GPU for the plan's, then finds nothing to change; a dry run, a powered-on VM
 and a plan with a placeholder change nothing; the VM found by uuid, moid, datacenter and
 folder; credentials as keywords, never in a message; a proxy. And plan.config_spec(vm=...)
-through pyVmomi's own ReconfigVM_Task: the VM then holds exactly the plan. Each test starts its
+through pyVmomi's own ReconfigVM_Task: the VM then holds exactly the plan; a plan generated
+from Host.from_vsphere carries the host's UUID and knows its vGPU types. Each test starts its
 own simulator (on 127.0.0.1), since apply changes it, and stops it.
 
 Environment: VMXKIT_BINARY, VMXKIT_VCSIM, VMXKIT_SOURCE_DIR, PYTHONPATH (the package).
@@ -217,6 +218,30 @@ class PythonApplyTest(unittest.TestCase):
         self.assertTrue(plan.change(vm, firmware_change=True).empty,
                         str(plan.change(vm, firmware_change=True)))
         self.assertEqual(self.apply(plan, firmware_change=True).status, "no-changes")
+
+    def test_a_plan_from_a_live_host_carries_its_uuid(self):
+        # Host.from_vsphere reads hardware.systemInfo.uuid: generate() without system_id
+        # writes it into every systemId, so no placeholder reaches the server.
+        self.start("-apply")
+        vm = self.pyvmomi()[GPU_VM]
+        host = vmxkit.Host.from_vsphere(vm.runtime.host)
+        plan = vmxkit.generate(host, gpus=1, nic="auto")
+        for form in ("vmx", "configspec-xml", "vi-json"):
+            text = plan.render(form).decode("utf-8")
+            self.assertNotIn("<fill in", text, form)
+            self.assertIn(GPU_HOST_UUID, text, form)
+        spec = plan.config_spec(vm=vm, firmware_change=True)
+        added = [c.device.backing for c in spec.deviceChange if c.operation == "add"]
+        self.assertTrue(added)
+        self.assertEqual({b.systemId for b in added}, {GPU_HOST_UUID})
+        self.assertEqual(plan.change(vm).placeholders, ())
+        # The host's vGPU types came with it: one it does not offer is refused.
+        with self.assertRaises(vmxkit.Error) as e:
+            vmxkit.generate(host, gpus=1, vgpu="nvidia_h100xm-16c")
+        self.assertIn("does not offer it (config.sharedPassthruGpuTypes); it offers: "
+                      "nvidia_h100xm-80c", str(e.exception))
+        self.assertEqual(vmxkit.generate(host, gpus=[NEW_GPU], vgpu="nvidia_h100xm-40c").vgpu,
+                         "nvidia_h100xm-40c")
 
 
 if __name__ == "__main__":

@@ -215,6 +215,32 @@ const devices::VgpuType& vgpu_type(const std::string& profile, const pci::Host* 
   throw Error(text);
 }
 
+// A host read from the vSphere API names the vGPU types it offers (config.sharedPassthruGpuTypes):
+// a type it does not offer is refused, naming those it does. ESXi lists a type only once NVIDIA's
+// vGPU manager runs and the GPU's graphics type is Shared Direct, so none at all says that.
+void refuse_vgpu_not_offered(const std::string& profile, const pci::Host& host) {
+  const pci::HostVgpuTypes& types = host.vgpu_types();
+  if (!types.known || types.find(profile) != nullptr) return;
+  const std::string name = types.host_name.empty() ? "the host" : "host " + types.host_name;
+  if (types.offered.empty()) {
+    throw Error(fmt::format(
+        "--vgpu {}: {} offers no vGPU type (its config.sharedPassthruGpuTypes is empty): install "
+        "NVIDIA's vGPU manager on it and set its GPUs' graphics type to Shared Direct, or pass "
+        "the GPU through whole (no --vgpu)",
+        profile, name));
+  }
+  throw Error(
+      fmt::format("--vgpu {}: {} does not offer it (config.sharedPassthruGpuTypes); it "
+                  "offers: {}",
+                  profile, name, fmt::join(types.names(), ", ")));
+}
+
+// A vGPU type the table knows (vgpu_type) and, when the host says, one it offers.
+void check_vgpu_request(const std::string& profile, const pci::Host* host) {
+  (void)vgpu_type(profile, host);
+  if (host != nullptr) refuse_vgpu_not_offered(profile, *host);
+}
+
 // The GPUs a vGPU type runs on: the boards the vGPU table names for it (a GPU whose device id
 // the capture does not give is kept, not refused on a guess). Throws when none of `gpus` is one,
 // or with `every` (GPUs the user named) when one is not, naming the types the host offers.
@@ -599,11 +625,13 @@ std::string fewer_gpus_hint(const Plan& plan, const Request& request) {
 std::string placeholder(std::string_view what) { return fmt::format("<fill in: {}>", what); }
 
 Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog& catalog) {
-  if (request.vgpu) (void)vgpu_type(*request.vgpu, host);  // a name the table knows, or refused
+  if (request.vgpu) check_vgpu_request(*request.vgpu, host);
   Plan plan;
   plan.vgpu = request.vgpu;
   plan.network = request.network;
-  plan.system_id = request.system_id;
+  // A host read from the vSphere API gives its UUID: no placeholder reaches the plan.
+  plan.system_id =
+      request.system_id.empty() && host != nullptr ? host->system_uuid() : request.system_id;
   plan.memory_mb = request.memory_mb.value_or(kDefaultMemoryMb);
   plan.memory_default = !request.memory_mb;
 

@@ -28,6 +28,20 @@ std::string HostWarning::to_string() const {
   return where.to_string() + ": " + message;
 }
 
+const VgpuOffer* HostVgpuTypes::find(std::string_view profile) const {
+  for (const VgpuOffer& o : offered) {
+    if (o.profile == profile) return &o;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> HostVgpuTypes::names() const {
+  std::vector<std::string> out;
+  out.reserve(offered.size());
+  for (const VgpuOffer& o : offered) out.push_back(o.profile);
+  return out;
+}
+
 Host::Host(Catalog catalog) : catalog_(std::make_shared<const Catalog>(std::move(catalog))) {}
 
 std::size_t Host::upsert(const Bdf& bdf) {

@@ -40,6 +40,25 @@ struct NumaInfo {
   bool single_node_inferred = false;
 };
 
+/// One vGPU type the host offers: a name of `config.sharedPassthruGpuTypes` (vSphere API 6.0,
+/// `HostConfigInfo`), with what its `config.sharedGpuCapabilities` entry (6.7,
+/// `HostSharedGpuCapabilities`) says a VM holding it may do; unset where the host gave none.
+struct VgpuOffer {
+  std::string profile;  ///< "nvidia_h100xm-80c", as a VM's pciPassthruN.vgpu names it
+  std::optional<bool> disk_snapshot, memory_snapshot, suspend, migrate;
+};
+
+/// The vGPU types of a host read from the vSphere API. `known` only when the input holds the
+/// properties (a host from `lspci` or esxcli says nothing about them): then an empty `offered`
+/// means the host offers none.
+struct HostVgpuTypes {
+  bool known = false;
+  std::string host_name;  ///< the HostSystem's name, for messages
+  std::vector<VgpuOffer> offered;
+  const VgpuOffer* find(std::string_view profile) const;
+  std::vector<std::string> names() const;
+};
+
 /// A warning about the input: where, and what could not be done.
 struct HostWarning {
   Origin where;  ///< path empty when not about one line
@@ -68,6 +87,9 @@ class Host {
   void set_complete() { complete_ = true; }
   void warn(Origin where, std::string message);
   NumaInfo& numa() { return numa_; }
+  /// hardware.systemInfo.uuid from the vSphere API: the systemId of passthrough entries.
+  void set_system_uuid(std::string uuid) { system_uuid_ = std::move(uuid); }
+  HostVgpuTypes& vgpu_types() { return vgpu_types_; }
   void finalize();
 
   // --- queries ---
@@ -78,6 +100,9 @@ class Host {
   const std::vector<RootBus>& roots() const { return roots_; }
   const std::vector<HostWarning>& warnings() const { return warnings_; }
   const NumaInfo& numa() const { return numa_; }
+  /// The host's system UUID when an input gave it (the vSphere API), else empty.
+  const std::string& system_uuid() const { return system_uuid_; }
+  const HostVgpuTypes& vgpu_types() const { return vgpu_types_; }
   const Catalog& catalog() const { return *catalog_; }
   /// "0000:c1:00.0 (RTX 6000 Ada Generation)" for messages.
   std::string describe(std::size_t index) const;
@@ -112,6 +137,8 @@ class Host {
   std::vector<std::pair<std::uint16_t, std::uint8_t>> given_roots_;
   std::vector<HostWarning> warnings_;
   NumaInfo numa_;
+  std::string system_uuid_;
+  HostVgpuTypes vgpu_types_;
   bool complete_ = false;
   bool finalized_ = false;
 };

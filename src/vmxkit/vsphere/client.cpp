@@ -562,9 +562,13 @@ std::vector<std::pair<soap::Moref, std::string>> Client::list_names(const soap::
 }
 
 const std::vector<std::string>& host_properties() {
-  static const std::vector<std::string> kPaths = {"name", "hardware.pciDevice",
-                                                  "config.pciPassthruInfo", "hardware.numaInfo",
-                                                  "hardware.systemInfo.uuid"};
+  static const std::vector<std::string> kPaths = {"name",
+                                                  "hardware.pciDevice",
+                                                  "config.pciPassthruInfo",
+                                                  "hardware.numaInfo",
+                                                  "hardware.systemInfo.uuid",
+                                                  "config.sharedPassthruGpuTypes",
+                                                  "config.sharedGpuCapabilities"};
   return kPaths;
 }
 
@@ -579,6 +583,10 @@ std::vector<pci::ApiHost> fetch_hosts(Client& client, const std::vector<soap::Mo
     for (const soap::ObjectContent& o : result.objects) {
       if (!o.prop("hardware.pciDevice") && !o.missing.empty()) continue;  // vanished
       out.push_back(soap::api_host(o));
+      // Asked for: a host that leaves them out offers no vGPU type, unless it could not read them.
+      out.back().vgpu_types_read =
+          std::none_of(o.missing.begin(), o.missing.end(),
+                       [](const auto& m) { return m.first.starts_with("config.shared"); });
     }
   });
   return out;

@@ -8,7 +8,8 @@
 // The standalone host DC0_H0 is a GPU host: two sockets, each a root port with a Broadcom
 // PEX890xx switch holding an NVIDIA H100 (10de:2330) and a ConnectX-7 (15b3:1021, SR-IOV) in
 // hardware.pciDevice with parentBridge, config.pciPassthruInfo (HostSriovInfo for the NICs),
-// hardware.numaInfo with each node's PCI devices, and a system UUID. Its VM DC0_H0_VM0 has a
+// hardware.numaInfo with each node's PCI devices, a system UUID, and four vGPU types of the H100
+// in config.sharedPassthruGpuTypes and config.sharedGpuCapabilities. Its VM DC0_H0_VM0 has a
 // GPU and a NIC passed through, without the P2P settings. The PropertyCollector honours
 // RetrieveOptions.maxObjects with ContinueRetrievePropertiesEx (govmomi 0.24's returns every
 // object at once). Options for the tests: -vms N (at least N VMs), -delay METHOD=MS (a slow
@@ -214,6 +215,18 @@ func gpuHost(host *simulator.HostSystem) {
 		passthru("0000:9a:00.0", true, true),
 		&types.HostSriovInfo{HostPciPassthruInfo: *passthru("0000:9b:00.0", true, true),
 			SriovCapable: true, MaxVirtualFunctionSupported: 16},
+	}
+	// NVIDIA's vGPU manager offers the H100 SXM5's C-series types: their names, and what a VM
+	// holding each may do (snapshots and suspend, not vMotion for the whole-GPU type).
+	for _, t := range []struct {
+		name    string
+		migrate bool
+	}{{"nvidia_h100xm-80c", false}, {"nvidia_h100xm-40c", true}, {"nvidia_h100xm-20c", true}, {"nvidia_h100xm-10c", true}} {
+		config.SharedPassthruGpuTypes = append(config.SharedPassthruGpuTypes, t.name)
+		config.SharedGpuCapabilities = append(config.SharedGpuCapabilities, types.HostSharedGpuCapabilities{
+			Vgpu: t.name, DiskSnapshotSupported: true, MemorySnapshotSupported: false,
+			SuspendSupported: true, MigrateSupported: t.migrate,
+		})
 	}
 	host.Config = &config
 }

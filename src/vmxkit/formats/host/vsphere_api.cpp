@@ -103,6 +103,30 @@ void load_numa(Host& host, const ApiHost& api) {
   }
 }
 
+// config.sharedPassthruGpuTypes in its order, each with its config.sharedGpuCapabilities entry;
+// a type only the capabilities name is offered too.
+void load_vgpu_types(Host& host, const ApiHost& api) {
+  if (!api.vgpu_types_read) return;
+  HostVgpuTypes& types = host.vgpu_types();
+  types.known = true;
+  types.host_name = api.name;
+  for (const std::string& name : api.shared_gpu_types) {
+    if (!name.empty() && types.find(name) == nullptr)
+      types.offered.push_back({name, {}, {}, {}, {}});
+  }
+  for (const ApiVgpuCapabilities& c : api.shared_gpu_capabilities) {
+    if (c.vgpu.empty()) continue;
+    if (types.find(c.vgpu) == nullptr) types.offered.push_back({c.vgpu, {}, {}, {}, {}});
+    for (VgpuOffer& o : types.offered) {
+      if (o.profile != c.vgpu) continue;
+      o.disk_snapshot = c.disk_snapshot;
+      o.memory_snapshot = c.memory_snapshot;
+      o.suspend = c.suspend;
+      o.migrate = c.migrate;
+    }
+  }
+}
+
 }  // namespace
 
 void load_vsphere_api(Host& host, const ApiHost& api, const std::string& origin) {
@@ -142,6 +166,8 @@ void load_vsphere_api(Host& host, const ApiHost& api, const std::string& origin)
   set_bus_ranges(host, addresses, parents, index);
   load_passthru(host, api, origin);
   load_numa(host, api);
+  if (!api.system_uuid.empty()) host.set_system_uuid(api.system_uuid);
+  load_vgpu_types(host, api);
 }
 
 }  // namespace vmxkit::pci

@@ -42,6 +42,13 @@ struct ApiNumaNode {
   std::vector<std::string> pci_ids;  ///< vSphere 6.7+: the devices on the node
 };
 
+/// One `HostSharedGpuCapabilities` of `config.sharedGpuCapabilities` (vSphere API 6.7): what a
+/// VM holding the vGPU type may do.
+struct ApiVgpuCapabilities {
+  std::string vgpu;
+  std::optional<bool> disk_snapshot, memory_snapshot, suspend, migrate;
+};
+
 struct ApiHost {
   std::string name;   ///< the HostSystem's name ("esx01.example.com")
   std::string moref;  ///< "host-42"
@@ -51,11 +58,18 @@ struct ApiHost {
   std::vector<ApiNumaNode> numa_nodes;
   std::string system_uuid;       ///< hardware.systemInfo.uuid: the systemId of passthrough entries
   bool has_pci_devices = false;  ///< hardware.pciDevice was in the answer (it may be empty)
+  /// config.sharedPassthruGpuTypes (vSphere API 6.0): the vGPU types the host offers.
+  std::vector<std::string> shared_gpu_types;
+  std::vector<ApiVgpuCapabilities> shared_gpu_capabilities;  ///< config.sharedGpuCapabilities
+  /// The two were asked for (the live client) or are in the document: empty lists then mean
+  /// the host offers no vGPU type.
+  bool vgpu_types_read = false;
 };
 
 /// Loads a host from the API's properties into `host` (not finalized): the devices with their
 /// ids and names, the tree from `parentBridge` (each bridge's children; a device without one
-/// sits on a root bus), passthrough and SR-IOV state, NUMA nodes. `origin` names the host in
+/// sits on a root bus), passthrough and SR-IOV state, NUMA nodes, the system UUID and the vGPU
+/// types offered (when `vgpu_types_read`). `origin` names the host in
 /// messages ("vcenter.example.com: esx01"). Throws vmxkit::Error when a device id is not a PCI
 /// address or hardware.pciDevice is missing.
 void load_vsphere_api(Host& host, const ApiHost& api, const std::string& origin);
@@ -64,9 +78,11 @@ void load_vsphere_api(Host& host, const ApiHost& api, const std::string& origin)
 /// RetrievePropertiesEx or RetrieveProperties answer (the SOAP envelope or its Body's element),
 /// or pyVmomi's `SoapAdapter.Serialize` of an ObjectContent or a RetrieveResult; the properties
 /// are those the vSphere client asks (name, hardware.pciDevice, config.pciPassthruInfo,
-/// hardware.numaInfo, hardware.systemInfo.uuid). Throws vmxkit::Error at path:line:col for
-/// XML the safe loader refuses, a SOAP fault, a document without HostSystem properties or with
-/// several hosts, and hardware.pciDevice missing or not read (a missingSet fault).
+/// hardware.numaInfo, hardware.systemInfo.uuid, config.sharedPassthruGpuTypes,
+/// config.sharedGpuCapabilities; the last two may be left out). Throws vmxkit::Error at
+/// path:line:col for XML the safe loader refuses, a SOAP fault, a document without HostSystem
+/// properties or with several hosts, and hardware.pciDevice missing or not read (a missingSet
+/// fault).
 void load_vsphere_properties(Host& host, std::string_view text, const std::string& path);
 
 }  // namespace vmxkit::pci

@@ -99,7 +99,9 @@ void load_vsphere_properties(Host& host, std::string_view text, const std::strin
   if (!content.prop("hardware.pciDevice")) {
     at.fail(node, fmt::format("HostSystem {} without hardware.pciDevice: ask for the properties "
                               "name, hardware.pciDevice, config.pciPassthruInfo, "
-                              "hardware.numaInfo and hardware.systemInfo.uuid",
+                              "hardware.numaInfo and hardware.systemInfo.uuid (and for its "
+                              "vGPU types config.sharedPassthruGpuTypes and "
+                              "config.sharedGpuCapabilities)",
                               content.obj.value));
   }
   load_vsphere_api(host, vsphere::soap::api_host(content), path);

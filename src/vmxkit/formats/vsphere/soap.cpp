@@ -297,6 +297,31 @@ ObjectContent parse_object_content(pugi::xml_node node) {
   return content;
 }
 
+namespace {
+
+// config.sharedPassthruGpuTypes (an ArrayOfString) and config.sharedGpuCapabilities (an
+// ArrayOfHostSharedGpuCapabilities); either present marks the vGPU types as read.
+void api_vgpu_types(const ObjectContent& object, pci::ApiHost& host) {
+  const pugi::xml_node types = object.prop("config.sharedPassthruGpuTypes");
+  const pugi::xml_node capabilities = object.prop("config.sharedGpuCapabilities");
+  host.vgpu_types_read = types || capabilities;
+  for (const pugi::xml_node t : types.children()) {
+    if (t.type() == pugi::node_element) host.shared_gpu_types.push_back(text(t));
+  }
+  for (const pugi::xml_node c : capabilities.children()) {
+    if (c.type() != pugi::node_element) continue;
+    pci::ApiVgpuCapabilities a;
+    a.vgpu = text(xml::child(c, "vgpu"));
+    a.disk_snapshot = boolean(xml::child(c, "diskSnapshotSupported"));
+    a.memory_snapshot = boolean(xml::child(c, "memorySnapshotSupported"));
+    a.suspend = boolean(xml::child(c, "suspendSupported"));
+    a.migrate = boolean(xml::child(c, "migrateSupported"));
+    host.shared_gpu_capabilities.push_back(std::move(a));
+  }
+}
+
+}  // namespace
+
 pci::ApiHost api_host(const ObjectContent& object) {
   pci::ApiHost host;
   host.moref = object.obj.value;
@@ -356,6 +381,7 @@ pci::ApiHost api_host(const ObjectContent& object) {
       host.numa_nodes.push_back(std::move(node));
     }
   }
+  api_vgpu_types(object, host);
   return host;
 }
 

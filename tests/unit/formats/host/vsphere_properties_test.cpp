@@ -123,3 +123,48 @@ TEST_CASE("A properties document that is not one host is refused at its position
   CHECK_THAT(load_error("<!DOCTYPE x [<!ENTITY e SYSTEM \"file:///etc/passwd\">]><x>&e;</x>"),
              Catch::Contains("h.xml:1:"));
 }
+
+TEST_CASE("A host's vGPU types and system UUID come from its properties document",
+          "[pci][vsphere-api]") {
+  const std::string head =
+      std::string(kEnvelope) +
+      "<RetrievePropertiesExResponse xmlns=\"urn:vim25\"><returnval><objects>"
+      "<obj type=\"HostSystem\">host-9</obj>"
+      "<propSet><name>name</name><val xsi:type=\"xsd:string\">esx9</val></propSet>"
+      "<propSet><name>hardware.pciDevice</name><val xsi:type=\"ArrayOfHostPciDevice\">"
+      "<HostPciDevice><id>0000:18:00.0</id><classId>770</classId><bus>24</bus><slot>0</slot>"
+      "<function>0</function><vendorId>4318</vendorId><subVendorId>4318</subVendorId>"
+      "<vendorName>NVIDIA Corporation</vendorName><deviceId>9008</deviceId>"
+      "<subDeviceId>9008</subDeviceId><deviceName>GH100</deviceName></HostPciDevice></val>"
+      "</propSet>"
+      "<propSet><name>hardware.systemInfo.uuid</name><val xsi:type=\"xsd:string\">"
+      "4c4c4544-0048-3510-8052-b4c04f4e3332</val></propSet>";
+  const std::string tail =
+      "</objects></returnval></RetrievePropertiesExResponse>"
+      "</soapenv:Body></soapenv:Envelope>";
+  const std::string types =
+      "<propSet><name>config.sharedPassthruGpuTypes</name><val xsi:type=\"ArrayOfString\">"
+      "<string>nvidia_h100xm-80c</string><string>nvidia_h100xm-40c</string></val></propSet>"
+      "<propSet><name>config.sharedGpuCapabilities</name>"
+      "<val xsi:type=\"ArrayOfHostSharedGpuCapabilities\"><HostSharedGpuCapabilities>"
+      "<vgpu>nvidia_h100xm-40c</vgpu><diskSnapshotSupported>true</diskSnapshotSupported>"
+      "<memorySnapshotSupported>false</memorySnapshotSupported>"
+      "<suspendSupported>true</suspendSupported><migrateSupported>true</migrateSupported>"
+      "</HostSharedGpuCapabilities></val></propSet>";
+  const vmxkit::pci::Host host = load_document(head + types + tail, "h.xml");
+  CHECK(host.system_uuid() == "4c4c4544-0048-3510-8052-b4c04f4e3332");
+  const vmxkit::pci::HostVgpuTypes& offered = host.vgpu_types();
+  CHECK(offered.known);
+  CHECK(offered.host_name == "esx9");
+  CHECK(offered.names() == std::vector<std::string>{"nvidia_h100xm-80c", "nvidia_h100xm-40c"});
+  // The capabilities belong to the type they name; the other type has none given.
+  REQUIRE(offered.find("nvidia_h100xm-40c") != nullptr);
+  CHECK(offered.find("nvidia_h100xm-40c")->migrate == true);
+  CHECK(offered.find("nvidia_h100xm-40c")->memory_snapshot == false);
+  CHECK_FALSE(offered.find("nvidia_h100xm-80c")->migrate.has_value());
+  CHECK(offered.find("grid_a100-40c") == nullptr);
+  // A document without the two properties says nothing about vGPU types.
+  const vmxkit::pci::Host older = load_document(head + tail, "h.xml");
+  CHECK_FALSE(older.vgpu_types().known);
+  CHECK(older.vgpu_types().offered.empty());
+}
