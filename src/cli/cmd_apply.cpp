@@ -9,16 +9,21 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/live.h"
+#include "cli/plan_options.h"
 #include "vmxkit/analysis/apply_change.h"
+#include "vmxkit/api_internal.h"
 #include "vmxkit/checks/engine.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
+#include "vmxkit/formats/host/vsphere_api.h"
 #include "vmxkit/report/lint_report.h"
+#include "vmxkit/vmxkit.h"
 #include "vmxkit/vsphere/apply.h"
 
 namespace vmxkit::cli {
@@ -31,6 +36,8 @@ struct ApplyOptions {
   ServerOptions server;
   vsphere::VmSelector vm;
   std::string plan;
+  PlanOptions generate;  ///< instead of `plan`: generate's options, planned on the VM's host
+  std::vector<std::string> catalogs;
   bool dry_run = false;
   bool firmware_change = false;
   double task_timeout_s = 600;
@@ -154,16 +161,74 @@ void print_json(const vsphere::ApplyResult& r, const std::string& plan, Context&
   ctx.out << doc.dump(2) << '\n';
 }
 
-int run_apply(const ApplyOptions& o, Context& ctx) {
+// The VM's own host, read live (its devices, passthrough state, UUID and vGPU types), as
+// `generate --esx-host` reads one.
+Host read_vm_host(vsphere::Client& client, const vsphere::ApplyVm& vm, const Catalog& catalog,
+                  const std::vector<std::string>& catalogs, std::string& name, Context& ctx) {
+  if (vm.host.empty()) {
+    throw Error(fmt::format("{}: VM '{}' has no host (runtime.host) to plan for", client.endpoint(),
+                            vm.name));
+  }
+  const std::vector<pci::ApiHost> hosts = vsphere::fetch_hosts(client, {vm.host});
+  if (hosts.empty()) {
+    throw Error(
+        fmt::format("{}: host {} vanished while it was read", client.endpoint(), vm.host.value));
+  }
+  name = hosts.front().name;
+  pci::Host h(pci::catalog_with(catalogs));
+  pci::load_vsphere_api(h, hosts.front(),
+                        fmt::format("{} host {}", client.endpoint(), hosts.front().name));
+  h.finalize();
+  for (const pci::HostWarning& w : h.warnings()) {
+    ctx.err << "vmxkit: warning: " << w.to_string() << '\n';
+  }
+  return detail::wrap_host(std::move(h), catalog);
+}
+
+// Generate's options instead of a plan file: the plan `generate --esx-host` would make for the
+// VM's own host (its UUID the systemId), as the ConfigSpec apply compares the VM with. The VM
+// is then named by its moref, so that apply reads the VM that was planned for.
+vsphere::ConfigSpec generate_for_vm(vsphere::Client& client, ApplyOptions& o,
+                                    std::string& plan_name, Context& ctx) {
+  const vsphere::ApplyVm vm = vsphere::read_apply_vm(client, vsphere::find_vm(client, o.vm));
+  const Catalog catalog = load_catalog(o.catalogs);
+  std::string host_name;
+  const Host host = read_vm_host(client, vm, catalog, o.catalogs, host_name, ctx);
+  PlanRequest r = o.generate.to_request();
+  r.catalog = catalog;
+  r.host_label = host_name + " (vSphere API)";
+  const Plan plan = vmxkit::plan(&host, r);
+  plan_name = fmt::format("generated for host {} (vSphere API)", host_name);
+  o.vm = vsphere::VmSelector{};
+  o.vm.moid = vm.ref.value;
+  return apply::read_plan(plan_name, render(plan, "configspec-xml", RenderOptions{}));
+}
+
+int run_apply(ApplyOptions& o, Context& ctx) {
   if (o.vm.name.empty() && o.vm.uuid.empty()) {
     throw Error("apply: give --vm NAME (or --uuid UUID)");
   }
-  if (o.plan.empty()) throw Error("apply: give a PLAN file (vmxkit generate ... -o plan.vmx)");
-  const std::string plan_name = display_name(o.plan);
+  const bool generating = o.generate.any();
+  if (generating && !o.plan.empty()) {
+    throw Error(
+        "apply: give a PLAN file or generate's options (--gpu, --nic, --vgpu...), not both");
+  }
+  if (o.plan.empty() && !generating) {
+    throw Error(
+        "apply: give a PLAN file (vmxkit generate ... -o plan.vmx), or generate's options to "
+        "plan for the VM's host (--gpu auto --gpus 1 --nic auto)");
+  }
+  std::string plan_name = generating ? "" : display_name(o.plan);
   vsphere::ApplyRequest request;
+  const auto client = open_client(o.server, ctx);
+  if (generating) {
+    request.plan = generate_for_vm(*client, o, plan_name, ctx);
+    request.change.keep_memory = !o.generate.memory_mb;
+  } else {
+    request.plan = apply::read_plan(
+        plan_name, o.plan == "-" ? read_stream(ctx.in, plan_name) : read_file(o.plan));
+  }
   request.vm = o.vm;
-  request.plan = apply::read_plan(
-      plan_name, o.plan == "-" ? read_stream(ctx.in, plan_name) : read_file(o.plan));
   request.change.firmware_change = o.firmware_change;
   request.dry_run = o.dry_run;
   request.task_timeout = std::chrono::milliseconds(static_cast<long>(o.task_timeout_s * 1000));
@@ -180,7 +245,6 @@ int run_apply(const ApplyOptions& o, Context& ctx) {
   request.on_sent = [&ctx](const vsphere::soap::Moref& task) {
     ctx.err << fmt::format("vmxkit: ReconfigVM_Task {} sent\n", task.value);
   };
-  const auto client = open_client(o.server, ctx);
   const vsphere::ApplyResult result = vsphere::apply_plan(*client, request);
   client->logout();
   if (o.format == "json") {
@@ -202,7 +266,9 @@ void setup_apply(CLI::App& app, Context& ctx) {
       "Make a live VM what a plan says: print the change, check every precondition, then send "
       "one ReconfigVM_Task (old passthrough devices removed, the plan's added), read the VM back "
       "and lint it against its host");
-  sub->add_option("plan", o->plan, "The plan: a file vmxkit reads (.vmx, ConfigSpec...), or -");
+  sub->add_option("plan", o->plan,
+                  "The plan: a file vmxkit reads (.vmx, ConfigSpec...), or -; or give generate's "
+                  "options below instead, planned for the VM's own host");
   sub->add_option("--vm", o->vm.name, "The VM's name (or moref)");
   sub->add_option("--uuid", o->vm.uuid, "The VM's BIOS UUID (config.uuid), instead of --vm");
   sub->add_option_function<std::string>(
@@ -227,6 +293,8 @@ void setup_apply(CLI::App& app, Context& ctx) {
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
   add_server_options(*sub, o->server, false);
+  add_plan_options(*sub, o->generate, false);
+  sub->add_option("--catalog", o->catalogs, "Extra device catalogue TSV (with generate's options)");
   sub->callback([o, &ctx] { ctx.exit_code = run_apply(*o, ctx); });
 }
 

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <charconv>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -17,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/live.h"
+#include "cli/plan_options.h"
 #include "vmxkit/api_internal.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/formats/vsphere/config_target.h"
@@ -29,10 +29,7 @@ namespace {
 
 struct GenerateOptions {
   HostOptions host;
-  PlanRequest request;
-  std::optional<unsigned> gpus;
-  std::optional<std::uint64_t> memory_mb;
-  std::optional<std::string> vgpu;
+  PlanOptions plan;  ///< what to plan: --gpu, --nic, --vgpu...
   std::string base;
   std::string template_name;
   std::string format = "vmx";
@@ -146,7 +143,7 @@ GenerateHost load_generate_host(GenerateOptions& o, const Catalog& catalog, Cont
         load_server_host(o.server, inputs, ctx, &uuid,
                          o.config_target.empty() ? &g.server_target : nullptr, &g.warnings);
     g.host = detail::wrap_host(std::move(h), catalog);
-    if (o.request.system_id.empty()) o.request.system_id = uuid;
+    if (o.plan.request.system_id.empty()) o.plan.request.system_id = uuid;
     g.server_label = o.server.esx_host + " (vSphere API)";
   } else if (!o.host.hosts.empty()) {
     g.host = load_host(std::vector<HostSource>(o.host.hosts.begin(), o.host.hosts.end()), catalog);
@@ -202,10 +199,7 @@ int run_generate(GenerateOptions& o, Context& ctx) {
   check_plan_json(o);
   if (!o.output.empty() && !o.force) check_in_place(o.output, {true, false});
 
-  PlanRequest& r = o.request;
-  r.gpu_count = o.gpus;
-  r.memory_mb = o.memory_mb;
-  r.vgpu = o.vgpu;
+  PlanRequest r = o.plan.to_request();
   r.host_label = fmt::format("{}", fmt::join(o.host.hosts, " + "));
   if (!g.server_label.empty()) {
     r.host_label = r.host_label.empty() ? g.server_label : g.server_label + " + " + r.host_label;
@@ -264,41 +258,7 @@ void setup_generate(CLI::App& app, Context& ctx) {
       "Write the VM settings for GPUDirect RDMA / GPU P2P: picks GPU/NIC pairs from a host "
       "capture, sizes 64bitMMIOSizeGB from the BARs, writes every prerequisite");
   add_host_options(*sub, o->host);
-  sub->add_option("--gpu", o->request.gpus,
-                  "GPU address (0000:3b:00.0), auto (every GPU), or a model without --host "
-                  "(h100-pcie; see --list-models)");
-  sub->add_option("--gpus", o->gpus,
-                  "With --gpu auto: the N best-connected GPUs (on ESXi captures, among equals, "
-                  "those ready for passthrough or vGPU)");
-  sub->add_option("--nic", o->request.nics,
-                  "NIC address, auto (the closest NIC for each GPU, distinct where possible), or "
-                  "a model without --host");
-  sub->add_option("--vgpu", o->vgpu, "vGPU profile (grid_a100-40c) instead of full passthrough");
-  sub->add_flag("--sriov", o->request.sriov, "Pass SR-IOV VFs of the NICs instead of the PFs");
-  sub->add_option("--network", o->request.network, "Port group of SR-IOV VF entries")
-      ->capture_default_str();
-  sub->add_option("--memory-mb", o->memory_mb,
-                  "Guest memory, all reserved (default 65536, or "
-                  "the --base file's memsize)")
-      ->check(CLI::Validator(
-          [](const std::string& text) -> std::string {
-            // Checked on the text: CLI11 saturates a number too large and wraps a negative one.
-            std::uint64_t mb = 0;
-            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), mb);
-            if (ec == std::errc() && end == text.data() + text.size() && mb >= 1 &&
-                mb <= kMaxMemoryMb) {
-              return {};
-            }
-            return fmt::format(
-                "{} is not a number of MB from 1 to {} (24560 GB, the vSphere "
-                "maximum for a VM)",
-                text, kMaxMemoryMb);
-          },
-          fmt::format("1..{}", kMaxMemoryMb)));
-  sub->add_option("--system-id", o->request.system_id,
-                  "The host's system UUID for the entries' systemId (esxcli system uuid get)");
-  sub->add_flag("--allow-degraded", o->request.allow_degraded,
-                "Accept GPU/NIC pairs that meet only at the CPU (PHB/NODE)");
+  add_plan_options(*sub, o->plan, true);
   sub->add_option("--base", o->base, "Merge into this .vmx, keeping everything else byte for byte");
   sub->add_option("--template", o->template_name, "Template name (--list-templates) or file");
   std::string outputs;

@@ -3,8 +3,9 @@
 """vmxkit apply against govmomi's vCenter simulator (tests/integration/vcsim): a VM holding an old
 GPU and a NIC gets exactly the plan's devices, memory and systemId and lints clean; a second
 apply says "no changes"; --dry-run changes nothing; a powered-on VM with --firmware-change, a GPU
-held by another VM and a plan with a placeholder change nothing and say why. Each test starts its
-own simulator, since apply changes it.
+held by another VM and a plan with a placeholder change nothing and say why. Without a plan
+file, generate's options are planned for the VM's own host and applied the same way. Each test
+starts its own simulator, since apply changes it.
 
 Environment: VMXKIT_BINARY, VMXKIT_VCSIM, VMXKIT_SOURCE_DIR (as test_live.py).
 """
@@ -81,6 +82,57 @@ class ApplyTest(unittest.TestCase):
         # the host's systemId, the plan's memory; and lint --server agrees.
         lint = run("lint", *self.server, "--vm", GPU_VM)
         self.assertEqual(lint.returncode, 0, lint.out + lint.err)
+
+    def test_apply_with_generates_options_plans_for_the_vms_host(self):
+        # No plan file: generate's options, planned for the host the VM runs on (read live, its
+        # UUID the systemId), then applied as a plan is.
+        self.start("-apply")
+        ask = ["apply", *self.server, "--vm", GPU_VM, "--gpu", "auto", "--gpus", "1", "--nic",
+               "auto", "--firmware-change"]
+        dry = run(*ask, "--dry-run")
+        self.assertEqual(dry.returncode, 0, dry.out + dry.err)
+        self.assertIn("+++ plan generated for host %s (vSphere API)" % GPU_HOST, dry.out)
+        # The best pair ready for passthrough: the GPU and NIC behind one switch on socket 1.
+        self.assertIn("- passthrough 0000:18:00.0 10de:2330 systemId %s" % GPU_HOST_UUID, dry.out)
+        self.assertIn("+ passthrough 0000:9a:00.0 10de:2330 systemId %s" % GPU_HOST_UUID, dry.out)
+        self.assertNotIn("0000:9b:00.0", dry.out)  # the VM holds that NIC already: kept
+        self.assertNotIn("fill in", dry.out)
+        self.assertIn("(kept) memoryMB", dry.out)  # no --memory-mb: the VM's size stays
+        self.assertIn("dry run: nothing was sent", dry.out)
+        self.assertEqual(run(*ask, "--dry-run").out, dry.out, "the dry run changed the VM")
+
+        r = run(*ask)
+        self.assertEqual(r.returncode, 0, r.out + r.err)
+        self.assertIn("applied: VM 'DC0_H0_VM0' now holds the plan", r.out)
+        second = run(*ask)
+        self.assertEqual(second.returncode, 0, second.out + second.err)
+        self.assertIn("no changes: VM 'DC0_H0_VM0' already holds the plan", second.out)
+        self.assertNotIn("ReconfigVM_Task", second.err)
+        # The same VM against the plan file generate writes for that pair (and the size the VM
+        # kept): nothing left to do.
+        r = run("generate", *self.server, "--esx-host", GPU_HOST, "--gpu", "auto", "--gpus", "1",
+                "--nic", "auto", "--memory-mb", "32", "-o", self.plan)
+        self.assertEqual(r.returncode, 0, r.err)
+        r = self.apply("--firmware-change", "--dry-run")
+        self.assertEqual(r.returncode, 0, r.out + r.err)
+        self.assertIn("no changes: VM 'DC0_H0_VM0' already holds the plan", r.out)
+
+    def test_apply_refuses_a_plan_file_with_generates_options(self):
+        self.start("-apply")
+        r = self.apply("--gpu", "auto", "--dry-run")
+        self.assertEqual(r.returncode, 2, r.out + r.err)
+        self.assertIn("give a PLAN file or generate's options (--gpu, --nic, --vgpu...), not both",
+                      r.err)
+        r = run("apply", *self.server, "--vm", GPU_VM, "--dry-run")
+        self.assertEqual(r.returncode, 2, r.out + r.err)
+        self.assertIn("--gpu auto --gpus 1 --nic auto", r.err)
+        # A vGPU type the VM's host does not offer: refused, naming what it offers; nothing sent.
+        r = run("apply", *self.server, "--vm", GPU_VM, "--gpu", "auto", "--gpus", "1", "--vgpu",
+                "nvidia_h100xm-16c", "--dry-run")
+        self.assertEqual(r.returncode, 2, r.out + r.err)
+        self.assertIn("does not offer it (config.sharedPassthruGpuTypes); it offers: "
+                      "nvidia_h100xm-80c", r.err)
+        self.assertEqual(r.out, "")
 
     def test_json_output_and_the_vm_by_uuid_datacenter_and_folder(self):
         self.start("-apply")
