@@ -4,15 +4,18 @@
 
     apply_configspec.py --server https://user:password@vcenter.example/sdk --vm gpu-vm-01 \
         (--plan gpu-vm.vmx | --generate [--gpus N] [--nic auto|none] [--sriov])
-        [--keep-devices] [--insecure] [--power-off]
+        [--firmware-change] [--keep-devices] [--insecure] [--power-off]
 
 The plan is a file (`--plan`: a .vmx that `vmxkit generate` wrote, an existing VM's .vmx, a
 ConfigSpec document or a VI/JSON file) or is made here for the VM's own ESXi host
-(`--generate`: `vmxkit.Host.from_vsphere(vm.runtime.host)`, then `vmxkit.generate`, with the
-host's UUID as systemId and the VM's memory size). `plan.config_spec()` / `vmxkit.config_spec()`
-turn it into a `vim.vm.ConfigSpec`, which `ReconfigVM_Task` applies. The plan's passthrough
-devices replace the VM's: the VM's PCI passthrough devices and SR-IOV adapters are removed in
-the same task, unless --keep-devices.
+(`--generate`: `vmxkit.Host.from_vsphere(vm.runtime.host)`, then `vmxkit.generate`, which takes
+the host's UUID as systemId from what it read). `plan.config_spec(vm=vm)` /
+`vmxkit.config_spec(file, vm=vm)` give the change the VM needs as a `vim.vm.ConfigSpec`: the
+passthrough devices and vGPUs the VM holds that the plan does not are removed (by the server's
+keys), those the plan adds are added once, extraConfig keys that differ are set, and a plan made
+without a memory size keeps the VM's. `ReconfigVM_Task` applies it in one task. With
+--keep-devices the removals are left out (the plan's devices are added to the VM's); the
+firmware is sent only with --firmware-change (an installed guest may not boot after a switch).
 
 Then the script reads config.extraConfig, the firmware, the memory reservation lock and the
 passthrough devices back, and lints the VM (against its host with --generate). It prints a
@@ -46,12 +49,6 @@ def describe_device(device):
     return {"type": type(backing).__name__ if backing else "none"}
 
 
-def removals(vm):
-    """deviceChange entries that remove the VM's passthrough devices."""
-    return [vim.vm.device.VirtualDeviceSpec(operation="remove", device=d)
-            for d in vm.config.hardware.device if isinstance(d, PASSTHROUGH)]
-
-
 def check(spec, vm):
     """Returns (summary, problems): what the VM has now and what of the spec is missing."""
     problems = []
@@ -83,15 +80,17 @@ def check(spec, vm):
 
 
 def plan_spec(args, vm):
-    """(the ConfigSpec, the Host it was planned for or None, the plan's explanation)."""
+    """(the change as a ConfigSpec, the Host it was planned for or None, the plan's
+    explanation). Raises vmxkit.Error for a plan the host cannot do or that holds a
+    placeholder."""
     if args.plan:
-        return vmxkit.config_spec(args.plan), None, []
-    esx = vm.runtime.host
-    host = vmxkit.Host.from_vsphere(esx)
+        return (vmxkit.config_spec(args.plan, vm=vm, firmware_change=args.firmware_change), None,
+                [])
+    host = vmxkit.Host.from_vsphere(vm.runtime.host)
     plan = vmxkit.generate(host, gpus=args.gpus, nic=None if args.nic == "none" else args.nic,
-                           sriov=args.sriov, memory_mb=vm.config.hardware.memoryMB,
-                           system_id=vcenter.host_uuid(esx))
-    return plan.config_spec(), host, list(plan.explanation)
+                           sriov=args.sriov)
+    return (plan.config_spec(vm=vm, firmware_change=args.firmware_change), host,
+            list(plan.explanation))
 
 
 def main(argv):
@@ -107,6 +106,8 @@ def main(argv):
     parser.add_argument("--sriov", action="store_true", help="with --generate: SR-IOV VFs")
     parser.add_argument("--keep-devices", action="store_true",
                         help="keep the VM's passthrough devices (add the plan's to them)")
+    parser.add_argument("--firmware-change", action="store_true",
+                        help="send the plan's firmware when it differs from the VM's")
     parser.add_argument("--power-off", action="store_true",
                         help="power the VM off first (passthrough devices cannot be hot-added)")
     args = parser.parse_args(argv)
@@ -123,8 +124,8 @@ def main(argv):
                 print("%s is powered on; use --power-off" % args.vm, file=sys.stderr)
                 return 2
             vcenter.wait(vm.PowerOffVM_Task(), args.timeout)
-        if not args.keep_devices:
-            spec.deviceChange = removals(vm) + list(spec.deviceChange)
+        if args.keep_devices:
+            spec.deviceChange = [c for c in spec.deviceChange if c.operation != "remove"]
         vcenter.wait(vm.ReconfigVM_Task(spec=spec), args.timeout)
         summary, problems = check(spec, vm)
         findings = vmxkit.lint(vm, host=host, fail_on="error")

@@ -7,9 +7,11 @@ GPU and a NIC on different sockets and none of the P2P settings):
   - lint_vcenter.py lints every VM against its host: the same VMs as the C++ client's
     `vmxkit lint --all-vms`, and for DC0_H0_VM0 the same findings as `vmxkit lint --vm`;
   - apply_configspec.py --plan applies plan files and reads them back;
-  - apply_configspec.py --generate plans for the VM's own host (Host.from_vsphere), applies the
-    plan with ReconfigVM_Task(spec=plan.config_spec()), and the VM then lints clean against
-    its host at --fail-on error, in the script and in the C++ client.
+  - apply_configspec.py --generate plans for the VM's own host (Host.from_vsphere, the host's
+    UUID as systemId without being given it), applies the change with
+    ReconfigVM_Task(spec=plan.config_spec(vm=vm)), and the VM then holds exactly the plan's
+    devices and lints clean against its host at --fail-on error, in the script and in the C++
+    client.
 
 Environment: VMXKIT_BINARY, VMXKIT_VCSIM, VMXKIT_SOURCE_DIR, PYTHONPATH (the package).
 """
@@ -96,7 +98,8 @@ class ApplyTest(unittest.TestCase):
 
     def apply(self, vm, *args):
         code, out, err = script("apply_configspec.py", "--server", self.sim.url, "--vm", vm,
-                                "--insecure", "--power-off", "--timeout", "30", *args)
+                                "--insecure", "--power-off", "--firmware-change", "--timeout",
+                                "30", *args)
         self.assertEqual(code, 0, out + err)
         return json.loads(out)
 
