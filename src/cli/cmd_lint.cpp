@@ -204,7 +204,8 @@ class OrderedLint {
 
 int run_lint(LintOptions o, Context& ctx) {
   o.rules.validate();
-  const bool live = !o.live.server.server.empty() || !o.live.vms.empty() || o.live.all_vms;
+  const bool live = !o.live.server.server.empty() || !o.live.vms.empty() || o.live.all_vms ||
+                    !o.live.uuid.empty();
   if (live) {
     if (!o.inputs.empty())
       throw Error("lint: give FILE... or --server with --vm/--all-vms, not both");
@@ -342,6 +343,22 @@ void setup_lint(CLI::App& app, Context& ctx) {
                   "With --all-vms: only VMs under this folder (a name or an inventory path, "
                   "/DC0/vm/prod)");
   sub->add_option("--cluster", o->live.cluster, "With --all-vms: only VMs in this cluster");
+  sub->add_option("--datacenter", o->live.datacenter,
+                  "With --server: only VMs of this datacenter (--folder then may be one of its "
+                  "folders: gpu or vm/gpu)");
+  sub->add_option("--uuid", o->live.uuid,
+                  "With --server: lint the VM of this BIOS UUID (config.uuid), instead of --vm")
+      ->each(live)
+      ->trigger_on_parse();
+  sub->add_option_function<std::string>(
+         "--instance-uuid",
+         [o](const std::string& v) {
+           o->live.uuid = v;
+           o->live.instance_uuid = true;
+         },
+         "With --server: lint the VM of this vCenter instance UUID (config.instanceUuid)")
+      ->each(live)
+      ->trigger_on_parse();
   sub->add_option("--format", o->format, "Output format")
       ->check(CLI::IsMember({"text", "json", "sarif"}));
   sub->add_option("--fail-on", o->fail_on, "Exit 1 on findings at or above this severity")

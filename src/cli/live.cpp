@@ -18,6 +18,7 @@
 #include "vmxkit/formats/host/vsphere_api.h"
 #include "vmxkit/formats/vsphere/load.h"
 #include "vmxkit/report/lint_report.h"
+#include "vmxkit/vsphere/apply.h"
 
 namespace vmxkit::cli {
 
@@ -41,17 +42,33 @@ struct LiveVm {
   vsphere::soap::Moref host;
 };
 
-// The container --folder or --cluster names, or the root folder.
+// --datacenter, with --folder under it (`gpu` or `vm/gpu`): an inventory path.
+std::string datacenter_path(const LiveLintOptions& o) {
+  if (o.folder.empty()) return "/" + o.datacenter;
+  if (o.folder.starts_with('/')) return o.folder;
+  const bool under_vm = o.folder == "vm" || o.folder.starts_with("vm/");
+  return "/" + o.datacenter + (under_vm ? "/" : "/vm/") + o.folder;
+}
+
+// The container --folder, --datacenter or --cluster names, or the root folder.
 vsphere::soap::Moref find_container(vsphere::Client& client, const LiveLintOptions& o) {
   if (!o.folder.empty() && !o.cluster.empty()) {
     throw Error("lint: --folder and --cluster exclude each other");
+  }
+  if (!o.datacenter.empty() && !o.cluster.empty()) {
+    throw Error("lint: --datacenter and --cluster exclude each other");
+  }
+  if (!o.datacenter.empty()) {
+    const std::string path = datacenter_path(o);
+    if (auto ref = client.find_by_inventory_path(path)) return *ref;
+    throw Error(fmt::format("{}: nothing at inventory path '{}'", client.endpoint(), path));
   }
   if (o.folder.empty() && o.cluster.empty()) return client.content().root_folder;
   const bool folder = !o.folder.empty();
   const std::string& name = folder ? o.folder : o.cluster;
   if (folder && name.starts_with('/')) {
     if (auto ref = client.find_by_inventory_path(name)) return *ref;
-    throw Error(fmt::format("{}: no folder at inventory path '{}'", client.endpoint(), name));
+    throw Error(fmt::format("{}: nothing at inventory path '{}'", client.endpoint(), name));
   }
   const auto found =
       client.list_names(client.content().root_folder, folder ? "Folder" : "ClusterComputeResource");
@@ -320,15 +337,25 @@ pci::Host load_server_host(const ServerOptions& o, const HostInputs& inputs, Con
 }
 
 int run_lint_live(const LiveLintOptions& o, Context& ctx) {
-  if (o.vms.empty() && !o.all_vms) throw Error("lint --server: give --vm NAME... or --all-vms");
-  if (!o.vms.empty() && o.all_vms) throw Error("lint: --vm and --all-vms exclude each other");
+  const int ways = int{!o.vms.empty()} + int{o.all_vms} + int{!o.uuid.empty()};
+  if (ways == 0) throw Error("lint --server: give --vm NAME..., --uuid UUID or --all-vms");
+  if (ways > 1) throw Error("lint: --vm, --uuid and --all-vms exclude each other");
   const auto start = std::chrono::steady_clock::now();
   const pci::Catalog catalog = pci::catalog_with(o.catalogs);
   const auto client = open_client(o.server, ctx);
   const std::string server_name = vsphere::parse_server_url(client->endpoint()).host;
   const vsphere::soap::Moref container = find_container(*client, o);
+  std::vector<std::string> names = o.vms;
+  if (!o.uuid.empty()) {
+    // SearchIndex.FindByUuid, as apply finds a VM: then linted by its moref.
+    vsphere::VmSelector which;
+    which.uuid = o.uuid;
+    which.instance_uuid = o.instance_uuid;
+    which.datacenter = o.datacenter;
+    names = {vsphere::find_vm(*client, which).value};
+  }
   std::vector<LiveVm> vms = list_vms(*client, container, ctx);
-  const bool all_named = o.all_vms || keep_named(vms, o.vms, *client, ctx);
+  const bool all_named = o.all_vms || keep_named(vms, names, *client, ctx);
   const HostsByRef hosts = read_hosts(*client, vms, catalog, ctx);
   const Severity threshold = kSeverities.at(o.fail_on);
   const auto writer = make_report_writer(o.format, ctx.out, ctx.color_out);

@@ -47,14 +47,18 @@ pci::Host load_server_host(const ServerOptions& options, const HostInputs& input
 /// Throws vmxkit::Error when --esx-host was given without a server or the other way round.
 bool server_host_wanted(const ServerOptions& options);
 
-/// lint --server: the live config of --vm NAME... or --all-vms (under --folder or --cluster),
-/// each linted against the host it runs on. Returns the exit code.
+/// lint --server: the live config of --vm NAME... (or the VM of --uuid/--instance-uuid) or
+/// --all-vms (under --folder, --datacenter or --cluster), each linted against the host it runs
+/// on. Returns the exit code.
 struct LiveLintOptions {
   ServerOptions server;
   std::vector<std::string> vms;
   bool all_vms = false;
   std::string folder;
   std::string cluster;
+  std::string datacenter;  ///< only VMs of this datacenter (--folder relative to it)
+  std::string uuid;        ///< the VM by BIOS UUID (with instance_uuid: config.instanceUuid)
+  bool instance_uuid = false;
   std::string format = "text";
   std::string fail_on = "warning";
   std::vector<std::string> catalogs;

@@ -46,6 +46,8 @@ CLEAN_VMX = os.path.join(DATA, "clean-gpu-rdma.vmx")
 BAD_JSON = os.path.join(DATA, "bad-memory.json")
 SYSTEM_ID = "65a1b2c3-d4e5-f607-1829-3a4b5c6d7e8f"
 GPU_VM = "DC0_H0_VM0"
+GPU_HOST = "DC0_H0"
+GPU_HOST_UUID = "4c4c4544-0048-3510-8052-b4c04f4e3332"
 WRONG_PASSWORD = "Wr0ng-S3cret"
 TIMEOUT = 300
 
@@ -77,6 +79,27 @@ def binary_lint(*args):
     doc = json.loads(out)
     return doc, [(d["rule"], d["severity"], d["start"]["line"], d["start"]["column"])
                  for f in doc["files"] for d in f["diagnostics"]]
+
+
+def vm_ids(url, name):
+    """(moid, BIOS UUID) of the VM, read with pyVmomi."""
+    import ssl
+
+    from pyVim.connect import Disconnect, SmartConnect
+    from pyVmomi import vim
+
+    u = urlparse(url)
+    si = SmartConnect(host=u.hostname, port=u.port, user=u.username, pwd=u.password,
+                      sslContext=ssl._create_unverified_context())
+    try:
+        content = si.RetrieveContent()
+        view = content.viewManager.CreateContainerView(content.rootFolder, [vim.VirtualMachine],
+                                                       True)
+        found = {vm.name: (vm._moId, vm.config.uuid) for vm in view.view}
+        view.Destroy()
+        return found[name]
+    finally:
+        Disconnect(si)
 
 
 def host_rules():
@@ -495,8 +518,11 @@ class VcenterScenarios:
         u = urlparse(cls.sim.url)
         cls.netloc = "%s:%d" % (u.hostname, u.port)
         cls.password = u.password
+        cls.moid, cls.uuid = vm_ids(cls.sim.url, GPU_VM)
+        cls.plan_file = cls.ansible.path("plan.vmx")
         extra = dict(hostname=u.hostname, port=u.port, username=u.username, password=u.password,
-                     vm=GPU_VM)
+                     vm=GPU_VM, vm_moid=cls.moid, vm_uuid=cls.uuid, esxi_host=GPU_HOST,
+                     plan_file=cls.plan_file)
         if cls.backend == "binary":
             cls.log = cls.ansible.path("binary")
             wrapper = cls.ansible.path("vmxkit-wrapper")
@@ -537,7 +563,34 @@ class VcenterScenarios:
     def test_every_task_ran_with_the_backend_asked_for(self):
         for name, result in self.results.items():
             self.assertEqual(result.get("backend"), self.backend, (name, result))
-            self.assertFalse(result["changed"], name)
+            # Lint changes nothing; generate wrote its plan.
+            self.assertEqual(result["changed"], name == "generated", name)
+
+    def test_the_vm_by_name_moid_and_uuid_as_community_vmware_names_it(self):
+        expected = self.results["vm_none"]["findings"]
+        self.assertTrue(expected)
+        for name in ("by_name", "by_moid", "by_uuid"):
+            r = self.results[name]
+            self.assertFalse(r["failed"], (name, r))
+            self.assertEqual(r["findings"], expected, name)
+        r = self.results["no_such_datacenter"]
+        self.assertTrue(r["failed"])
+        self.assertIn("nothing at inventory path '/DC9'", r["msg"])
+
+    def test_generate_reads_the_host_from_vcenter_with_its_uuid(self):
+        r = self.results["generated"]
+        self.assertFalse(r["failed"], r)
+        self.assertEqual([g["address"] for g in r["gpus"]], ["0000:9a:00.0"])
+        self.assertEqual([n["address"] for n in r["nics"]], ["0000:9b:00.0"])
+        with open(self.plan_file, encoding="utf-8") as f:
+            plan = f.read()
+        self.assertIn('pciPassthru0.systemId = "%s"' % GPU_HOST_UUID, plan)
+        self.assertNotIn("<fill in", plan)
+        self.assertFalse(any("placeholder" in w for w in r.get("warnings", [])), r)
+        r = self.results["not_offered"]
+        self.assertTrue(r["failed"])
+        self.assertIn("--vgpu nvidia_h100xm-16c: host %s does not offer it" % GPU_HOST, r["msg"])
+        self.assertFalse(os.path.exists(self.plan_file + ".vgpu"))
 
     def test_the_vm_has_the_findings_the_binary_finds(self):
         self.assertTrue({"P2P001", "P2P002", "MMIO002", "MMIO005", "TOPO004"} <=
@@ -590,9 +643,20 @@ class VcenterScenarios:
             args = f.read().splitlines()
         with open(self.log + ".env", encoding="utf-8") as f:
             runs = f.read().split("--\n")[:-1]
-        # One run per task of vcenter.yml, each with both credentials in its environment.
-        self.assertEqual(len(runs), len(self.results))
-        for names in runs:
+        # The arguments of each run ("--" ends one; none of these runs has "--" of its own).
+        commands, current = [], []
+        for a in args:
+            if a == "--":
+                commands.append(current)
+                current = []
+            else:
+                current.append(a)
+        self.assertEqual(len(commands), len(runs))
+        # One run per task of vcenter.yml, each with both credentials in its environment; and
+        # generate's question for the output formats, which reaches no server.
+        talked = [names for command, names in zip(commands, runs) if command[0] != "formats"]
+        self.assertEqual(len(talked), len(self.results))
+        for names in talked:
             self.assertEqual(names.split(), ["VMXKIT_USERNAME", "VMXKIT_PASSWORD"])
         self.assertIn("https://%s/sdk" % self.netloc, args)
         for a in args:
@@ -774,7 +838,7 @@ OFFLINE_SANITY = (
 MODULES = ("vmxkit.vmxkit.lint", "vmxkit.vmxkit.generate", "vmxkit.vmxkit.apply")
 # The modules that talk to vCenter, with community.vmware's connection options: the action group
 # of meta/runtime.yml that module_defaults reaches them through.
-VMWARE_GROUP = ["apply", "lint"]
+VMWARE_GROUP = ["apply", "generate", "lint"]
 CONNECTION_OPTIONS = ("hostname", "username", "password", "port", "validate_certs", "proxy_host",
                       "proxy_port")
 
@@ -842,7 +906,8 @@ class CollectionTest(unittest.TestCase):
             for f in ("plugins/modules/lint.py", "plugins/modules/generate.py",
                       "plugins/modules/apply.py", "plugins/module_utils/vmxkit_apply.py",
                       "plugins/module_utils/vmxkit_backend.py",
-                      "plugins/doc_fragments/backend.py", "MANIFEST.json"):
+                      "plugins/doc_fragments/backend.py", "plugins/doc_fragments/vmware.py",
+                      "MANIFEST.json"):
                 self.assertTrue(os.path.exists(os.path.join(installed, f)), (source, f))
 
     def test_ansible_doc_reads_every_module(self):

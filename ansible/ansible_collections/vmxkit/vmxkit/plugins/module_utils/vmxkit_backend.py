@@ -67,6 +67,61 @@ def backend_argument_spec():
     )
 
 
+def vmware_argument_spec(hostname_required=False):
+    """community.vmware's connection options (doc fragment vmxkit.vmxkit.vmware), with its
+    VMWARE_* environment variables."""
+    return dict(
+        hostname=dict(type="str", required=hostname_required,
+                      fallback=(env_fallback, ["VMWARE_HOST"])),
+        username=dict(type="str", aliases=["admin", "user"],
+                      fallback=(env_fallback, ["VMWARE_USER"])),
+        password=dict(type="str", aliases=["pass", "pwd"], no_log=True,
+                      fallback=(env_fallback, ["VMWARE_PASSWORD"])),
+        port=dict(type="int", default=443, fallback=(env_fallback, ["VMWARE_PORT"])),
+        validate_certs=dict(type="bool", default=True,
+                            fallback=(env_fallback, ["VMWARE_VALIDATE_CERTS"])),
+        proxy_host=dict(type="str", fallback=(env_fallback, ["VMWARE_PROXY_HOST"])),
+        proxy_port=dict(type="int", fallback=(env_fallback, ["VMWARE_PROXY_PORT"])),
+    )
+
+
+def vm_argument_spec(name_aliases=None):
+    """community.vmware's options that name a VM (doc fragment vmxkit.vmxkit.vmware.vm)."""
+    name = dict(type="str")
+    if name_aliases:
+        name["aliases"] = list(name_aliases)
+    return dict(
+        name=name,
+        uuid=dict(type="str"),
+        use_instance_uuid=dict(type="bool", default=False),
+        moid=dict(type="str"),
+        datacenter=dict(type="str"),
+        folder=dict(type="str"),
+    )
+
+
+def inventory_path(which):
+    """The inventory path of ``which``'s folder or datacenter (``/DC0/vm/gpu``), or None. A
+    folder that is no path is one of the datacenter's."""
+    if which.folder and which.folder.startswith("/"):
+        return which.folder
+    if not which.datacenter:
+        if which.folder:
+            raise VmxkitError("folder '%s' is not an inventory path (/DC/vm/...): give the "
+                              "datacenter too" % which.folder)
+        return None
+    if not which.folder:
+        return "/" + which.datacenter
+    under_vm = which.folder == "vm" or which.folder.startswith("vm/")
+    return "/%s/%s%s" % (which.datacenter, "" if under_vm else "vm/", which.folder)
+
+
+def server_from_params(p):
+    """The Server the connection options name."""
+    return Server(p["hostname"], p["port"], p["username"], p["password"], p["validate_certs"],
+                  p["proxy_host"], p["proxy_port"])
+
+
 class VmxkitError(Exception):
     """A condition that stops the work (vmxkit.Error, the binary's exit code 2), with the place
     it is about when known."""
@@ -280,10 +335,10 @@ class PythonBackend:
             result = pc.ContinueRetrievePropertiesEx(result.token)
         return out
 
-    def lint_vcenter(self, server, vm_name, all_vms):
+    def lint_vcenter(self, server, which, all_vms):
         si = self._connect(server)
         try:
-            return self._lint_vcenter(si, server, vm_name, all_vms)
+            return self._lint_vcenter(si, server, which, all_vms)
         except vmodl.MethodFault as e:
             raise VmxkitError("%s: %s: %s" % (server.url, type(e).__name__, e.msg))
         finally:
@@ -292,19 +347,42 @@ class PythonBackend:
             except Exception:  # a logout that fails changes nothing linted
                 pass
 
-    def _lint_vcenter(self, si, server, vm_name, all_vms):
+    def _container(self, content, server, which):
+        """The folder or datacenter ``which`` names (the root folder when none), as the binary
+        finds it: an inventory path."""
+        path = inventory_path(which)
+        if path is None:
+            return content.rootFolder
+        found = content.searchIndex.FindByInventoryPath(path)
+        if found is None:
+            raise VmxkitError("%s: nothing at inventory path '%s'" % (server.url, path))
+        return found
+
+    def _lint_vcenter(self, si, server, which, all_vms):
         content = si.RetrieveContent()
-        view = content.viewManager.CreateContainerView(content.rootFolder, [vim.VirtualMachine],
-                                                       True)
+        wanted = which.moid or which.name
+        if which.uuid:
+            datacenter = None
+            if which.datacenter:
+                datacenter = content.searchIndex.FindByInventoryPath("/" + which.datacenter)
+            found = content.searchIndex.FindByUuid(datacenter, which.uuid, True,
+                                                   bool(which.use_instance_uuid))
+            if found is None:
+                raise VmxkitError("%s: no VM with %s '%s'" % (
+                    server.url, "instance UUID" if which.use_instance_uuid else "BIOS UUID",
+                    which.uuid))
+            wanted = found._moId
+        view = content.viewManager.CreateContainerView(self._container(content, server, which),
+                                                       [vim.VirtualMachine], True)
         try:
             listed = self._retrieve(si, view, ["name", "runtime.host"], vim.VirtualMachine)
         finally:
             view.DestroyView()
         # The binary takes a name or a moref, and every VM of that name.
         picked = [(vm, props) for vm, props in listed
-                  if all_vms or props.get("name") == vm_name or vm._moId == vm_name]
+                  if all_vms or props.get("name") == wanted or vm._moId == wanted]
         if not picked:
-            raise VmxkitError("%s: no VM named '%s'" % (server.url, vm_name))
+            raise VmxkitError("%s: no VM named '%s'" % (server.url, wanted))
         supports_vsphere_host = hasattr(vmxkit.Host, "from_vsphere")
         hosts = {}
         warnings = []
@@ -360,11 +438,43 @@ class PythonBackend:
         """The formats generate writes, from vmxkit's format table."""
         return vmxkit.output_formats()
 
+    def _vcenter_host(self, server, name):
+        """The ESXi host ``name`` read live: vmxkit.Host.from_vsphere (its UUID, vGPU types)."""
+        si = self._connect(server)
+        try:
+            content = si.RetrieveContent()
+            view = content.viewManager.CreateContainerView(content.rootFolder, [vim.HostSystem],
+                                                           True)
+            try:
+                hosts = self._retrieve(si, view, ["name"], vim.HostSystem)
+            finally:
+                view.DestroyView()
+            match = [h for h, props in hosts if props.get("name") == name or h._moId == name]
+            if len(match) != 1:
+                raise VmxkitError("%s: %s ESXi host named '%s' (the server has: %s)" % (
+                    server.url, "no" if not match else len(match), name,
+                    ", ".join(sorted(props.get("name", "") for _, props in hosts)) or "none"))
+            if not hasattr(vmxkit.Host, "from_vsphere"):
+                raise VmxkitError("this vmxkit package has no Host.from_vsphere; the binary "
+                                  "backend (backend: binary) reads a host from vCenter")
+            return vmxkit.Host.from_vsphere(match[0])
+        except vmodl.MethodFault as e:
+            raise VmxkitError("%s: %s: %s" % (server.url, type(e).__name__, e.msg))
+        finally:
+            try:
+                Disconnect(si)
+            except Exception:  # a logout that fails changes nothing planned
+                pass
+
     def generate(self, request):
         gpus = request["gpus"]
         nic = request["nic"]
         try:
-            host, warnings = self._host(request["host"])
+            if request.get("esxi_hostname"):
+                host = self._vcenter_host(request["server"], request["esxi_hostname"])
+                warnings = list(host.warnings)
+            else:
+                host, warnings = self._host(request["host"])
             plan = vmxkit.generate(
                 host, gpus=gpus, nic=nic, vgpu=request.get("vgpu"),
                 sriov=bool(request.get("sriov")), network=request.get("network") or "VM Network",
@@ -476,9 +586,17 @@ class BinaryBackend:
         rc, out, err = self._run(args + ["--", path], [path] + list(host_paths or []))
         return self._parse_lint(out, err, bool(host_paths))
 
-    def lint_vcenter(self, server, vm_name, all_vms):
+    def lint_vcenter(self, server, which, all_vms):
         args = ["lint", "--server", server.url, "--format", "json", "--color", "never"]
-        args += ["--all-vms"] if all_vms else ["--vm", vm_name]
+        if all_vms:
+            args.append("--all-vms")
+        elif which.uuid:
+            args += ["--instance-uuid" if which.use_instance_uuid else "--uuid", which.uuid]
+        else:
+            args += ["--vm", which.moid or which.name]
+        path = inventory_path(which)
+        if path is not None:
+            args += ["--folder", path]
         if not server.validate_certs:
             args.append("--insecure")
         # Credentials through the environment only: never on a command line.
@@ -497,6 +615,11 @@ class BinaryBackend:
         args = ["generate", "--color", "never"]
         for h in request["host"]:
             args += ["--host", h]
+        if request.get("esxi_hostname"):
+            server = request["server"]
+            args += ["--server", server.url, "--esx-host", request["esxi_hostname"]]
+            if not server.validate_certs:
+                args.append("--insecure")
         gpus = request["gpus"]
         if isinstance(gpus, int):
             args += ["--gpu", "auto", "--gpus", str(gpus)]
@@ -540,8 +663,14 @@ class BinaryBackend:
         out_path = os.path.join(self.module.tmpdir, "plan.out")
         json_path = os.path.join(self.module.tmpdir, "plan.json")
         try:
+            env = None
+            if request.get("server") is not None:
+                # Credentials through the environment only: never on a command line.
+                server = request["server"]
+                env = dict(VMXKIT_USERNAME=server.username or "",
+                           VMXKIT_PASSWORD=server.password or "", VMXKIT_PROXY=server.proxy or "")
             self._run(args + ["--format", request["format"], "-o", out_path, "--plan-json",
-                              json_path], list(request["host"]))
+                              json_path], list(request["host"]), env)
             with open(out_path, "rb") as f:
                 content = f.read()
             with open(json_path, "rb") as f:

@@ -43,76 +43,12 @@ options:
     type: path
     required: true
   hostname:
-    description:
-      - The vCenter or ESXi server.
-      - The environment variable C(VMWARE_HOST) sets it when the task does not.
-    type: str
     required: true
-  username:
-    description:
-      - The user name on I(hostname).
-      - The environment variable C(VMWARE_USER) sets it when the task does not.
-    type: str
-    aliases: [admin, user]
-  password:
-    description:
-      - The password of I(username). It never goes on a command line, into a log or into the
-        results.
-      - The environment variable C(VMWARE_PASSWORD) sets it when the task does not.
-    type: str
-    aliases: [pass, pwd]
-  port:
-    description:
-      - The server's HTTPS port.
-      - The environment variable C(VMWARE_PORT) sets it when the task does not.
-    type: int
-    default: 443
-  validate_certs:
-    description:
-      - Verify the server's TLS certificate. A private CA's certificates can be given in a PEM
-        file named by the environment variable C(VMXKIT_CA_FILE).
-      - The environment variable C(VMWARE_VALIDATE_CERTS) sets it when the task does not.
-    type: bool
-    default: true
-  proxy_host:
-    description:
-      - An HTTP proxy to reach I(hostname) through (HTTPS goes through it with C(CONNECT)).
-      - The environment variable C(VMWARE_PROXY_HOST) sets it when the task does not.
-    type: str
-  proxy_port:
-    description:
-      - The port of I(proxy_host).
-      - The environment variable C(VMWARE_PROXY_PORT) sets it when the task does not.
-    type: int
   name:
     description:
       - The VM's name. Exactly one of I(name), I(uuid) and I(moid) is given.
       - With I(datacenter) or I(folder), only the VMs there are searched. A name several VMs
         share is an error that lists their moids.
-    type: str
-  uuid:
-    description:
-      - The VM's BIOS UUID (C(config.uuid)), or with I(use_instance_uuid) its vCenter instance
-        UUID, found with C(SearchIndex.FindByUuid) (in I(datacenter) when given).
-    type: str
-  use_instance_uuid:
-    description:
-      - I(uuid) is the VM's instance UUID (C(config.instanceUuid)).
-    type: bool
-    default: false
-  moid:
-    description:
-      - The VM's managed object id (C(vm-42)).
-    type: str
-  datacenter:
-    description:
-      - The datacenter the VM is in.
-    type: str
-  folder:
-    description:
-      - The folder the VM is in (or below). An inventory path (C(/DC0/vm/gpu)), or a folder of
-        I(datacenter) (C(gpu) or C(vm/gpu)).
-    type: str
   firmware_change:
     description:
       - Send a firmware that differs from the VM's. Switching an installed guest between BIOS
@@ -126,6 +62,8 @@ options:
     type: int
     default: 600
 extends_documentation_fragment:
+  - vmxkit.vmxkit.vmware
+  - vmxkit.vmxkit.vmware.vm
   - vmxkit.vmxkit.backend
   - ansible.builtin.action_common_attributes
 attributes:
@@ -251,36 +189,23 @@ backend:
   sample: binary
 '''
 
-from ansible.module_utils.basic import AnsibleModule, env_fallback
+from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.vmxkit.vmxkit.plugins.module_utils.vmxkit_apply import (
     FAILED, VmSelector, apply_plan, diff_text, failure_message)
 from ansible_collections.vmxkit.vmxkit.plugins.module_utils.vmxkit_backend import (
-    Server, VmxkitError, at_least, backend_argument_spec, counts, open_backend)
+    VmxkitError, at_least, backend_argument_spec, counts, open_backend, server_from_params,
+    vm_argument_spec, vmware_argument_spec)
 
 
 def main():
     argument_spec = dict(
         plan=dict(type="path", required=True),
-        hostname=dict(type="str", required=True, fallback=(env_fallback, ["VMWARE_HOST"])),
-        username=dict(type="str", aliases=["admin", "user"],
-                      fallback=(env_fallback, ["VMWARE_USER"])),
-        password=dict(type="str", aliases=["pass", "pwd"], no_log=True,
-                      fallback=(env_fallback, ["VMWARE_PASSWORD"])),
-        port=dict(type="int", default=443, fallback=(env_fallback, ["VMWARE_PORT"])),
-        validate_certs=dict(type="bool", default=True,
-                            fallback=(env_fallback, ["VMWARE_VALIDATE_CERTS"])),
-        proxy_host=dict(type="str", fallback=(env_fallback, ["VMWARE_PROXY_HOST"])),
-        proxy_port=dict(type="int", fallback=(env_fallback, ["VMWARE_PROXY_PORT"])),
-        name=dict(type="str"),
-        uuid=dict(type="str"),
-        use_instance_uuid=dict(type="bool", default=False),
-        moid=dict(type="str"),
-        datacenter=dict(type="str"),
-        folder=dict(type="str"),
         firmware_change=dict(type="bool", default=False),
         task_timeout=dict(type="int", default=600),
     )
+    argument_spec.update(vmware_argument_spec(hostname_required=True))
+    argument_spec.update(vm_argument_spec())
     argument_spec.update(backend_argument_spec())
     module = AnsibleModule(
         argument_spec=argument_spec,
@@ -292,8 +217,7 @@ def main():
     p = module.params
     if p["task_timeout"] < 1:
         module.fail_json(msg="task_timeout: at least 1")
-    server = Server(p["hostname"], p["port"], p["username"], p["password"], p["validate_certs"],
-                    p["proxy_host"], p["proxy_port"])
+    server = server_from_params(p)
     which = VmSelector(p["name"], p["uuid"], p["use_instance_uuid"], p["moid"], p["datacenter"],
                        p["folder"])
 

@@ -17,8 +17,13 @@ description:
     reserved memory, C(pciPassthru.allowP2P), C(pciPassthru.RelaxACSforP2P)).
   - The plan is written to I(dest) in I(format), atomically (a temporary file in the same folder,
     then a rename), and only when its content differs from the file's.
-  - A plan made against a host is one that M(vmxkit.vmxkit.lint) accepts against the same host
-    (give I(system_id), or lint reports the placeholder).
+  - The host is read from captures (I(host)), or live from vCenter or ESXi (I(hostname) with
+    I(esxi_hostname), as C(vmxkit generate --server URL --esx-host NAME) reads it), with its
+    PCI devices, passthrough and SR-IOV state, NUMA nodes, vGPU types and system UUID, which
+    becomes every device's C(systemId).
+  - A plan made against a host is one that M(vmxkit.vmxkit.lint) accepts against the same host.
+    From captures, give I(system_id), or the plan holds a placeholder (the module warns, and
+    M(vmxkit.vmxkit.apply) refuses it).
 version_added: "0.1.0"
 author:
   - vmxkit authors
@@ -27,10 +32,16 @@ options:
     description:
       - Captures of the host, merged. Each is C(lspci -vvv) (with or without C(-nn)/C(-D)),
         C(lspci -tv), C(esxcli hardware pci list), C(esxcli hardware pci pcipassthru list),
-        C(numactl --hardware), C(esxcli hardware memory get), a sysfs directory, or C(live).
+        C(numactl --hardware), C(esxcli hardware memory get), a saved C(RetrievePropertiesEx)
+        answer of a HostSystem, a sysfs directory, or C(live).
+      - Exactly one of I(host) and I(esxi_hostname) is given.
     type: list
     elements: str
-    required: true
+  esxi_hostname:
+    description:
+      - The ESXi host to plan for, by its name in I(hostname)'s inventory (as community.vmware
+        names a host), read live.
+    type: str
   gpus:
     description:
       - Which GPUs the VM gets. C(auto) is every GPU of the host; a number N is the N
@@ -46,7 +57,8 @@ options:
     elements: str
   vgpu:
     description:
-      - A vGPU profile (C(grid_a100-40c)) for the GPUs instead of full passthrough.
+      - A vGPU profile (C(grid_a100-40c)) for the GPUs instead of full passthrough. A host read
+        from vCenter refuses a profile it does not offer (C(config.sharedPassthruGpuTypes)).
     type: str
   sriov:
     description:
@@ -60,7 +72,8 @@ options:
   system_id:
     description:
       - The host's system UUID (C(esxcli system uuid get)) for the devices' C(systemId).
-        Without it, the plan holds a placeholder that M(vmxkit.vmxkit.lint) reports (PT009).
+        With I(esxi_hostname) the host's own UUID is taken. Without either, the plan holds a
+        placeholder that M(vmxkit.vmxkit.lint) reports (PT009).
     type: str
   memory_mb:
     description:
@@ -95,6 +108,7 @@ options:
     type: bool
     default: false
 extends_documentation_fragment:
+  - vmxkit.vmxkit.vmware
   - vmxkit.vmxkit.backend
   - ansible.builtin.files
   - ansible.builtin.action_common_attributes
@@ -123,6 +137,17 @@ EXAMPLES = r'''
 - name: Say what was chosen
   ansible.builtin.debug:
     var: plan.explanation
+
+- name: One GPU and its nearest NIC, for a host read from vCenter (its UUID the systemId)
+  vmxkit.vmxkit.generate:
+    hostname: vc.example.com
+    username: administrator@vsphere.local
+    password: "{{ vault_vcenter_password }}"
+    esxi_hostname: esx01.example.com
+    gpus: 1
+    nic: auto
+    dest: plans/gpu-worker-01.vmx
+  delegate_to: localhost
 
 - name: These two GPUs with SR-IOV VFs, as a ConfigSpec for pyVmomi or the vSphere API
   vmxkit.vmxkit.generate:
@@ -209,7 +234,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_native, to_text
 
 from ansible_collections.vmxkit.vmxkit.plugins.module_utils.vmxkit_backend import (
-    VmxkitError, backend_argument_spec, open_backend)
+    VmxkitError, backend_argument_spec, open_backend, server_from_params, vmware_argument_spec)
 
 # Text diffs of larger files are left out, as ansible.builtin.copy does past max_file_size.
 MAX_DIFF_BYTES = 1024 * 1024
@@ -275,7 +300,8 @@ def write_atomically(module, dest, content):
 
 def main():
     argument_spec = dict(
-        host=dict(type="list", elements="str", required=True),
+        host=dict(type="list", elements="str"),
+        esxi_hostname=dict(type="str"),
         gpus=dict(type="raw", default="auto"),
         nic=dict(type="list", elements="str"),
         vgpu=dict(type="str"),
@@ -288,8 +314,13 @@ def main():
         dest=dict(type="path", required=True),
         force=dict(type="bool", default=False),
     )
+    argument_spec.update(vmware_argument_spec())
     argument_spec.update(backend_argument_spec())
     module = AnsibleModule(argument_spec=argument_spec, add_file_common_args=True,
+                           mutually_exclusive=[("host", "esxi_hostname")],
+                           required_one_of=[("host", "esxi_hostname")],
+                           required_by=dict(esxi_hostname="hostname"),
+                           required_together=[("proxy_host", "proxy_port")],
                            supports_check_mode=True)
     p = module.params
     dest = p["dest"]
@@ -301,11 +332,14 @@ def main():
     if os.path.isdir(dest):
         module.fail_json(msg="dest: %s is a folder; give the file to write" % dest, dest=dest)
 
-    request = dict(host=p["host"], gpus=gpus_option(module, p["gpus"]),
+    live = bool(p["esxi_hostname"])
+    request = dict(host=p["host"] or [], esxi_hostname=p["esxi_hostname"],
+                   server=server_from_params(p) if live else None,
+                   gpus=gpus_option(module, p["gpus"]),
                    nic=nic_option(module, p["nic"]), vgpu=p["vgpu"], sriov=p["sriov"],
                    network=p["network"], system_id=p["system_id"], memory_mb=p["memory_mb"],
                    allow_degraded=p["allow_degraded"], format=p["format"])
-    backend = open_backend(module)
+    backend = open_backend(module, vcenter=live)
     try:
         # The choices are vmxkit's own: its format table's outputs.
         formats = backend.output_formats()
@@ -317,6 +351,12 @@ def main():
         module.fail_json(changed=False, backend=backend.name, dest=dest, **e.result())
     for w in plan.warnings:
         module.warn(w)
+    placeholders = plan.content.count(b"<fill in:")
+    if placeholders:
+        # Such a plan cannot be applied (vmxkit.vmxkit.apply refuses it): say so now.
+        module.warn("the plan holds %d '<fill in: ...>' placeholder(s) (the host's system UUID): "
+                    "give system_id, or read the host from vCenter (hostname, esxi_hostname)"
+                    % placeholders)
 
     before = read(dest)
     changed = before != plan.content

@@ -14,7 +14,8 @@ description:
   - Runs vmxkit's rule catalogue (C(vmxkit rules)) over a VM configuration and returns the
     findings, as C(vmxkit lint) does.
   - The configuration is a file (I(path)) in any format vmxkit reads, or the live configuration
-    of VMs in vCenter or on ESXi (I(hostname) with I(vm) or I(all_vms)).
+    of VMs in vCenter or on ESXi (I(hostname) with I(name), I(uuid), I(moid) or I(all_vms), as
+    the community.vmware modules name a VM).
   - With I(host), the TOPO rules check the VM's devices against that host's PCIe tree. A live VM
     is checked against the ESXi host it runs on.
   - The module changes nothing. It fails when a finding reaches I(fail_on).
@@ -27,7 +28,7 @@ options:
       - The file to lint. A C(.vmx), ConfigSpec or ConfigInfo XML, a SOAP request, VI/JSON, OVF,
         a C(RetrievePropertiesEx) answer, or C(govc vm.info -json) output. Its format is told
         from its content.
-      - Exactly one of I(path), I(vm) or I(all_vms) is given.
+      - Exactly one of I(path), I(name), I(uuid), I(moid) or I(all_vms) is given.
     type: path
   host:
     description:
@@ -38,55 +39,15 @@ options:
       - Only with I(path). A live VM is linted against the host it runs on.
     type: list
     elements: str
-  hostname:
+  name:
     description:
-      - The vCenter or ESXi server.
-      - The environment variable C(VMWARE_HOST) sets it when the task does not.
-    type: str
-  username:
-    description:
-      - The user name on I(hostname).
-      - The environment variable C(VMWARE_USER) sets it when the task does not.
-    type: str
-    aliases: [admin, user]
-  password:
-    description:
-      - The password of I(username). It never goes on a command line, into a log or into the
-        results.
-      - The environment variable C(VMWARE_PASSWORD) sets it when the task does not.
-    type: str
-    aliases: [pass, pwd]
-  port:
-    description:
-      - The server's HTTPS port.
-      - The environment variable C(VMWARE_PORT) sets it when the task does not.
-    type: int
-    default: 443
-  validate_certs:
-    description:
-      - Verify the server's TLS certificate. A private CA's certificates can be given in a PEM
-        file named by the environment variable C(VMXKIT_CA_FILE).
-      - The environment variable C(VMWARE_VALIDATE_CERTS) sets it when the task does not.
-    type: bool
-    default: true
-  proxy_host:
-    description:
-      - An HTTP proxy to reach I(hostname) through (HTTPS goes through it with C(CONNECT)).
-      - The environment variable C(VMWARE_PROXY_HOST) sets it when the task does not.
-    type: str
-  proxy_port:
-    description:
-      - The port of I(proxy_host).
-      - The environment variable C(VMWARE_PROXY_PORT) sets it when the task does not.
-    type: int
-  vm:
-    description:
-      - The VM on I(hostname) to lint, by name (or moref, C(vm-42)). Every VM of that name is
-        linted.
-    type: str
+      - The VM on I(hostname) to lint, by name (or moref, C(vm-42)). Every VM of that name (in
+        I(datacenter) or under I(folder) when given) is linted.
+      - I(vm) is the name this option had before; it is kept as an alias.
+    aliases: [vm]
   all_vms:
     description:
-      - Lint every VM on I(hostname).
+      - Lint every VM on I(hostname) (in I(datacenter) or under I(folder) when given).
     type: bool
     default: false
   fail_on:
@@ -97,6 +58,8 @@ options:
     choices: [error, warning, info, style, none]
     default: error
 extends_documentation_fragment:
+  - vmxkit.vmxkit.vmware
+  - vmxkit.vmxkit.vmware.vm
   - vmxkit.vmxkit.backend
   - ansible.builtin.action_common_attributes
 attributes:
@@ -111,8 +74,8 @@ notes:
   - For I(hostname), the C(python) backend connects with pyVmomi and reads each VM's host with
     C(vmxkit.Host.from_vsphere) where the package has it (else the VM is linted without its
     host, with a warning); the C(binary) backend runs
-    C(vmxkit lint --server https://HOSTNAME:PORT/sdk --vm NAME), with the credentials in the
-    environment.
+    C(vmxkit lint --server https://HOSTNAME:PORT/sdk --vm NAME) (C(--uuid), C(--folder)), with
+    the credentials in the environment.
   - C(vmxkit rules) lists the rules and C(vmxkit rule ID) documents one (docs/rules.md in the
     vmxkit sources).
 '''
@@ -130,7 +93,8 @@ EXAMPLES = r'''
     hostname: vc.example.com
     username: administrator@vsphere.local
     password: "{{ vcenter_password }}"
-    vm: gpu-worker-01
+    datacenter: DC1
+    name: gpu-worker-01
   delegate_to: localhost
 
 - name: Lint every VM, never failing, and keep the findings
@@ -248,10 +212,12 @@ column:
   sample: 5
 '''
 
-from ansible.module_utils.basic import AnsibleModule, env_fallback
+from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.vmxkit.vmxkit.plugins.module_utils.vmxkit_apply import VmSelector
 from ansible_collections.vmxkit.vmxkit.plugins.module_utils.vmxkit_backend import (
-    Server, VmxkitError, at_least, backend_argument_spec, counts, open_backend)
+    VmxkitError, at_least, backend_argument_spec, counts, open_backend, server_from_params,
+    vm_argument_spec, vmware_argument_spec)
 
 FAIL_ON = ["error", "warning", "info", "style", "none"]
 # Findings named in a failure's message; the full list is in `findings`.
@@ -273,41 +239,32 @@ def main():
     argument_spec = dict(
         path=dict(type="path"),
         host=dict(type="list", elements="str"),
-        hostname=dict(type="str", fallback=(env_fallback, ["VMWARE_HOST"])),
-        username=dict(type="str", aliases=["admin", "user"],
-                      fallback=(env_fallback, ["VMWARE_USER"])),
-        password=dict(type="str", aliases=["pass", "pwd"], no_log=True,
-                      fallback=(env_fallback, ["VMWARE_PASSWORD"])),
-        port=dict(type="int", default=443, fallback=(env_fallback, ["VMWARE_PORT"])),
-        validate_certs=dict(type="bool", default=True,
-                            fallback=(env_fallback, ["VMWARE_VALIDATE_CERTS"])),
-        proxy_host=dict(type="str", fallback=(env_fallback, ["VMWARE_PROXY_HOST"])),
-        proxy_port=dict(type="int", fallback=(env_fallback, ["VMWARE_PROXY_PORT"])),
-        vm=dict(type="str"),
         all_vms=dict(type="bool", default=False),
         fail_on=dict(type="str", default="error", choices=FAIL_ON),
     )
+    argument_spec.update(vmware_argument_spec())
+    argument_spec.update(vm_argument_spec(name_aliases=["vm"]))
     argument_spec.update(backend_argument_spec())
     module = AnsibleModule(
         argument_spec=argument_spec,
-        mutually_exclusive=[("path", "vm"), ("path", "all_vms"), ("vm", "all_vms"),
-                            ("host", "vm"), ("host", "all_vms")],
+        mutually_exclusive=[("path", "name", "uuid", "moid", "all_vms"),
+                            ("host", "name", "uuid", "moid", "all_vms")],
         required_together=[("proxy_host", "proxy_port")],
         supports_check_mode=True,
     )
     p = module.params
-    live = bool(p["vm"]) or p["all_vms"]
+    live = bool(p["name"] or p["uuid"] or p["moid"]) or p["all_vms"]
     if not live and not p["path"]:
-        module.fail_json(msg="give one of: path, vm, all_vms")
+        module.fail_json(msg="give one of: path, name, uuid, moid, all_vms")
     if live and not p["hostname"]:
-        module.fail_json(msg="vm and all_vms need hostname (or VMWARE_HOST)")
+        module.fail_json(msg="name, uuid, moid and all_vms need hostname (or VMWARE_HOST)")
+    which = VmSelector(p["name"], p["uuid"], p["use_instance_uuid"], p["moid"], p["datacenter"],
+                       p["folder"])
 
     backend = open_backend(module, vcenter=live)
     try:
         if live:
-            server = Server(p["hostname"], p["port"], p["username"], p["password"],
-                            p["validate_certs"], p["proxy_host"], p["proxy_port"])
-            result = backend.lint_vcenter(server, p["vm"], p["all_vms"])
+            result = backend.lint_vcenter(server_from_params(p), which, p["all_vms"])
         else:
             result = backend.lint_file(p["path"], p["host"] or [])
     except VmxkitError as e:
