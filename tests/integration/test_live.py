@@ -190,6 +190,41 @@ class GpuHostTest(unittest.TestCase):
         for rule in ("P2P001", "P2P002", "MMIO002", "MMIO005", "TOPO004"):
             self.assertIn(rule, rules, r.out)
 
+    def test_lint_finds_the_vm_by_uuid_and_in_its_datacenter(self):
+        # As apply (and community.vmware) name a VM: its BIOS UUID, a datacenter and its folders.
+        import ssl
+
+        from pyVim.connect import Disconnect, SmartConnect
+        from pyVmomi import vim
+
+        u = urlparse(self.sim.url)
+        si = SmartConnect(host=u.hostname, port=u.port, user=u.username, pwd=u.password,
+                          sslContext=ssl._create_unverified_context())
+        try:
+            content = si.RetrieveContent()
+            view = content.viewManager.CreateContainerView(content.rootFolder,
+                                                           [vim.VirtualMachine], True)
+            uuid = {vm.name: vm.config.uuid for vm in view.view}[GPU_VM]
+            view.Destroy()
+        finally:
+            Disconnect(si)
+        by_name = run("lint", *self.server, "--vm", GPU_VM, "--format", "json")
+        self.check(by_name, 1)
+        for args in (["--uuid", uuid], ["--vm", GPU_VM, "--datacenter", "DC0"],
+                     ["--vm", GPU_VM, "--datacenter", "DC0", "--folder", "vm"]):
+            r = run("lint", *self.server, *args, "--format", "json")
+            self.check(r, 1)
+            self.assertEqual(r.out, by_name.out, args)
+        r = run("lint", *self.server, "--vm", GPU_VM, "--datacenter", "DC9")
+        self.check(r, 2)
+        self.assertIn("nothing at inventory path '/DC9'", r.err)
+        r = run("lint", *self.server, "--uuid", "00000000-0000-0000-0000-000000000000")
+        self.check(r, 2)
+        self.assertIn("no VM with BIOS UUID", r.err)
+        r = run("lint", *self.server, "--uuid", uuid, "--vm", GPU_VM)
+        self.check(r, 2)
+        self.assertIn("--vm, --uuid and --all-vms exclude each other", r.err)
+
     def test_a_vm_that_is_not_there_is_an_error(self):
         r = run("lint", *self.server, "--vm", "no-such-vm")
         self.check(r, 2)
