@@ -37,8 +37,9 @@ void add_plan_options(CLI::App& sub, PlanOptions& o, bool system_id) {
   sub.add_option("--network", o.request.network, "Port group of SR-IOV VF entries")
       ->capture_default_str();
   sub.add_option("--memory-mb", o.memory_mb,
-                 "Guest memory, all reserved (default 65536, or "
-                 "the --base file's memsize)")
+                 system_id ? "Guest memory, all reserved (default 65536, or the --base file's "
+                             "memsize)"
+                           : "Guest memory, all reserved (default: the VM's size stays)")
       ->check(CLI::Validator(
           [](const std::string& text) -> std::string {
             // Checked on the text: CLI11 saturates a number too large and wraps a negative one.

@@ -27,7 +27,8 @@ struct PlanOptions {
 };
 
 /// --gpu, --gpus, --nic, --vgpu, --sriov, --network, --memory-mb, --allow-degraded; with
-/// `system_id` also --system-id (apply takes the host's UUID, read live).
+/// `system_id` (generate) also --system-id. Without it (apply, which takes the host's UUID read
+/// live) --memory-mb's help says the VM's size stays when it is not given.
 void add_plan_options(CLI::App& sub, PlanOptions& options, bool system_id);
 
 }  // namespace vmxkit::cli
