@@ -226,11 +226,19 @@ std::optional<guest::NcclTopoInput> read_nccl_topo(const std::string& path, Cont
                               guest::read_nccl_topo_xml(text, display_name(path))};
 }
 
+// The NCCL_TOPO_DUMP_FILE among the guest inputs, read; nullopt when none was given.
+std::optional<guest::NcclTopoInput> read_nccl_dump(const guest::Guest& g) {
+  if (!g.nccl_topo_dump()) return std::nullopt;
+  const guest::NcclTopoDumpText& d = *g.nccl_topo_dump();
+  return guest::NcclTopoInput{d.where.path, guest::read_nccl_topo_xml(d.text, d.where.path)};
+}
+
 int run_guest_check(const GuestCheckOptions& o, Context& ctx) {
   guest::Guest g;
   read_guest(o.inputs, ctx, g);
   const std::optional<guest::NcclTopoInput> topo = read_nccl_topo(o.nccl_topo, ctx);
-  const checks::GuestContext guest_ctx(g, topo ? &*topo : nullptr);
+  const std::optional<guest::NcclTopoInput> dump = read_nccl_dump(g);
+  const checks::GuestContext guest_ctx(g, topo ? &*topo : nullptr, dump ? &*dump : nullptr);
   const std::vector<checks::Finding> findings = checks::check_guest(guest_ctx);
   const Summary summary = summarize(findings, kFailOn.at(o.fail_on));
   if (o.format == "sarif") {
@@ -256,7 +264,9 @@ void setup_guest_check(CLI::App& app, Context& ctx) {
                   "Captures made in the guest (`-` for stdin): lspci -vvv / -tv, lsmod or "
                   "/proc/modules, /proc/cmdline, nvidia-smi (-q, topo -m), ibv_devinfo, uname "
                   "-r, `grep . /sys/module/*/version`, /proc/driver/nvidia/version, modinfo, "
-                  "ofed_info -s; one file may hold several, each after its shell prompt line");
+                  "ofed_info -s, NCCL's log (NCCL_DEBUG=INFO) and topology dump "
+                  "(NCCL_TOPO_DUMP_FILE); one file may hold several, each after its shell prompt "
+                  "line");
   sub->add_option("--nccl-topo", o->nccl_topo,
                   "The NCCL topology file (NCCL_TOPO_FILE) the guest runs NCCL with: its GPU "
                   "and NIC bus ids must be the guest's and its pairs come out as on the host "
