@@ -63,12 +63,13 @@ std::optional<unsigned> hca_index(std::string_view hca, const std::optional<Vers
   return static_cast<unsigned>(*h);
 }
 
-// The bus id the Init lines give a rank (the first line that names it), or empty.
-std::string bus_of_rank(const NcclLog& log, std::string_view rank) {
+// The bus id the Init lines of one host give a rank (the first line that names it), or empty.
+// A log of several nodes has a rank 0 on one host only; each host has its own bus ids.
+std::string bus_of_rank(const NcclLog& log, std::string_view rank, const std::string& host) {
   const auto r = decimal_value(rank);
   if (!r) return {};
   for (const NcclRankLine& l : log.ranks) {
-    if (l.rank == static_cast<int>(*r)) return l.bus_id;
+    if (l.rank == static_cast<int>(*r) && l.host == host) return l.bus_id;
   }
   return {};
 }
@@ -79,7 +80,7 @@ std::optional<std::size_t> decision_gpu(const Guest& g, const NcclLog& log, cons
   const bool rank = l.gpu_is_rank || (v && at_least(*v, 2, 24, 0));
   if (!rank && (v || l.gpu.size() >= 4)) return nccl_log_bus_device(g, l.gpu);
   if (!rank) return std::nullopt;
-  const std::string bus = bus_of_rank(log, l.gpu);
+  const std::string bus = bus_of_rank(log, l.gpu, l.host);
   return bus.empty() ? std::nullopt : nccl_log_bus_device(g, bus);
 }
 
@@ -167,7 +168,7 @@ std::optional<std::size_t> nccl_channel_gpu(const Guest& g, const NcclChannelLin
   if (open == std::string::npos || end.back() != ']' || !g.nccl_log()) return std::nullopt;
   const std::string_view rank = std::string_view(end).substr(0, open);
   const std::string_view inner = std::string_view(end).substr(open + 1, end.size() - open - 2);
-  const std::string bus = bus_of_rank(*g.nccl_log(), rank);
+  const std::string bus = bus_of_rank(*g.nccl_log(), rank, c.host);
   if (!bus.empty()) return nccl_log_bus_device(g, bus);
   const auto v = nccl_log_version(*g.nccl_log());
   if (v && !at_least(*v, 2, 18, 3)) return nccl_log_bus_device(g, inner);

@@ -111,6 +111,7 @@ struct NcclGdrLine {
   bool gpu_is_rank = false;  ///< the line names the GPU by its rank (2.29's `(rank R)`)
   int distance = 0;
   int level = 0;
+  std::string host;  ///< the host name the line starts with (`host:pid:tid [dev] NCCL INFO`)
   pci::Origin where;
 };
 
@@ -141,6 +142,7 @@ struct NcclChannelLine {
   std::string net;  ///< the NET plugin's name (`IB`, `Socket`), empty for P2P and SHM
   std::optional<unsigned> net_dev;
   bool gdr = false;  ///< `/GDRDMA`
+  std::string host;
   pci::Origin where;
 };
 
@@ -160,6 +162,7 @@ struct NcclRankLine {
   int rank = 0;
   int nvml_dev = 0;
   std::string bus_id;  ///< hex as printed, `3000` for 0000:03:00.0 (int64ToBusId)
+  std::string host;
   pci::Origin where;
 };
 

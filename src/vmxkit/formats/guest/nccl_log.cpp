@@ -49,6 +49,18 @@ std::string_view message(std::string_view line) {
   return trim(line);
 }
 
+// "gpu-vm:4123:4135 [0] NCCL INFO ...": the host name, before the first ':'.
+std::string host_of(std::string_view line) {
+  const auto colon = line.find(':');
+  return colon == std::string_view::npos ? std::string() : std::string(trim(line.substr(0, colon)));
+}
+
+// Where a line is: its file and line, and the host that printed it.
+struct Where {
+  pci::Origin origin;
+  std::string host;
+};
+
 // "NCCL_NET_GDR_LEVEL set by environment to PHB"; ncclLoadParam ends the number with '.'.
 void env_line(NcclLog& log, std::string_view m, const pci::Origin& where) {
   constexpr std::string_view kSet = " set by environment to ";
@@ -104,14 +116,15 @@ bool distance(std::string_view m, NcclGdrLine& out) {
 }
 
 // "GPU Direct RDMA Disabled for GPU ca000 / HCA 0 (distance 7 > 4)" and its variants.
-void gdr_line(NcclLog& log, std::string_view m, const pci::Origin& where) {
+void gdr_line(NcclLog& log, std::string_view m, const Where& where) {
   const bool enabled = has(m, "GPU Direct RDMA Enabled for ");
   const auto at = m.find(enabled ? "Enabled for " : "Disabled for ");
   if (at == std::string_view::npos) return;
   std::string_view rest = m.substr(at + (enabled ? 12 : 13));
   NcclGdrLine g;
   g.enabled = enabled;
-  g.where = where;
+  g.where = where.origin;
+  g.host = where.host;
   if (rest.starts_with("GPU/")) {  // 2.29: "GPU/0-1 (rank 0) - NET/0-0 (distance ...)"
     g.gpu = std::string(word_after(rest, "(rank "));
     if (!g.gpu.empty() && g.gpu.back() == ')') g.gpu.pop_back();
@@ -156,7 +169,7 @@ void net_via(std::string_view via, NcclChannelLine& c) {
 }
 
 // "Channel 00/0 : 0[0] -> 1[1] [send] via NET/IB/0/GDRDMA" (and "Ring 00 : ...").
-void channel_line(NcclLog& log, std::string_view m, const pci::Origin& where) {
+void channel_line(NcclLog& log, std::string_view m, const Where& at) {
   std::string_view s = m.substr(m.starts_with("Ring ") ? 5 : 8);
   const auto channel = take_int(s);
   const auto colon = s.find(" : ");
@@ -177,7 +190,8 @@ void channel_line(NcclLog& log, std::string_view m, const pci::Origin& where) {
   c.to = std::string(to);
   c.via = std::string(trim(s.substr(via + 5)));
   if (c.via.starts_with("NET/")) net_via(c.via, c);
-  c.where = where;
+  c.where = at.origin;
+  c.host = at.host;
   log.channels.push_back(std::move(c));
 }
 
@@ -198,14 +212,14 @@ void graph_line(NcclLog& log, std::string_view m, const pci::Origin& where) {
 }
 
 // "comm 0x55cc rank 0 nranks 16 cudaDev 0 nvmlDev 0 busId 1c000 commId 0x65e0 - Init START".
-void rank_line(NcclLog& log, std::string_view m, const pci::Origin& where) {
+void rank_line(NcclLog& log, std::string_view m, const Where& at) {
   std::string_view rank = word_after(m, " rank ");
   std::string_view nvml = word_after(m, " nvmlDev ");
   const std::string_view bus = word_after(m, " busId ");
   const auto r = take_int(rank);
   const auto d = take_int(nvml);
   if (!r || !d || bus.empty()) return;
-  log.ranks.push_back(NcclRankLine{*r, *d, std::string(bus), where});
+  log.ranks.push_back(NcclRankLine{*r, *d, std::string(bus), at.host, at.origin});
 }
 
 void version_line(NcclLog& log, std::string_view m, const pci::Origin& where) {
@@ -213,7 +227,8 @@ void version_line(NcclLog& log, std::string_view m, const pci::Origin& where) {
   if (!v.empty() && is_digit(v.front()) && !log.version) log.version = Fact{std::string(v), where};
 }
 
-void decision_line(NcclLog& log, std::string_view m, const pci::Origin& where) {
+void decision_line(NcclLog& log, std::string_view m, const Where& at) {
+  const pci::Origin& where = at.origin;
   if (m.starts_with("NCCL version ")) {
     version_line(log, m, where);
   } else if (m.starts_with("NCCL_") && has(m, " set by environment to ")) {
@@ -229,13 +244,13 @@ void decision_line(NcclLog& log, std::string_view m, const pci::Origin& where) {
   } else if (has(m, "GPU Direct RDMA ") && has(m, " for HCA ") && !has(m, "distance")) {
     hca_line(log, m, where);
   } else if (has(m, "GPU Direct RDMA ") && has(m, "distance")) {
-    gdr_line(log, m, where);
+    gdr_line(log, m, at);
   } else if ((m.starts_with("Channel ") || m.starts_with("Ring ")) && has(m, " via ")) {
-    channel_line(log, m, where);
+    channel_line(log, m, at);
   } else if (m.starts_with("Pattern ") && has(m, "nChannels")) {
     graph_line(log, m, where);
   } else if (has(m, " nvmlDev ") && has(m, " busId ") && has(m, " Init ")) {
-    rank_line(log, m, where);
+    rank_line(log, m, at);
   } else if (has(m, "Failed to register memory with DMA-BUF")) {
     log.dmabuf_failures.push_back(Fact{std::string(m), where});
   }
@@ -250,7 +265,7 @@ void load_nccl_decisions(NcclLog& log, std::string_view text, const std::string&
     const bool tagged = has(line, " NCCL INFO ") || has(line, " NCCL WARN ");
     const std::string_view m = message(line);
     if (!tagged && !m.starts_with("NCCL version ")) continue;  // the program's own output
-    decision_line(log, m, pci::Origin{path, n});
+    decision_line(log, m, Where{pci::Origin{path, n}, tagged ? host_of(line) : std::string()});
   }
 }
 

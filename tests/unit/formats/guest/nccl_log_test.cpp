@@ -246,3 +246,65 @@ TEST_CASE("a topology dump that is not XML is an input error with its line", "[g
   CHECK_THROWS_AS(vmxkit::guest::read_nccl_topo_xml(g.nccl_topo_dump()->text, "dump.xml"),
                   vmxkit::Error);
 }
+
+TEST_CASE("a channel line's GPU: the bus id NCCL printed before 2.18.3, the rank's Init line since",
+          "[guest][nccl-log]") {
+  const std::string old_log =
+      "v:1:1 [0] NCCL INFO NCCL version 2.12.12+cuda11.6\n"
+      "v:1:1 [0] NCCL INFO Channel 00/0 : 0[3000] -> 1[3000] [send] via NET/IB/0\n";
+  const Guest g =
+      guest_of({{"lspci.txt", fixture("kvm-switch.lspci-vvv.txt")}, {"log.txt", old_log}});
+  const auto& c = log_of(g).channels.at(0);
+  const auto gpu = vmxkit::guest::nccl_channel_gpu(g, c);
+  REQUIRE(gpu);
+  CHECK(g.pci().at(*gpu).bdf.to_string() == "0000:03:00.0");
+  // From 2.18.3 the brackets hold the nvmlDev: without an Init line the GPU is not known.
+  const std::string new_log =
+      "v:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
+      "v:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0\n";
+  const Guest h =
+      guest_of({{"lspci.txt", fixture("kvm-switch.lspci-vvv.txt")}, {"log.txt", new_log}});
+  CHECK_FALSE(vmxkit::guest::nccl_channel_gpu(h, log_of(h).channels.at(0)).has_value());
+  const auto findings = vmxkit::checks::check_guest(h);
+  const auto it = std::find_if(findings.begin(), findings.end(), [](const auto& f) {
+    return f.check->id == "GUEST012" && f.subject == "GUEST018";
+  });
+  REQUIRE(it != findings.end());
+  CHECK_THAT(it->message, Catch::Contains("Init START"));
+}
+
+TEST_CASE("sockets with NCCL_IB_DISABLE set: GUEST020 names the override",
+          "[guest][nccl-log][GUEST020]") {
+  const std::string log =
+      "v:1:1 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n"
+      "v:1:1 [0] NCCL INFO NET/Socket : Using [0]ens192:10.0.0.5<0>\n"
+      "v:1:1 [0] NCCL INFO Using network Socket\n";
+  const Guest g =
+      guest_of({{"lspci.txt", fixture("esxi-h100-cx7.lspci-vvv.txt")}, {"log.txt", log}});
+  const auto findings = vmxkit::checks::check_guest(g);
+  const auto it = std::find_if(findings.begin(), findings.end(),
+                               [](const auto& f) { return f.check->id == "GUEST020"; });
+  REQUIRE(it != findings.end());
+  CHECK_THAT(it->message, Catch::Contains("NCCL_IB_DISABLE=1 was set (log.txt:1)"));
+  CHECK(it->where.line == 3);
+}
+
+TEST_CASE("a rank is looked up among the Init lines of the host that printed the line",
+          "[guest][nccl-log]") {
+  // Two nodes: rank 1 is 0000:03:00.0 on vm-b; vm-a's rank 1 is on another bus.
+  const std::string log =
+      "vm-a:1:1 [0] NCCL INFO NCCL version 2.25.1+cuda12.8\n"
+      "vm-a:1:1 [1] NCCL INFO comm 0x1 rank 1 nranks 4 cudaDev 1 nvmlDev 1 busId 13000 commId 0x2 "
+      "- Init START\n"
+      "vm-b:2:2 [0] NCCL INFO comm 0x3 rank 1 nranks 4 cudaDev 0 nvmlDev 0 busId 3000 commId 0x2 "
+      "- Init START\n"
+      "vm-b:2:2 [0] NCCL INFO GPU Direct RDMA Disabled for GPU 1 / HCA 0 (distance 6 > 4)\n";
+  const Guest g =
+      guest_of({{"lspci.txt", fixture("esxi-h100-cx7.lspci-vvv.txt")}, {"log.txt", log}});
+  CHECK(log_of(g).ranks.at(0).host == "vm-a");
+  CHECK(log_of(g).gdr.at(0).host == "vm-b");
+  const auto d = vmxkit::guest::nccl_gdr_decisions(g);
+  REQUIRE(d.size() == 1);
+  REQUIRE(d[0].gpu_index);
+  CHECK(g.pci().at(*d[0].gpu_index).bdf.to_string() == "0000:03:00.0");
+}
