@@ -129,7 +129,9 @@ std::vector<NcclGdrDecision> nccl_gdr_decisions(const Guest& g) {
   const auto over = log.env.find("NCCL_NET_GDR_LEVEL");
   for (const NcclGdrLine& l : log.gdr) {
     bool seen = false;
-    for (const NcclGdrDecision& d : out) seen |= d.line->gpu == l.gpu && d.line->hca == l.hca;
+    for (const NcclGdrDecision& d : out) {
+      seen |= d.line->gpu == l.gpu && d.line->hca == l.hca && d.line->host == l.host;
+    }
     if (seen) continue;
     NcclGdrDecision d;
     d.line = &l;

@@ -207,3 +207,25 @@ TEST_CASE("the README's inside-the-VM transcript is what vmxkit prints", "[cli][
                         "':\"$PATH\" " + command);
   CHECK(r.out == expected);
 }
+
+TEST_CASE("guest-check prints what NCCL's log says it decided, as text and as JSON",
+          "[cli][guest][nccl-log]") {
+  const auto text = run_cli({"guest-check", data("esxi-h100-cx7.lspci-vvv.txt"),
+                             data("esxi-h100-cx7.capture.txt"), data("nccl-gdr-disabled.log.txt")});
+  INFO(text.out);
+  CHECK_THAT(text.out,
+             Catch::Contains("NCCL's log: NCCL 2.19.3+cuda12.2, network IB (mlx5_0/IB)\n") &&
+                 Catch::Contains("  GPU Direct RDMA off: 0000:03:00.0 (H100 SXM5 80GB) - HCA 0 "
+                                 "(mlx5_0): distance 6 (PHB) > 4 (PXB)\n") &&
+                 Catch::Contains("  channels: 0 via NET with GDRDMA, 4 via NET without"));
+  const auto json = run_cli({"guest-check", "--format", "json", data("nccl-gdr-disabled.log.txt")});
+  const auto doc = nlohmann::json::parse(json.out);
+  const auto& log = doc.at("nccl_log");
+  CHECK(log.at("version") == "2.19.3+cuda12.2");
+  CHECK(log.at("gdr").at(0).at("distance") == 6);
+  CHECK(log.at("gdr").at(0).at("distance_type") == "PHB");
+  CHECK(log.at("gdr").at(0).at("gpu") == "GPU 3000");
+  CHECK(log.at("channels").at("net") == 4);
+  const auto none = run_cli({"guest-check", "--format", "json", data("kvm-switch.lspci-vvv.txt")});
+  CHECK(nlohmann::json::parse(none.out).at("nccl_log").is_null());
+}
