@@ -138,7 +138,8 @@ std::vector<NcclGdrDecision> nccl_gdr_decisions(const Guest& g) {
     d.distance = nccl_log_path_type(v, l.distance);
     d.level = nccl_log_path_type(v, l.level);
     d.gpu_index = decision_gpu(g, log, l, v);
-    if (const auto i = hca_index(l.hca, v)) {
+    d.hca_index = hca_index(l.hca, v);
+    if (const auto i = d.hca_index) {
       for (const NcclNetDevice& n : log.ib_devices) {
         if (n.index == *i) d.nic_name = n.name;
       }
@@ -213,15 +214,30 @@ std::vector<NcclPathDiff> nccl_dump_path_diffs(const Guest& g, const NcclTopoInp
   return out;
 }
 
-std::vector<NcclPathDiff> nccl_log_path_diffs(const std::vector<NcclGdrDecision>& decisions,
+namespace {
+
+// Whether a decision's HCA is the NIC of a pair: by name, else by its index among the guest's
+// RDMA NICs in PCI order.
+bool same_nic(const Guest& g, const NcclGdrDecision& d, const NcclPair& p) {
+  if (!d.nic_name.empty() && !p.nic_name.empty()) return d.nic_name == p.nic_name;
+  if (!d.hca_index || !p.nic_index) return false;
+  unsigned ordinal = 0;
+  for (std::size_t i = 0; i < *p.nic_index; ++i) ordinal += is_guest_rdma_nic(g.pci().at(i));
+  return ordinal == *d.hca_index;
+}
+
+}  // namespace
+
+std::vector<NcclPathDiff> nccl_log_path_diffs(const Guest& g,
+                                              const std::vector<NcclGdrDecision>& decisions,
                                               const std::vector<NcclPair>& view) {
   std::vector<NcclPathDiff> out;
   for (const NcclGdrDecision& d : decisions) {
-    if (!d.gpu_index || d.nic_name.empty() || !d.distance) continue;
+    if (!d.gpu_index || !d.distance) continue;
     const pci::PathClass nccl = class_of_nccl(*d.distance);
     if (nccl == pci::PathClass::unknown) continue;  // NVLink, PXN, C2C: not a PCI class
     for (const NcclPair& p : view) {
-      if (p.gpu_index != d.gpu_index || p.nic_name != d.nic_name || !p.nic_index) continue;
+      if (p.gpu_index != d.gpu_index || !p.nic_index || !same_nic(g, d, p)) continue;
       const pci::PathClass vm = p.cls == pci::PathClass::node ? pci::PathClass::phb : p.cls;
       if (vm == pci::PathClass::unknown || vm == nccl) continue;
       out.push_back(

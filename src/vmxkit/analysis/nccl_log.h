@@ -43,6 +43,7 @@ struct NcclGdrDecision {
   std::optional<NcclPathType> distance;  ///< named, when the log gives NCCL's version
   std::optional<NcclPathType> level;
   std::optional<std::size_t> gpu_index;  ///< the guest GPU, when the log lets it be told
+  std::optional<unsigned> hca_index;     ///< NCCL's net device index of the HCA
   std::string nic_name;                  ///< `mlx5_0`, from the log's `NET/IB : Using` list
   const Fact* level_override = nullptr;  ///< `NCCL_NET_GDR_LEVEL set by environment to ...`
 };
@@ -76,8 +77,12 @@ struct NcclPathDiff {
 /// The pairs of `view` (GPU and nearest NIC from lspci) whose path type in NCCL's dump differs.
 std::vector<NcclPathDiff> nccl_dump_path_diffs(const Guest& g, const NcclTopoInput& dump,
                                                const std::vector<NcclPair>& view);
-/// The pairs of `view` whose path type in the log's decisions (`distance D`) differs.
-std::vector<NcclPathDiff> nccl_log_path_diffs(const std::vector<NcclGdrDecision>& decisions,
+/// The pairs of `view` whose path type in the log's decisions (`distance D`) differs. The
+/// decision's HCA is the pair's NIC by name, or, where no input names the guest's NICs, by
+/// its index among the guest's RDMA NICs in PCI order (the order mlx5 registers them, which
+/// NCCL's IB plugin keeps).
+std::vector<NcclPathDiff> nccl_log_path_diffs(const Guest& g,
+                                              const std::vector<NcclGdrDecision>& decisions,
                                               const std::vector<NcclPair>& view);
 
 /// The path class NCCL's path type is (pix, pxb, phb, sys), or unknown for NVLink, PXN, C2C...

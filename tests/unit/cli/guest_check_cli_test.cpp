@@ -229,3 +229,13 @@ TEST_CASE("guest-check prints what NCCL's log says it decided, as text and as JS
   const auto none = run_cli({"guest-check", "--format", "json", data("kvm-switch.lspci-vvv.txt")});
   CHECK(nlohmann::json::parse(none.out).at("nccl_log").is_null());
 }
+
+TEST_CASE("an NCCL topology dump with a DOCTYPE is refused as bad input, never expanded",
+          "[cli][guest][nccl-dump]") {
+  const auto r = run_cli({"guest-check", "-"},
+                         "<!DOCTYPE system [<!ENTITY x \"0000:03:00.0\">]>\n"
+                         "<system version=\"1\"><cpu numaid=\"0\"><pci busid=\"&x;\"/></cpu>"
+                         "</system>\n");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("<stdin>:1:") && Catch::Contains("DOCTYPE is not allowed"));
+}

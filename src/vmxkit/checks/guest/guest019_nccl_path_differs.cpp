@@ -100,7 +100,7 @@ void check(const GuestContext& ctx, FindingSink& sink) {
   }
   std::vector<guest::NcclPathDiff> diffs;
   if (ctx.nccl_dump() != nullptr) diffs = guest::nccl_dump_path_diffs(g, *ctx.nccl_dump(), view);
-  for (const guest::NcclPathDiff& d : guest::nccl_log_path_diffs(decisions, view)) {
+  for (const guest::NcclPathDiff& d : guest::nccl_log_path_diffs(g, decisions, view)) {
     const bool known = std::any_of(diffs.begin(), diffs.end(), [&](const guest::NcclPathDiff& x) {
       return x.gpu_index == d.gpu_index && x.nic_index == d.nic_index;
     });

@@ -308,3 +308,28 @@ TEST_CASE("a rank is looked up among the Init lines of the host that printed the
   REQUIRE(d[0].gpu_index);
   CHECK(g.pci().at(*d[0].gpu_index).bdf.to_string() == "0000:03:00.0");
 }
+
+TEST_CASE("GUEST019 from the log: NCCL's distance is SYS where the guest's lspci gives PHB",
+          "[guest][nccl-log][GUEST019]") {
+  // NCCL 2.19.3 numbers: SYS is 7, PXB 4.
+  const std::string log =
+      "v:1:1 [0] NCCL INFO NCCL version 2.19.3+cuda12.2\n"
+      "v:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ens192:10.0.0.5<0>\n"
+      "v:1:1 [0] NCCL INFO GPU Direct RDMA Disabled for GPU 3000 / HCA 0 (distance 7 > 4)\n";
+  const Guest g =
+      guest_of({{"lspci.txt", fixture("esxi-h100-cx7.lspci-vvv.txt")}, {"log.txt", log}});
+  const auto findings = vmxkit::checks::check_guest(g);
+  const auto it = std::find_if(findings.begin(), findings.end(),
+                               [](const auto& f) { return f.check->id == "GUEST019"; });
+  REQUIRE(it != findings.end());
+  CHECK_THAT(it->message, Catch::Contains("NCCL computes SYS") &&
+                              Catch::Contains("vmxkit computes PHB") &&
+                              Catch::Contains("different NUMA nodes"));
+  CHECK(it->where.line == 3);
+  // The same distance without the version line: not named, so not compared.
+  const Guest h = guest_of({{"lspci.txt", fixture("esxi-h100-cx7.lspci-vvv.txt")},
+                            {"log.txt", log.substr(log.find('\n') + 1)}});
+  const auto none = vmxkit::checks::check_guest(h);
+  CHECK(std::none_of(none.begin(), none.end(),
+                     [](const auto& f) { return f.check->id == "GUEST019"; }));
+}
