@@ -20,8 +20,10 @@ built, whose paths vmxkit computes as NCCL's `ncclTopoSetPaths` does) or from th
 its log's `GPU Direct RDMA ... (distance D > L)` line (named by the log's NCCL version). The
 reason given: an `NCCL_TOPO_FILE` NCCL ran with (its tree replaces the guest's, GUEST015), NUMA
 nodes (NCCL reads each device's `numa_node` from the guest's `/sys`; a device without one is on
-its CPU node -1), or captures that do not show the same guest. Pairs the inputs cannot map (a
-log without its version or its `NET/IB : Using` line) are left out.
+its CPU node -1), or captures that do not show the same guest. A log's HCA is the guest's NIC
+of that name (its `NET/IB : Using` list against `ibv_devinfo`), else the NIC of that index among
+the guest's RDMA NICs in PCI order. A decision whose numbers the log gives no version to name,
+or whose GPU it does not let be told, is left out.
 
 ## Why is this bad?
 vmxkit's advice (GUEST002, `vmxkit nccl-topo`) rests on the path type it computes; where NCCL
