@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "vmxkit/analysis/nccl_log.h"
 #include "vmxkit/analysis/nccl_view.h"
 #include "vmxkit/checks/guest_context.h"
 #include "vmxkit/core/error.h"
@@ -59,6 +60,89 @@ std::string pair_nic(const guest::Guest& g, const guest::NcclPair& p) {
 
 const char* pair_from(const guest::NcclPair& p) {
   return p.from_nccl_topo ? "NCCL_TOPO_FILE" : p.from_smi_topo ? "nvidia-smi topo -m" : "lspci";
+}
+
+// --- what NCCL's log says it decided (NcclLog, analysis/nccl_log.h) ---
+
+std::string decision_gpu(const checks::GuestContext& ctx, const guest::NcclGdrDecision& d) {
+  return d.gpu_index ? ctx.describe(*d.gpu_index) : "GPU " + d.line->gpu;
+}
+
+std::string decision_hca(const guest::NcclGdrDecision& d) {
+  return "HCA " + d.line->hca + (d.nic_name.empty() ? "" : " (" + d.nic_name + ")");
+}
+
+// "6 (PHB)" or "6" where the log gives no version to name it.
+std::string path_number(int number, const std::optional<guest::NcclPathType>& type) {
+  return type ? fmt::format("{} ({})", number, guest::to_string(*type)) : std::to_string(number);
+}
+
+std::string channel_counts(const guest::NcclLog& log) {
+  const guest::NcclNetUse u = guest::nccl_net_use(log);
+  return fmt::format("{} via NET with GDRDMA, {} via NET without, {} via NET/Socket, {} P2P or SHM",
+                     u.with_gdr.size(), u.without_gdr.size(), u.socket.size(), u.other);
+}
+
+void write_nccl_log_text(std::ostream& out, const checks::GuestContext& ctx) {
+  const auto& log = ctx.guest().nccl_log();
+  if (!log) return;
+  std::string devices;
+  for (const guest::NcclNetDevice& d : log->ib_devices) {
+    devices += (devices.empty() ? " (" : ", ") + d.name + (d.link.empty() ? "" : "/" + d.link);
+  }
+  out << fmt::format("\nNCCL's log: {}, network {}{}\n",
+                     log->version ? "NCCL " + log->version->value : "no NCCL version line",
+                     log->network ? log->network->value : "not said",
+                     devices.empty() ? "" : devices + ")");
+  for (const auto& [name, fact] : log->env) {
+    out << fmt::format("  {}={} (set by environment)\n", name, fact.value);
+  }
+  for (const guest::NcclGdrDecision& d : guest::nccl_gdr_decisions(ctx.guest())) {
+    out << fmt::format("  GPU Direct RDMA {}: {} - {}: distance {} {} {}\n",
+                       d.line->enabled ? "on" : "off", decision_gpu(ctx, d), decision_hca(d),
+                       path_number(d.line->distance, d.distance), d.line->enabled ? "<=" : ">",
+                       path_number(d.line->level, d.level));
+  }
+  for (const guest::NcclHcaGdrLine& h : log->hca_gdr) {
+    if (!h.enabled) {
+      out << fmt::format("  GPU Direct RDMA unsupported for HCA {} '{}'\n", h.index, h.name);
+    }
+  }
+  if (!log->channels.empty()) out << "  channels: " << channel_counts(*log) << '\n';
+}
+
+Json nccl_log_json(const checks::GuestContext& ctx) {
+  const auto& log = ctx.guest().nccl_log();
+  if (!log) return nullptr;
+  Json devices = Json::array();
+  for (const guest::NcclNetDevice& d : log->ib_devices) devices.push_back(json_text(d.name));
+  Json env = Json::object();
+  for (const auto& [name, fact] : log->env) env[name] = json_text(fact.value);
+  Json gdr = Json::array();
+  for (const guest::NcclGdrDecision& d : guest::nccl_gdr_decisions(ctx.guest())) {
+    const auto type = [](const std::optional<guest::NcclPathType>& t) {
+      return t ? Json(std::string(guest::to_string(*t))) : Json(nullptr);
+    };
+    gdr.push_back({{"gpu", json_text(decision_gpu(ctx, d))},
+                   {"hca", json_text(decision_hca(d))},
+                   {"enabled", d.line->enabled},
+                   {"distance", d.line->distance},
+                   {"distance_type", type(d.distance)},
+                   {"level", d.line->level},
+                   {"level_type", type(d.level)},
+                   {"location", json_text(d.line->where.to_string())}});
+  }
+  const guest::NcclNetUse u = guest::nccl_net_use(*log);
+  return {{"version", log->version ? Json(json_text(log->version->value)) : Json(nullptr)},
+          {"network", log->network ? Json(json_text(log->network->value)) : Json(nullptr)},
+          {"devices", std::move(devices)},
+          {"env", std::move(env)},
+          {"gdr", std::move(gdr)},
+          {"channels",
+           {{"net_gdrdma", u.with_gdr.size()},
+            {"net", u.without_gdr.size()},
+            {"socket", u.socket.size()},
+            {"other", u.other}}}};
 }
 
 // The check's section of docs/rules.md: "docs/rules.md#guest002-nccl-no-gdr".
@@ -171,6 +255,7 @@ void write_json(std::ostream& out, const checks::GuestContext& ctx,
   for (const checks::Finding& f : findings) list.push_back(finding_json(f));
   write_json_document(out, {{"inputs", std::move(inputs)},
                             {"nccl", std::move(nccl)},
+                            {"nccl_log", nccl_log_json(ctx)},
                             {"findings", std::move(list)},
                             {"ready", ready}});
 }
@@ -195,6 +280,7 @@ void write_text(std::ostream& out, const checks::GuestContext& ctx,
                          p.from_smi_topo ? " (nvidia-smi topo -m)" : "");
     }
   }
+  write_nccl_log_text(out, ctx);
   out << "\ninputs read:\n" << input_list(g);
   if (s.ready()) {
     out << "guest ready for GPUDirect RDMA: no problems found\n";
@@ -226,11 +312,19 @@ std::optional<guest::NcclTopoInput> read_nccl_topo(const std::string& path, Cont
                               guest::read_nccl_topo_xml(text, display_name(path))};
 }
 
+// The NCCL_TOPO_DUMP_FILE among the guest inputs, read; nullopt when none was given.
+std::optional<guest::NcclTopoInput> read_nccl_dump(const guest::Guest& g) {
+  if (!g.nccl_topo_dump()) return std::nullopt;
+  const guest::NcclTopoDumpText& d = *g.nccl_topo_dump();
+  return guest::NcclTopoInput{d.where.path, guest::read_nccl_topo_xml(d.text, d.where.path)};
+}
+
 int run_guest_check(const GuestCheckOptions& o, Context& ctx) {
   guest::Guest g;
   read_guest(o.inputs, ctx, g);
   const std::optional<guest::NcclTopoInput> topo = read_nccl_topo(o.nccl_topo, ctx);
-  const checks::GuestContext guest_ctx(g, topo ? &*topo : nullptr);
+  const std::optional<guest::NcclTopoInput> dump = read_nccl_dump(g);
+  const checks::GuestContext guest_ctx(g, topo ? &*topo : nullptr, dump ? &*dump : nullptr);
   const std::vector<checks::Finding> findings = checks::check_guest(guest_ctx);
   const Summary summary = summarize(findings, kFailOn.at(o.fail_on));
   if (o.format == "sarif") {
@@ -256,7 +350,9 @@ void setup_guest_check(CLI::App& app, Context& ctx) {
                   "Captures made in the guest (`-` for stdin): lspci -vvv / -tv, lsmod or "
                   "/proc/modules, /proc/cmdline, nvidia-smi (-q, topo -m), ibv_devinfo, uname "
                   "-r, `grep . /sys/module/*/version`, /proc/driver/nvidia/version, modinfo, "
-                  "ofed_info -s; one file may hold several, each after its shell prompt line");
+                  "ofed_info -s, NCCL's log (NCCL_DEBUG=INFO) and topology dump "
+                  "(NCCL_TOPO_DUMP_FILE); one file may hold several, each after its shell prompt "
+                  "line");
   sub->add_option("--nccl-topo", o->nccl_topo,
                   "The NCCL topology file (NCCL_TOPO_FILE) the guest runs NCCL with: its GPU "
                   "and NIC bus ids must be the guest's and its pairs come out as on the host "

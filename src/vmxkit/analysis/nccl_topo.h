@@ -39,6 +39,15 @@ enum class LinkSource : unsigned char {
   file,          ///< as a file read says
 };
 
+/// A `<net>` of a `<nic>` in NCCL's dump (NCCL_TOPO_DUMP_FILE): `<net name="mlx5_0" dev="0"
+/// gdr="1" .../>` (ncclTopoFillNet and ncclTopoProcessNet, src/graph/topo.cc).
+struct NcclTopoNet {
+  std::string name;
+  std::optional<int> dev;
+  std::optional<bool> gdr;  ///< NCCL found peer memory or DMA-BUF for it (the HCA's ptrSupport)
+  std::uint32_t line = 0;
+};
+
 /// One element: `<cpu numaid>` or `<pci busid ...>`.
 struct NcclTopoNode {
   NcclNodeKind kind = NcclNodeKind::bridge;
@@ -56,7 +65,12 @@ struct NcclTopoNode {
   pci::PortType host_port = pci::PortType::unknown;
   std::optional<std::size_t> mapping;  ///< a GPU or NIC: into NcclTopo::mappings
   bool named_net = false;              ///< a file's `<pci>` holding `<nic>`/`<net>` elements
-  std::uint32_t line = 0;              ///< a file's element: its line
+  /// A dump's `<gpu dev= sm= rank= gdr=>` below this `<pci>` (ncclTopoFillGpu, xml.cc).
+  std::optional<int> gpu_dev;
+  std::optional<int> gpu_rank;
+  std::optional<bool> gpu_gdr;    ///< the GPU supports GPU Direct RDMA (CUDA's attribute)
+  std::vector<NcclTopoNet> nets;  ///< a dump's `<nic><net .../></nic>` below this `<pci>`
+  std::uint32_t line = 0;         ///< a file's element: its line
   std::optional<std::size_t> parent;
   std::vector<std::size_t> children;  ///< ordered by busid, as NCCL inserts them
 };

@@ -7,8 +7,9 @@
 
 namespace vmxkit::checks {
 
-GuestContext::GuestContext(const guest::Guest& guest, const guest::NcclTopoInput* nccl_topo)
-    : guest_(guest), nccl_topo_(nccl_topo) {
+GuestContext::GuestContext(const guest::Guest& guest, const guest::NcclTopoInput* nccl_topo,
+                           const guest::NcclTopoInput* nccl_dump)
+    : guest_(guest), nccl_topo_(nccl_topo), nccl_dump_(nccl_dump) {
   const pci::Host& h = guest.pci();
   for (std::size_t i = 0; i < h.devices().size(); ++i) {
     if (guest::is_guest_gpu(h.at(i))) gpus_.push_back(i);
@@ -45,8 +46,9 @@ std::vector<Finding> check_guest(const GuestContext& ctx) {
   return findings;
 }
 
-std::vector<Finding> check_guest(const guest::Guest& guest, const guest::NcclTopoInput* nccl_topo) {
-  return check_guest(GuestContext(guest, nccl_topo));
+std::vector<Finding> check_guest(const guest::Guest& guest, const guest::NcclTopoInput* nccl_topo,
+                                 const guest::NcclTopoInput* nccl_dump) {
+  return check_guest(GuestContext(guest, nccl_topo, nccl_dump));
 }
 
 }  // namespace vmxkit::checks

@@ -17,8 +17,10 @@ namespace vmxkit::checks {
 /// RDMA NICs, the NCCL topology file it runs with (when given) and NCCL's view, computed once.
 class GuestContext {
  public:
-  /// `nccl_topo`: the file given with `--nccl-topo`, or nullptr. Both must outlive the context.
-  explicit GuestContext(const guest::Guest& guest, const guest::NcclTopoInput* nccl_topo = nullptr);
+  /// `nccl_topo`: the file given with `--nccl-topo`, or nullptr; `nccl_dump`: the guest's
+  /// NCCL_TOPO_DUMP_FILE (Guest::nccl_topo_dump()) read, or nullptr. All must outlive the context.
+  explicit GuestContext(const guest::Guest& guest, const guest::NcclTopoInput* nccl_topo = nullptr,
+                        const guest::NcclTopoInput* nccl_dump = nullptr);
 
   const guest::Guest& guest() const { return guest_; }
   /// The guest's PCI tree (its lspci).
@@ -30,6 +32,8 @@ class GuestContext {
   /// Whether an input shows the guest's GPUs: a full lspci, or nvidia-smi.
   bool gpus_known() const { return guest_.has_full_lspci() || !guest_.smi_gpus().empty(); }
   const guest::NcclTopoInput* nccl_topo() const { return nccl_topo_; }
+  /// The topology NCCL detected in the guest (NCCL_TOPO_DUMP_FILE), when given.
+  const guest::NcclTopoInput* nccl_dump() const { return nccl_dump_; }
   /// Each GPU and its nearest NIC as NCCL sees them (guest::nccl_view), computed on first use.
   const std::vector<guest::NcclPair>& nccl_view() const;
 
@@ -41,6 +45,7 @@ class GuestContext {
  private:
   const guest::Guest& guest_;
   const guest::NcclTopoInput* nccl_topo_;
+  const guest::NcclTopoInput* nccl_dump_;
   std::vector<std::size_t> gpus_;
   std::vector<std::size_t> nics_;
   mutable std::unique_ptr<std::vector<guest::NcclPair>> nccl_view_;
@@ -56,6 +61,7 @@ FindingOrigin origin(const pci::Origin& where);
 std::vector<Finding> check_guest(const GuestContext& ctx);
 /// The same for a guest and, when given, the topology file it runs NCCL with.
 std::vector<Finding> check_guest(const guest::Guest& guest,
-                                 const guest::NcclTopoInput* nccl_topo = nullptr);
+                                 const guest::NcclTopoInput* nccl_topo = nullptr,
+                                 const guest::NcclTopoInput* nccl_dump = nullptr);
 
 }  // namespace vmxkit::checks

@@ -97,7 +97,7 @@ std::vector<Format> make_table() {
       // Guest captures (GUEST arguments), told apart by guest::detect.
       capture("guest-capture", S::guest,
               "command outputs from inside the VM: lspci, nvidia-smi, lsmod, ibv_devinfo, NCCL's "
-              "log... "
+              "log and topology dump... "
               "(docs/guest-check.md)"),
   };
 }

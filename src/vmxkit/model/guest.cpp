@@ -128,6 +128,8 @@ std::string_view to_string(InputKind kind) {
       return "NCCL log";
     case InputKind::environment:
       return "env";
+    case InputKind::nccl_topo_dump:
+      return "NCCL topology dump";
   }
   return "unknown";
 }
@@ -320,6 +322,9 @@ void Guest::load_section(std::string_view text, const std::string& path, std::ui
       break;
     case InputKind::environment:
       load_environment(*this, text, path);
+      break;
+    case InputKind::nccl_topo_dump:
+      set_nccl_topo_dump(NcclTopoDumpText{std::string(text), pci::Origin{path, first_line}});
       break;
   }
   inputs_.push_back(std::move(read));

@@ -229,8 +229,35 @@ class Reader {
     n.link_source = LinkSource::file;
     n.named_net = static_cast<bool>(pci.child("nic")) || static_cast<bool>(pci.child("net"));
     n.line = line(pci);
+    read_dump_details(pci, n);
     const std::size_t index = tree_.add_pci(std::move(n), parent, /*in_busid_order=*/false);
     for (const pugi::xml_node& sub : pci.children("pci")) read_pci(sub, index);
+  }
+
+  static std::optional<int> int_attr(const pugi::xml_node& node, const char* key) {
+    const pugi::xml_attribute a = node.attribute(key);
+    if (!a) return std::nullopt;
+    const std::string_view v = a.value();
+    int value = 0;
+    const auto r = std::from_chars(v.data(), v.data() + v.size(), value);
+    if (v.empty() || r.ec != std::errc() || r.ptr != v.data() + v.size()) return std::nullopt;
+    return value;
+  }
+
+  // What NCCL's dump adds below a `<pci>`: `<gpu dev sm rank gdr>`, `<nic><net name dev gdr>`.
+  void read_dump_details(const pugi::xml_node& pci, NcclTopoNode& n) const {
+    if (const pugi::xml_node gpu = pci.child("gpu")) {
+      n.gpu_dev = int_attr(gpu, "dev");
+      n.gpu_rank = int_attr(gpu, "rank");
+      if (const auto gdr = int_attr(gpu, "gdr")) n.gpu_gdr = *gdr != 0;
+    }
+    for (const pugi::xml_node& nic : pci.children("nic")) {
+      for (const pugi::xml_node& net : nic.children("net")) {
+        NcclTopoNet t{net.attribute("name").value(), int_attr(net, "dev"), std::nullopt, line(net)};
+        if (const auto gdr = int_attr(net, "gdr")) t.gdr = *gdr != 0;
+        n.nets.push_back(std::move(t));
+      }
+    }
   }
 
   const SourceFile& source_;

@@ -323,7 +323,7 @@ TEST_CASE("docs/guest-check.md lists every guest check, linking to its page in d
   const std::string doc =
       vmxkit::test::read_bytes(vmxkit::test::source_path("docs/guest-check.md"));
   const auto guest_checks = vmxkit::checks::checks_of(vmxkit::checks::Kind::guest);
-  CHECK(guest_checks.size() == 15);
+  CHECK(guest_checks.size() == 20);
   for (const vmxkit::checks::Check* c : guest_checks) {
     INFO(c->id);
     std::string anchor = std::string(c->id) + "-" + std::string(c->name);

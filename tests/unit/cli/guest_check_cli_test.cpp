@@ -107,9 +107,9 @@ TEST_CASE("guest-check --format sarif gives one located result per finding, vali
   const auto& rules = run.at("tool").at("driver").at("rules");
   // The rules are the registry's guest checks, described as lint describes its rules: the
   // summary, the doc as help, the severity as the default level.
-  REQUIRE(rules.size() == 15);
+  REQUIRE(rules.size() == 20);
   CHECK(rules.at(0).at("id") == "GUEST001");
-  CHECK(rules.at(14).at("id") == "GUEST015");
+  CHECK(rules.at(19).at("id") == "GUEST020");
   const auto& rule = rules.at(1);
   CHECK_THAT(rule.at("shortDescription").at("text").get<std::string>(),
              Catch::StartsWith("NCCL will not use GPUDirect RDMA"));
@@ -206,4 +206,36 @@ TEST_CASE("the README's inside-the-VM transcript is what vmxkit prints", "[cli][
   const Shell r = shell("cd '" + vmxkit::test::source_path("").string() + "' && PATH='" + path +
                         "':\"$PATH\" " + command);
   CHECK(r.out == expected);
+}
+
+TEST_CASE("guest-check prints what NCCL's log says it decided, as text and as JSON",
+          "[cli][guest][nccl-log]") {
+  const auto text = run_cli({"guest-check", data("esxi-h100-cx7.lspci-vvv.txt"),
+                             data("esxi-h100-cx7.capture.txt"), data("nccl-gdr-disabled.log.txt")});
+  INFO(text.out);
+  CHECK_THAT(text.out,
+             Catch::Contains("NCCL's log: NCCL 2.19.3+cuda12.2, network IB (mlx5_0/IB)\n") &&
+                 Catch::Contains("  GPU Direct RDMA off: 0000:03:00.0 (H100 SXM5 80GB) - HCA 0 "
+                                 "(mlx5_0): distance 6 (PHB) > 4 (PXB)\n") &&
+                 Catch::Contains("  channels: 0 via NET with GDRDMA, 4 via NET without"));
+  const auto json = run_cli({"guest-check", "--format", "json", data("nccl-gdr-disabled.log.txt")});
+  const auto doc = nlohmann::json::parse(json.out);
+  const auto& log = doc.at("nccl_log");
+  CHECK(log.at("version") == "2.19.3+cuda12.2");
+  CHECK(log.at("gdr").at(0).at("distance") == 6);
+  CHECK(log.at("gdr").at(0).at("distance_type") == "PHB");
+  CHECK(log.at("gdr").at(0).at("gpu") == "GPU 3000");
+  CHECK(log.at("channels").at("net") == 4);
+  const auto none = run_cli({"guest-check", "--format", "json", data("kvm-switch.lspci-vvv.txt")});
+  CHECK(nlohmann::json::parse(none.out).at("nccl_log").is_null());
+}
+
+TEST_CASE("an NCCL topology dump with a DOCTYPE is refused as bad input, never expanded",
+          "[cli][guest][nccl-dump]") {
+  const auto r = run_cli({"guest-check", "-"},
+                         "<!DOCTYPE system [<!ENTITY x \"0000:03:00.0\">]>\n"
+                         "<system version=\"1\"><cpu numaid=\"0\"><pci busid=\"&x;\"/></cpu>"
+                         "</system>\n");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("<stdin>:1:") && Catch::Contains("DOCTYPE is not allowed"));
 }

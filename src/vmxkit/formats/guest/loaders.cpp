@@ -121,6 +121,14 @@ std::string_view unquote(std::string_view v) {
   return v;
 }
 
+// NCCL's topology XML (NCCL_TOPO_DUMP_FILE, or a topology file): starts with an element or an
+// XML declaration or comment, and has NCCL's root `<system version=...>` (xmlTopoDump,
+// src/graph/xml.cc).
+bool is_nccl_topo_xml(std::string_view text) {
+  const std::string_view t = trim(text);
+  return t.starts_with("<") && contains(t, "<system version=");
+}
+
 bool single_line(std::string_view text) {
   std::size_t n = 0;
   for (const std::string_view l : LineRange(text)) n += !trim(l).empty();
@@ -148,6 +156,7 @@ InputKind detect_kind(std::string_view text, const std::string& path) {
     if (is_nccl_log_line(line)) return InputKind::nccl_log;
     if (!trim(line).empty() && ++meaningful >= 40) break;
   }
+  if (is_nccl_topo_xml(text)) return InputKind::nccl_topo_dump;
   meaningful = 0;
   // The plain nvidia-smi table starts with a date line; look a few lines ahead for its banner.
   for (const std::string_view line : LineRange(text)) {
@@ -201,7 +210,7 @@ InputKind detect_kind(std::string_view text, const std::string& path) {
                 "unknown guest input: expected the output of lspci (-vvv, -tv), lsmod, "
                 "/proc/modules, /proc/cmdline, nvidia-smi (-q, topo -m), ibv_devinfo, uname -r, "
                 "`grep . /sys/module/*/version`, /proc/driver/nvidia/version, modinfo, "
-                "ofed_info -s, env or NCCL's log");
+                "ofed_info -s, env, NCCL's log or NCCL's topology dump (NCCL_TOPO_DUMP_FILE)");
   }
   throw Error(path, "empty guest input");
 }
@@ -581,6 +590,7 @@ void load_nccl_log(Guest& g, std::string_view text, const std::string& path) {
       }
     }
   }
+  load_nccl_decisions(g.mutable_nccl_log(), text, path);
 }
 
 void load_environment(Guest& g, std::string_view text, const std::string& path) {

@@ -24,6 +24,9 @@ void load_ofed_info(Guest& g, std::string_view text, const std::string& path);
 /// NCCL's log: the NCCL_TOPO_FILE it says it read (`NCCL_TOPO_FILE set by environment to F`,
 /// `Loading topology file F`; ncclTopoGetSystem and ncclTopoGetXmlFromFile in NCCL).
 void load_nccl_log(Guest& g, std::string_view text, const std::string& path);
+/// NCCL's log: what NCCL says it decided (version, overrides, NET plugin, GPU Direct RDMA,
+/// channels, the search result), added to `log` (formats/guest/nccl_log.cpp).
+void load_nccl_decisions(NcclLog& log, std::string_view text, const std::string& path);
 /// `env` output: the NCCL_TOPO_FILE line.
 void load_environment(Guest& g, std::string_view text, const std::string& path);
 
