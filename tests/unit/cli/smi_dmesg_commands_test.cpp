@@ -50,6 +50,10 @@ TEST_CASE("topo on an nvidia-smi topo -m alone: its matrix, NV18 verdicts, what 
   r = run_cli({"topo", "--format", "dot", smi});
   CHECK(r.code == 2);
   CHECK(r.err.find("no PCIe tree to draw") != std::string::npos);
+  r = run_cli({"generate", "--host", smi, "--gpu", "auto"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("is nvidia-smi topo -m, which names none; give the host's lspci -vvv") !=
+        std::string::npos);
 }
 
 TEST_CASE("topo on a PCIe-only matrix: SYS GPU pairs unsupported, GPU6's best NIC",
