@@ -86,9 +86,9 @@ void Host::finalize() {
 }
 
 // GPU i of `nvidia-smi topo -m` is the i-th NVIDIA GPU in PCI address order: nvidia-smi lists
-// GPUs by NVML index, which follows the PCI bus id (the order CUDA_DEVICE_ORDER=PCI_BUS_ID
-// gives CUDA, "the same as nvidia-smi"). Matched only when the counts agree, as a GPU that
-// nvidia-smi does not see (bound to vfio-pci, or given to a VM) shifts every later one.
+// GPUs by NVML index, which follows the PCI bus id (the order CUDA_DEVICE_ORDER=PCI_BUS_ID gives
+// CUDA; docs/host-inputs.md). Matched only when the counts agree, as a GPU that nvidia-smi does
+// not see (bound to vfio-pci, or given to a VM) shifts every later one.
 void Host::match_smi_topo() {
   if (!smi_topo_) return;
   const SmiTopo& t = *smi_topo_;

@@ -92,7 +92,7 @@ TEST_CASE("with lspci, GPU i of the matrix is the i-th NVIDIA GPU in PCI address
   CHECK_FALSE(vmxkit::pci::smi_only(host));
 }
 
-TEST_CASE("a GPU pair joined by NVLink is P2P-capable across the sockets; without it, not",
+TEST_CASE("a GPU pair joined by NVLink is P2P-capable across the sockets, and without it is not",
           "[pci][smi][topology]") {
   const Bdf g0{0, 0x13, 0, 0};
   const Bdf g1{0, 0x93, 0, 0};

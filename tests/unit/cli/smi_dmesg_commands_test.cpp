@@ -102,7 +102,7 @@ TEST_CASE("topo with lspci and nvidia-smi topo -m: NV# cells, NVLink verdicts, d
   CHECK(r.out.find("\n  GPU0 <-> GPU1  SYS  unsupported\n") != std::string::npos);
 }
 
-TEST_CASE("lint --host refuses nvidia-smi topo -m alone; with lspci, NVLink clears TOPO006",
+TEST_CASE("lint --host refuses nvidia-smi topo -m alone, and with lspci NVLink clears TOPO006",
           "[cli][lint][smi]") {
   vmxkit::test::TempDir dir;
   write_bytes(dir / "vm.vmx", kGpuPairVm);
