@@ -221,7 +221,7 @@ int run_lint(LintOptions o, Context& ctx) {
   if (o.inputs.empty()) throw Error("lint: give FILE... (or --server URL --vm NAME | --all-vms)");
   const std::vector<std::string> files = expand_inputs(o.inputs);
   if (files.empty()) throw Error("no .vmx files found in the given directories");
-  const LoadedHost host = load_host_options(o.host);
+  const LoadedHost host = load_host_options(o.host, ctx);
   checks::LintOptions options;
   options.host = host.host.get();
   options.catalog = &host.catalog;
@@ -270,7 +270,7 @@ struct FixOptions {
 int run_fix(const FixOptions& o, Context& ctx) {
   if (o.diff && o.write.in_place) throw Error("--diff and -i exclude each other");
   check_in_place(o.file, o.write);
-  const LoadedHost host = load_host_options(o.host);
+  const LoadedHost host = load_host_options(o.host, ctx);
   checks::LintOptions options;
   options.host = host.host.get();
   options.catalog = &host.catalog;

@@ -79,6 +79,7 @@ int run_mmio(const MmioOptions& o, Context& ctx) {
                                   {"bars", std::move(bars)},
                                   {"unknown", texts(r.unknown)},
                                   {"below_4g", texts(r.below_4g)},
+                                  {"unassigned", texts(r.unassigned)},
                                   {"lines", texts(r.lines)}});
   } else {
     for (const std::string& line : r.lines) ctx.out << line << '\n';
@@ -95,7 +96,9 @@ void setup_mmio(CLI::App& app, Context& ctx) {
       "mmio",
       "Compute pciPassthru.64bitMMIOSizeGB for passthrough devices from their BARs, with "
       "the arithmetic and Broadcom KB 323402's figure; exit 1 when a device's BARs are unknown");
-  add_host_inputs(*sub, o->hosts, "Host inputs as for topo (needed for --device BDF)");
+  add_host_inputs(*sub, o->hosts,
+                  "Host inputs as for topo (needed for --device BDF); a kernel log (dmesg) gives "
+                  "BAR sizes from its ranges and the BARs the kernel found no space for");
   sub->add_option("--device", o->devices,
                   "A host BDF (0000:3b:00.0), a vendor:device id (10de:2331) or a model alias "
                   "(h100-pcie); repeatable")

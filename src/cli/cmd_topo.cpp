@@ -14,6 +14,7 @@
 #include "cli/common.h"
 #include "cli/live.h"
 #include "vmxkit/analysis/readiness.h"
+#include "vmxkit/analysis/smi_topology.h"
 #include "vmxkit/analysis/topology.h"
 #include "vmxkit/analysis/vm_pairs.h"
 #include "vmxkit/checks/context.h"
@@ -23,6 +24,7 @@
 #include "vmxkit/formats/vmx/document.h"
 #include "vmxkit/report/diagram.h"
 #include "vmxkit/report/json.h"
+#include "vmxkit/report/smi_topology_text.h"
 #include "vmxkit/report/topology_json.h"
 
 namespace vmxkit::cli {
@@ -98,6 +100,19 @@ std::string topology_diagram(const TopoOptions& o, const pci::Host& host, const 
   return o.format == "svg" ? pci::render_svg(dot) : dot;
 }
 
+// A host known only from `nvidia-smi topo -m`: the matrix's verdicts and what it cannot tell.
+int run_smi_topo(const TopoOptions& o, const pci::SmiTopo& smi, Context& ctx) {
+  const pci::SmiMatrixVerdicts verdicts = pci::judge_smi_matrix(smi);
+  std::ostringstream text;
+  if (o.format == "json") {
+    write_json_document(text, report::smi_topology_json(smi, verdicts));
+  } else {
+    text << report::smi_topology_text(smi, verdicts);
+  }
+  write_output(o.output, text.str(), ctx, o.force);
+  return kExitClean;
+}
+
 int run_topo(const TopoOptions& o, Context& ctx) {
   const bool from_server = server_host_wanted(o.server);
   if (o.hosts.empty() && !from_server)
@@ -118,6 +133,16 @@ int run_topo(const TopoOptions& o, Context& ctx) {
   if (!o.cmdline.empty()) {
     options.iommu_translating =
         pci::iommu_translating(host, pci::parse_kernel_cmdline(read_file(o.cmdline), o.cmdline));
+  }
+  for (const std::string& w : pci::smi_warnings(host)) ctx.err << "vmxkit: warning: " << w << '\n';
+  if (pci::smi_only(host)) {
+    if (diagram) {
+      throw vmxkit::Error(fmt::format(
+          "topo --format {}: {} is nvidia-smi topo -m, which has no PCIe tree to draw; give the "
+          "host's lspci -vvv (or lspci -tv) with it",
+          o.format, host.smi_topo()->where.path));
+    }
+    return run_smi_topo(o, *host.smi_topo(), ctx);
   }
   const pci::Topology topo = pci::analyze(host, options);
   std::ostringstream text;
@@ -145,9 +170,9 @@ void setup_topo(CLI::App& app, Context& ctx) {
       "ports, one box per switch, GPUs, NICs, other devices folded per bridge)");
   add_host_inputs(*sub, o->hosts,
                   "lspci -vvv, lspci -tv, esxcli hardware pci list, esxcli hardware pci "
-                  "pcipassthru list, numactl --hardware or esxcli hardware memory get output, a "
-                  "HostSystem's vSphere API properties (XML), a sysfs directory, or live; "
-                  "several are merged");
+                  "pcipassthru list, numactl --hardware, esxcli hardware memory get, nvidia-smi "
+                  "topo -m or dmesg output, a HostSystem's vSphere API properties (XML), a sysfs "
+                  "directory, or live; several are merged");
   sub->add_option("--format", o->format,
                   "text or json (the matrix), dot or svg (the PCIe tree as a Graphviz diagram)")
       ->check(CLI::IsMember({"text", "json", "dot", "svg"}));

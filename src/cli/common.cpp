@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/common.h"
 
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 #include <ostream>
 
+#include "vmxkit/analysis/smi_topology.h"
 #include "vmxkit/checks/parse_problems.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
@@ -30,8 +33,8 @@ void warn_malformed(const vmx::Document& doc, Context& ctx) {
 void add_host_options(CLI::App& sub, HostOptions& options) {
   sub.add_option("--host", options.hosts,
                  "Host capture: lspci -vvv / -tv, esxcli hardware pci list / pcipassthru list, "
-                 "numactl --hardware, esxcli hardware memory get, vSphere HostSystem properties "
-                 "(XML), a sysfs directory, or live "
+                 "numactl --hardware, esxcli hardware memory get, nvidia-smi topo -m (with "
+                 "lspci), dmesg, vSphere HostSystem properties (XML), a sysfs directory, or live "
                  "(repeat to merge several)");
   sub.add_option("--catalog", options.catalogs,
                  "Device catalogue file adding or overriding entries");
@@ -65,10 +68,20 @@ void load_host_inputs_into(pci::Host& host, const HostInputs& inputs, Context& c
   }
 }
 
-LoadedHost load_host_options(const HostOptions& options) {
+LoadedHost load_host_options(const HostOptions& options, Context& ctx) {
   LoadedHost loaded{pci::catalog_with(options.catalogs), nullptr};
   if (!options.hosts.empty()) {
     loaded.host = std::make_unique<pci::Host>(pci::load_host(options.hosts, loaded.catalog));
+    if (pci::smi_only(*loaded.host)) {
+      throw Error(fmt::format(
+          "--host {}: nvidia-smi topo -m names no PCI address, so a VM's pciPassthruN.id cannot "
+          "be placed on it; give it together with the host's lspci -vvv (or lspci -tv), whose "
+          "NVIDIA GPUs its GPU0, GPU1... are in PCI address order",
+          loaded.host->smi_topo()->where.path));
+    }
+    for (const std::string& w : pci::smi_warnings(*loaded.host)) {
+      ctx.err << "vmxkit: warning: " << w << '\n';
+    }
   }
   return loaded;
 }

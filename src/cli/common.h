@@ -69,7 +69,9 @@ struct LoadedHost {
   pci::Catalog catalog;
   std::unique_ptr<pci::Host> host;
 };
-LoadedHost load_host_options(const HostOptions& options);
+/// Also refuses a host known only from `nvidia-smi topo -m` (no PCI address to place a VM's
+/// devices on) and warns on stderr where that matrix and the PCI inputs disagree.
+LoadedHost load_host_options(const HostOptions& options, Context& ctx);
 
 /// Options shared by the subcommands that write a document.
 struct WriteOptions {

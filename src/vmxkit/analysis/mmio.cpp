@@ -27,6 +27,10 @@ std::string gib_text(std::uint64_t bytes) {
 // Where a BAR was read: its `Region` line, else the first input line that described the device
 // (with several captures, the -tv tree may come first and has no BARs).
 std::string origin_text(const Device& d, const Bar& b) {
+  if (d.bars.empty() && !d.kernel_bars.empty()) {
+    return b.line != 0 ? fmt::format("dmesg {}:{}", d.kernel_bars_from.path, b.line)
+                       : "dmesg " + d.kernel_bars_from.to_string();
+  }
   if (!d.bars_from.path.empty() && b.line != 0) {
     return fmt::format("lspci {}:{}", d.bars_from.path, b.line);
   }
@@ -176,7 +180,9 @@ void add_device_bars(const MmioDevice& m, MmioResult& r, Framebuffers& fb) {
   // 1. The capture.
   bool from_capture = false;
   if (m.device != nullptr) {
-    for (const Bar& b : m.device->bars) {
+    // lspci's Region lines, else the ranges the kernel log printed.
+    const std::vector<Bar>& bars = m.device->bars.empty() ? m.device->kernel_bars : m.device->bars;
+    for (const Bar& b : bars) {
       if (b.io || !b.size) continue;
       if (!b.is_64bit) {
         r.below_4g.push_back(
@@ -275,12 +281,28 @@ void apply_kb_rule(MmioResult& r, const Framebuffers& fb) {
   }
 }
 
+// The BARs the kernel log says it found no space for: in a VM, the sign of a 64-bit MMIO
+// window too small for them (or none); on bare metal, of firmware without Above 4G Decoding.
+void note_unassigned(const MmioDevice& m, MmioResult& r) {
+  if (m.device == nullptr) return;
+  for (const UnassignedBar& u : m.device->unassigned_bars) {
+    r.unassigned.push_back(fmt::format(
+        "dmesg {}: the kernel found no space for BAR{} ({}{}) of {}: in a VM the classic sign of "
+        "pciPassthru.64bitMMIOSizeGB too small for the passthrough BARs (or 64-bit MMIO off); on "
+        "bare metal, of Above 4G Decoding off in the firmware",
+        u.where.to_string(), u.index, format_size(u.size), u.is_64bit ? ", 64-bit" : "", m.label));
+  }
+}
+
 }  // namespace
 
 MmioResult size_64bit_mmio(const std::vector<MmioDevice>& devices) {
   MmioResult r;
   Framebuffers fb;
-  for (const MmioDevice& m : devices) add_device_bars(m, r, fb);
+  for (const MmioDevice& m : devices) {
+    add_device_bars(m, r, fb);
+    note_unassigned(m, r);
+  }
   pack_bars(r);
   apply_kb_rule(r, fb);
   apply_unknown_gpu_floor(r);
@@ -296,6 +318,7 @@ MmioResult size_64bit_mmio(const std::vector<MmioDevice>& devices) {
   }
   for (const std::string& b : r.below_4g)
     r.lines.push_back(fmt::format("below 4 GiB, not counted: {}", b));
+  for (const std::string& u : r.unassigned) r.lines.push_back(u);
   return r;
 }
 

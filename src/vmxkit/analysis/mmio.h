@@ -35,6 +35,9 @@ struct MmioResult {
   std::vector<std::string> below_4g;  ///< 32-bit BARs (live below 4 GiB, not counted)
   /// NVIDIA GPUs whose BARs and framebuffer are both unknown: sized at kUnknownGpuMinGb.
   std::vector<std::string> unknown_gpus;
+  /// BARs of the devices the kernel log says it found no space for, each as a sentence naming
+  /// its dmesg line.
+  std::vector<std::string> unassigned;
 };
 
 /// The window assumed for an NVIDIA GPU whose BARs and framebuffer are unknown: the smallest
@@ -54,7 +57,8 @@ struct MmioDevice {
 };
 
 /// Packs the 64-bit memory BARs of `devices` with natural alignment (largest first) and rounds
-/// the total up to a power of two in GiB. BAR sizes from the capture, else the catalogue (BAR1
+/// the total up to a power of two in GiB. BAR sizes from the capture (lspci's Region lines, else
+/// the kernel log's ranges), else the catalogue (BAR1
 /// plus the other 64-bit BARs). When a GPU's BARs are known from neither, the answer is
 /// KB 323402's figure (next power of two of 2 x total framebuffer) if that is larger: its
 /// doubling is the headroom for the small BARs and alignment, so no BAR size is invented.

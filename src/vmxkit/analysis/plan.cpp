@@ -279,6 +279,12 @@ void choose_host_gpus(Plan& plan, const Request& request, const pci::Host& host,
   std::vector<std::size_t> chosen;
   if (is_auto(gpus)) {
     chosen = host_devices(host, pci::Role::gpu);
+    if (chosen.empty() && host.smi_topo()) {
+      throw Error(fmt::format(
+          "the host capture has no GPU with a PCI address: {} is nvidia-smi topo -m, which names "
+          "none; give the host's lspci -vvv with it",
+          host.smi_topo()->where.path));
+    }
     if (chosen.empty()) throw Error("the host capture has no GPU");
     if (request.vgpu) chosen = vgpu_boards_only(host, chosen, *request.vgpu, false);
     const std::size_t all = chosen.size();

@@ -123,6 +123,8 @@ std::string_view to_string(ReasonKind kind) {
       return "vf";
     case ReasonKind::ats_disabled:
       return "ats-disabled";
+    case ReasonKind::nvlink:
+      return "nvlink";
   }
   return "path";
 }
@@ -452,6 +454,21 @@ void judge_nic(const Host& host, PairVerdict& v, const Device& d) {
 
 }  // namespace
 
+// A GPU pair joined by NVLink in `nvidia-smi topo -m`: NCCL's paths prefer the lower path type
+// (src/graph/paths.cc, ncclTopoSetPaths: "Update if better path type"), and PATH_NVL (1) is
+// below every PCIe type (PATH_PIX 4 .. PATH_SYS 9, src/graph/topo.h), so the pair's P2P goes
+// over NVLink; ncclTopoCheckP2p allows it at any p2pLevel (`path->type <= p2pLevel`, default
+// PATH_PXB). NCCL v2.30.7. The PCIe path, its ACS and the BAR1 size do not limit it.
+void judge_nvlink(const Host& host, PairVerdict& v, unsigned links) {
+  v.nvlinks = links;
+  const Origin& where = host.smi_topo()->where;
+  add(v, ReasonKind::nvlink, Verdict::ok,
+      fmt::format("NV{}: joined by {} bonded NVLink{} ({} nvidia-smi topo -m): GPU P2P goes over "
+                  "NVLink, which NCCL prefers to any PCIe path (PATH_NVL); the PCIe path ({}) "
+                  "does not limit it",
+                  links, links, links == 1 ? "" : "s", where.to_string(), to_string(v.path.cls)));
+}
+
 PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b,
                        const AnalysisOptions& options) {
   PairVerdict v;
@@ -460,6 +477,12 @@ PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b,
   v.path = classify(host, a, b);
   const Device& da = host.at(a);
   const Device& db = host.at(b);
+  if (da.role == Role::gpu && db.role == Role::gpu) {
+    if (const auto links = host.nvlinks(a, b)) {
+      judge_nvlink(host, v, *links);
+      return v;
+    }
+  }
   judge_route(host, v, da.role == Role::gpu && db.role == Role::gpu, options);
   judge_acs(host, v);
   for (const Device* d : {&da, &db}) {
@@ -476,6 +499,13 @@ PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b,
         "add iommu=pt to the kernel command line (bare metal)");
   }
   return v;
+}
+
+std::string Topology::cell_text(std::size_t row, std::size_t col) const {
+  if (!nvlinks.empty() && nvlinks[row * size() + col] != 0) {
+    return fmt::format("NV{}", nvlinks[row * size() + col]);
+  }
+  return std::string(to_string(matrix.at(row, col)));
 }
 
 std::string Topology::label(std::size_t i) const {
@@ -746,6 +776,14 @@ Topology analyze(const Host& host, const AnalysisOptions& options) {
       t.matrix.set(j, i, c);
     }
   }
+  if (host.smi_topo()) {
+    t.nvlinks.assign(n * n, 0);
+    for (std::size_t i = 0; i < t.gpus.size(); ++i) {
+      for (std::size_t j = 0; j < t.gpus.size(); ++j) {
+        if (i != j) t.nvlinks[i * n + j] = host.nvlinks(t.gpus[i], t.gpus[j]).value_or(0);
+      }
+    }
+  }
   const std::size_t g = t.gpus.size();
   t.pairs.reserve(g * (g - 1) / 2 + g * t.nics.size());
   for (std::size_t i = 0; i < g; ++i) {
@@ -788,7 +826,7 @@ bool render_matrix(const Host& host, const Topology& t, std::string& out) {
         out += "\t X ";
       } else {
         out += '\t';
-        out += to_string(c);
+        out += t.cell_text(i, j);
       }
     }
     if (i < t.gpus.size()) {
@@ -846,6 +884,7 @@ void render_class_legend(const Host& host, bool any_unknown, std::string& out) {
       "  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host "
       "Bridge)\n"
       "  PIX  = Connection traversing at most a single PCIe bridge\n";
+  if (host.smi_topo()) out += "  NV#  = Connection traversing a bonded set of # NVLinks\n";
   if (any_unknown)
     out +=
         "  ?    = NODE or SYS: no NUMA node is known for a host bridge (or a device is not "
@@ -894,7 +933,8 @@ void render_pairs(const Host& host, const Topology& t, std::string& out) {
   };
   for (const PairVerdict& v : t.pairs) {
     out += fmt::format("\n  {} <-> {}  {}  {}\n", label_of(v.a), label_of(v.b),
-                       to_string(v.path.cls), to_string(v.verdict));
+                       v.nvlinks ? fmt::format("NV{}", *v.nvlinks) : to_string(v.path.cls),
+                       to_string(v.verdict));
     for (const Reason& r : v.reasons) {
       out += fmt::format("    - {}\n", r.text);
       if (!r.fix.empty() && r.effect != Verdict::ok) out += fmt::format("      fix: {}\n", r.fix);

@@ -71,6 +71,9 @@ enum class ReasonKind : unsigned char {
   iommu_translating,  ///< the IOMMU translates (not off / pass-through) on bare metal
   vf,                 ///< the NIC is an SR-IOV virtual function
   ats_disabled,       ///< ATS off on the NIC: in a VM with ACS on, P2P goes via the root complex
+  /// The GPU pair is joined by NVLink (`NV#` in `nvidia-smi topo -m`): P2P goes over it, which
+  /// NCCL prefers to any PCIe path (PATH_NVL), so the PCIe path does not limit it.
+  nvlink,
 };
 std::string_view to_string(ReasonKind kind);
 
@@ -84,7 +87,9 @@ struct Reason {
 struct PairVerdict {
   std::size_t a = 0;
   std::size_t b = 0;
-  Path path;
+  Path path;  ///< the PCIe path, also for a pair joined by NVLink
+  /// Bonded NVLinks between the two GPUs, per `nvidia-smi topo -m` (Host::nvlinks).
+  std::optional<unsigned> nvlinks;
   Verdict verdict = Verdict::ok;
   std::vector<Reason> reasons;
 };
@@ -180,6 +185,11 @@ struct Topology {
   std::vector<std::size_t> nics;
   /// Indexed [row][col] over gpus then nics; empty when `listed`.
   PathMatrix matrix;
+  /// Bonded NVLinks per cell, same indexing as `matrix` (0: none); empty when the host has no
+  /// `nvidia-smi topo -m` matched to its GPUs. nvidia-smi prints such a cell as `NV#`.
+  std::vector<unsigned> nvlinks;
+  /// The cell's text as nvidia-smi prints it: `NV18` for an NVLink pair, else the class.
+  std::string cell_text(std::size_t row, std::size_t col) const;
   /// GPU<->GPU and GPU<->NIC pairs, GPU pairs first; empty when `listed`.
   std::vector<PairVerdict> pairs;
   /// Per GPU (same order as gpus): index into nics of the best NIC, if any. When `listed`, the

@@ -94,6 +94,10 @@ std::vector<Format> make_table() {
       capture("vsphere-properties", S::host,
               "a HostSystem's vSphere API properties (RetrievePropertiesEx)"),
       capture("sysfs", S::host, "a directory laid out like /sys/bus/pci/devices, or `live`"),
+      capture("nvidia-smi-topo", S::host,
+              "`nvidia-smi topo -m`: path classes, NVLink, affinity (docs/host-inputs.md)"),
+      capture("dmesg", S::host,
+              "the kernel log (`dmesg`, `journalctl -k`): ids, BAR sizes, BARs without space"),
       // Guest captures (GUEST arguments), told apart by guest::detect.
       capture("guest-capture", S::guest,
               "command outputs from inside the VM: lspci, nvidia-smi, lsmod, ibv_devinfo, NCCL's "

@@ -144,17 +144,6 @@ bool same_module(std::string_view a, std::string_view b) {
   return true;
 }
 
-std::string SmiTopo::cell(std::string_view row, std::string_view col) const {
-  std::optional<std::size_t> r;
-  std::optional<std::size_t> c;
-  for (std::size_t i = 0; i < labels.size(); ++i) {
-    if (labels[i] == row) r = i;
-    if (labels[i] == col) c = i;
-  }
-  if (!r || !c || *r >= cells.size() || *c >= cells[*r].size()) return {};
-  return cells[*r][*c];
-}
-
 Guest::Guest() : host_(pci::Catalog::builtin()) {}
 
 bool Guest::has(InputKind kind) const {

@@ -13,6 +13,7 @@
 #include "vmxkit/core/pci_address.h"
 #include "vmxkit/model/cmdline.h"
 #include "vmxkit/model/host.h"
+#include "vmxkit/model/smi_topo.h"
 
 namespace vmxkit::guest {
 
@@ -82,15 +83,8 @@ struct IbDevice {
   pci::Origin where;
 };
 
-/// `nvidia-smi topo -m`: labels and cells as printed, and the NIC legend (NIC0 -> mlx5_0).
-struct SmiTopo {
-  std::vector<std::string> labels;
-  std::vector<std::vector<std::string>> cells;  ///< [row][col]
-  std::map<std::string, std::string> nic_names;
-  pci::Origin where;
-  /// The cell between two labels, or empty.
-  std::string cell(std::string_view row, std::string_view col) const;
-};
+/// `nvidia-smi topo -m`, read by the one reader hosts use too (formats/host/nvidia_smi_topo.h).
+using SmiTopo = pci::SmiTopo;
 
 /// A fact with the line it came from.
 struct Fact {

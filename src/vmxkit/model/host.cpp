@@ -96,6 +96,58 @@ void Host::finalize() {
   link_vfs();
   assign_roles();
   infer_numa();
+  match_smi_topo();
+}
+
+// GPU i of `nvidia-smi topo -m` is the i-th NVIDIA GPU in PCI address order: nvidia-smi lists
+// GPUs by NVML index, which follows the PCI bus id (the order CUDA_DEVICE_ORDER=PCI_BUS_ID gives
+// CUDA; docs/host-inputs.md). Matched only when the counts agree, as a GPU that nvidia-smi does
+// not see (bound to vfio-pci, or given to a VM) shifts every later one.
+void Host::match_smi_topo() {
+  if (!smi_topo_) return;
+  const SmiTopo& t = *smi_topo_;
+  smi_devices_.assign(t.labels.size(), std::nullopt);
+  std::vector<std::size_t> gpus;
+  for (std::size_t i = 0; i < devices_.size(); ++i) {
+    const Device& d = devices_[i];
+    if (d.role == Role::gpu && d.vendor_id == kNvidiaVendor) gpus.push_back(i);
+  }
+  const std::size_t smi_gpus = t.gpu_count();
+  if (!gpus.empty() && gpus.size() != smi_gpus) {
+    smi_mismatch_ = fmt::format(
+        "{}: nvidia-smi topo -m shows {} GPU{} but the PCI inputs have {} NVIDIA GPU{}: its GPUs "
+        "are not matched to PCI addresses, so its NVLinks and path classes are not applied",
+        t.where.to_string(), smi_gpus, smi_gpus == 1 ? "" : "s", gpus.size(),
+        gpus.size() == 1 ? "" : "s");
+  }
+  std::size_t g = 0;
+  for (std::size_t i = 0; i < t.labels.size(); ++i) {
+    if (t.is_gpu(i)) {
+      if (smi_mismatch_.empty() && g < gpus.size()) smi_devices_[i] = gpus[g];
+      ++g;
+      continue;
+    }
+    const std::string name = t.nic_name(i);
+    for (std::size_t j = 0; !name.empty() && j < devices_.size(); ++j) {
+      if (devices_[j].rdma_name == name) smi_devices_[i] = j;
+    }
+  }
+  for (std::size_t i = 0; i < smi_devices_.size(); ++i) {
+    if (smi_devices_[i]) smi_label_of_.emplace(*smi_devices_[i], i);
+  }
+}
+
+std::optional<std::size_t> Host::smi_label(std::size_t index) const {
+  const auto it = smi_label_of_.find(index);
+  if (it == smi_label_of_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<unsigned> Host::nvlinks(std::size_t a, std::size_t b) const {
+  const auto la = smi_label(a);
+  const auto lb = smi_label(b);
+  if (!la || !lb || *la >= smi_topo_->cells.size()) return std::nullopt;
+  return nvlink_count(smi_topo_->cells[*la][*lb]);
 }
 
 void Host::match_catalog() {
@@ -453,6 +505,10 @@ std::string_view to_string(InputFormat format) {
       return "vSphere HostSystem properties";
     case InputFormat::sysfs:
       return "sysfs";
+    case InputFormat::nvidia_smi_topo:
+      return "nvidia-smi topo -m";
+    case InputFormat::dmesg:
+      return "dmesg";
   }
   return "unknown";
 }
@@ -479,6 +535,12 @@ void load_text(Host& host, std::string_view text, const std::string& path) {
       break;
     case InputFormat::vsphere_properties:
       load_vsphere_properties(host, text, path);
+      break;
+    case InputFormat::nvidia_smi_topo:
+      load_nvidia_smi_topo(host, text, path);
+      break;
+    case InputFormat::dmesg:
+      load_dmesg(host, text, path);
       break;
     case InputFormat::sysfs:
       break;

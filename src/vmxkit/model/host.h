@@ -15,6 +15,7 @@
 #include "vmxkit/core/pci_address.h"
 #include "vmxkit/devices/catalog.h"
 #include "vmxkit/model/pci_device.h"
+#include "vmxkit/model/smi_topo.h"
 
 namespace vmxkit::pci {
 
@@ -90,6 +91,7 @@ class Host {
   /// hardware.systemInfo.uuid from the vSphere API: the systemId of passthrough entries.
   void set_system_uuid(std::string uuid) { system_uuid_ = std::move(uuid); }
   HostVgpuTypes& vgpu_types() { return vgpu_types_; }
+  void set_smi_topo(SmiTopo topo) { smi_topo_ = std::move(topo); }
   void finalize();
 
   // --- queries ---
@@ -106,6 +108,21 @@ class Host {
   const Catalog& catalog() const { return *catalog_; }
   /// "0000:c1:00.0 (RTX 6000 Ada Generation)" for messages.
   std::string describe(std::size_t index) const;
+
+  /// `nvidia-smi topo -m`, when an input was one.
+  const std::optional<SmiTopo>& smi_topo() const { return smi_topo_; }
+  /// Per label of smi_topo(): the device it is, when the PCI inputs have it. GPU i is the i-th
+  /// NVIDIA GPU in PCI address order (nvidia-smi numbers GPUs by PCI bus id), and only when the
+  /// counts agree; a NIC is the RDMA NIC of the legend's name (`rdma_name`, from sysfs).
+  const std::vector<std::optional<std::size_t>>& smi_devices() const { return smi_devices_; }
+  /// Why the matrix's GPUs were not matched to the PCI inputs' (the counts differ); empty when
+  /// they were, or when there is nothing to match.
+  const std::string& smi_mismatch() const { return smi_mismatch_; }
+  /// The label of smi_topo() that is device `index`, when matched.
+  std::optional<std::size_t> smi_label(std::size_t index) const;
+  /// The bonded NVLinks between two devices as `nvidia-smi topo -m` shows them (`NV18`), or
+  /// nullopt (no matrix, a device not matched, or a PCIe class).
+  std::optional<unsigned> nvlinks(std::size_t a, std::size_t b) const;
 
  private:
   using BusKey = std::pair<std::uint16_t, std::uint8_t>;  ///< domain, bus
@@ -129,6 +146,7 @@ class Host {
   void assign_roles();
   void link_vfs();
   void infer_numa();
+  void match_smi_topo();
 
   std::shared_ptr<const Catalog> catalog_;
   std::vector<Device> devices_;
@@ -139,6 +157,10 @@ class Host {
   NumaInfo numa_;
   std::string system_uuid_;
   HostVgpuTypes vgpu_types_;
+  std::optional<SmiTopo> smi_topo_;
+  std::vector<std::optional<std::size_t>> smi_devices_;
+  std::map<std::size_t, std::size_t> smi_label_of_;  ///< device -> label of smi_topo_
+  std::string smi_mismatch_;
   bool complete_ = false;
   bool finalized_ = false;
 };
@@ -152,7 +174,9 @@ enum class InputFormat : unsigned char {
   esxcli_passthru,
   numactl,
   vsphere_properties,  ///< a HostSystem's vSphere API properties (XML): pci/vsphere_api.h
-  sysfs
+  sysfs,
+  nvidia_smi_topo,  ///< `nvidia-smi topo -m` (formats/host/nvidia_smi_topo.h)
+  dmesg,            ///< the kernel log's PCI lines (`dmesg`, `journalctl -k`)
 };
 std::string_view to_string(InputFormat format);
 
@@ -187,6 +211,14 @@ CpuVendor cpu_vendor(const Host& host);
 std::vector<std::size_t> nvswitches(const Host& host);
 
 void load_numactl(Host& host, std::string_view text, const std::string& path);
+/// `nvidia-smi topo -m`: the matrix, matched to the PCI inputs' devices by finalize().
+void load_nvidia_smi_topo(Host& host, std::string_view text, const std::string& path);
+/// The kernel log (`dmesg`, `journalctl -k`): each device's ids and class, BAR sizes from the
+/// ranges the kernel prints, the BARs it found no space for, bridges' bus ranges.
+void load_dmesg(Host& host, std::string_view text, const std::string& path);
+/// Whether a (trimmed) line is a kernel log line: `[    0.000000] ...`, `Linux version`,
+/// `pci 0000:00:00.0: ...`, `pci_bus 0000:00: ...`, or a syslog line of the kernel.
+bool is_kernel_log_line(std::string_view line);
 /// `esxcli hardware memory get` (ESXi has no numactl): its `NUMA Node Count` line.
 void load_esxcli_memory(Host& host, std::string_view text, const std::string& path);
 /// `esxcli hardware pci pcipassthru list` (ESXi 7.0+): `Device ID  Enabled` rows.

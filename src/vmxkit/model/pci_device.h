@@ -70,6 +70,15 @@ struct Origin {
 
 struct CatalogEntry;
 
+/// A BAR the kernel could not place (dmesg: `BAR 1: no space for [mem size 0x... 64bit pref]`,
+/// or `BAR 1 [mem size 0x... 64bit pref]: can't assign; no space` on newer kernels).
+struct UnassignedBar {
+  int index = 0;
+  std::uint64_t size = 0;
+  bool is_64bit = false;
+  Origin where;
+};
+
 /// A PCI function on the host with what the inputs say about it. Fields the inputs did not give
 /// stay empty (nullopt / empty string): unknown, not guessed.
 struct Device {
@@ -119,6 +128,11 @@ struct Device {
   const CatalogEntry* model = nullptr;  ///< catalogue entry; points into the Host's catalogue copy
   std::vector<Origin> origins;          ///< the input lines that described it
   Origin bars_from;                     ///< the file (and first line) its BARs were read from
+  /// BARs as the kernel log sizes them (dmesg `reg 0x..`/`BAR N [mem a-b]` ranges), used where
+  /// no lspci gives `bars`; each Bar::line is its dmesg line in kernel_bars_from's file.
+  std::vector<Bar> kernel_bars;
+  Origin kernel_bars_from;
+  std::vector<UnassignedBar> unassigned_bars;  ///< BARs the kernel said it found no space for
 
   // Explicit tree facts from a tree-shaped input (lspci -tv, esxcli Parent Device, sysfs path).
   std::optional<Bdf> given_parent;

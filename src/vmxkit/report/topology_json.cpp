@@ -6,6 +6,8 @@
 #include <span>
 #include <vector>
 
+#include "vmxkit/analysis/smi_topology.h"
+
 namespace vmxkit::report {
 namespace {
 
@@ -54,6 +56,7 @@ Json pairs_json(const pci::Host& host, const pci::Topology& t) {
                      {"bridges", bdfs(host, v.path.bridges)},
                      {"switches", v.path.switches},
                      {"acs_redirect", bdfs(host, v.path.acs_redirect)},
+                     {"nvlinks", v.nvlinks ? Json(*v.nvlinks) : Json(nullptr)},
                      {"verdict", pci::to_string(v.verdict)},
                      {"reasons", std::move(reasons)}});
   }
@@ -88,9 +91,9 @@ Json topology_json(const pci::Host& host, const pci::Topology& t) {
   Json nics = Json::array();
   for (std::size_t i = t.gpus.size(); i < t.size(); ++i) nics.push_back(device_json(host, t, i));
   Json matrix = t.listed ? Json(nullptr) : Json::array();
-  for (const std::span<const pci::PathClass> row : t.matrix) {
+  for (std::size_t i = 0; i < t.matrix.size(); ++i) {
     Json cells = Json::array();
-    for (const pci::PathClass c : row) cells.push_back(pci::to_string(c));
+    for (std::size_t j = 0; j < t.matrix.size(); ++j) cells.push_back(t.cell_text(i, j));
     matrix.push_back(std::move(cells));
   }
   Json best_nic = Json::object();
@@ -100,6 +103,7 @@ Json topology_json(const pci::Host& host, const pci::Topology& t) {
   }
   Json warnings = Json::array();
   for (const pci::HostWarning& w : host.warnings()) warnings.push_back(json_text(w.to_string()));
+  for (const std::string& w : pci::smi_warnings(host)) warnings.push_back(json_text(w));
   Json doc = {{"gpus", std::move(gpus)},         {"nics", std::move(nics)},
               {"matrix", std::move(matrix)},     {"pairs", pairs_json(host, t)},
               {"best_nic", std::move(best_nic)}, {"warnings", std::move(warnings)}};

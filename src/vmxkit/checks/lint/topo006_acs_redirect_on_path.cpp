@@ -24,6 +24,10 @@ ConnectX, which asks the IOMMU for translations and then sends translated reques
 redirect (PCIe ACS Direct Translated P2P). NVIDIA's recipe runs with `ReqRedir+ CmpltRedir+
 UpstreamFwd+ EgressCtrl- DirectTrans+` and ATS on the NIC; that path is not flagged.
 
+A GPU pair that a `nvidia-smi topo -m` given with `--host` joins by NVLink (`NV#`) is not
+flagged either: its P2P goes over NVLink, which NCCL prefers to any PCIe path (`PATH_NVL`),
+not through the redirecting bridge.
+
 ## Example
 `ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+` on the switch port above the NIC.
 
@@ -40,6 +44,8 @@ bridges.
 - NVIDIA's VM configuration as quoted in nccl-tests issue #380 (`ReqRedir+ CmpltRedir+
   UpstreamFwd+ EgressCtrl- DirectTrans+`, ATS on the ConnectX)
 - Linux `drivers/pci/p2pdma.c` (ACS redirect makes P2P go through the root complex)
+- NCCL `src/graph/paths.cc` (`ncclTopoSetPaths`: the better path type wins; `PATH_NVL` is below
+  every PCIe type in `src/graph/topo.h`)
 )md";
 
 void check(const Context& ctx, Sink& sink) {

@@ -10,6 +10,7 @@
 
 #include "vmxkit/core/error.h"
 #include "vmxkit/formats/host/cmdline.h"
+#include "vmxkit/formats/host/nvidia_smi_topo.h"
 #include "vmxkit/formats/host/text.h"
 
 namespace vmxkit::guest {
@@ -171,10 +172,7 @@ InputKind detect_kind(std::string_view text, const std::string& path) {
     if (t.empty()) continue;
     if (is_lsmod_header(t) || is_proc_modules_line(t)) return InputKind::lsmod;
     if (t.starts_with("=") && contains(t, "NVSMI LOG")) return InputKind::nvidia_smi_query;
-    if (t.starts_with("GPU0") && (contains(t, "CPU Affinity") || contains(t, "NIC0") ||
-                                  contains(t, "GPU1") || contains(t, "NUMA Affinity"))) {
-      return InputKind::nvidia_smi_topo;
-    }
+    if (pci::is_smi_topo_header(t)) return InputKind::nvidia_smi_topo;
     if (t.starts_with("hca_id:") || t == "No IB devices found") return InputKind::ibv_devinfo;
     if (t.starts_with("/sys/module/") && contains(t, "/version:")) {
       return InputKind::module_versions;
@@ -355,57 +353,7 @@ void load_nvidia_smi_query(Guest& g, std::string_view text, const std::string& p
 }
 
 void load_nvidia_smi_topo(Guest& g, std::string_view text, const std::string& path) {
-  SmiTopo topo;
-  std::uint32_t n = 0;
-  enum { header, rows, after, nic_legend } state = header;
-  for (const std::string_view line : LineRange(text)) {
-    ++n;
-    const At at{path, n, line};
-    const std::string_view t = trim(line);
-    if (t.empty()) {
-      if (state == rows) state = after;
-      continue;
-    }
-    if (state == header) {
-      for (const std::string_view w : words(t)) {
-        if (!(w.starts_with("GPU") || w.starts_with("NIC") || w.starts_with("mlx"))) break;
-        topo.labels.emplace_back(w);
-      }
-      if (topo.labels.empty()) at.fail(t, "expected the GPU0 ... header of nvidia-smi topo -m");
-      topo.where = at.origin();
-      state = rows;
-      continue;
-    }
-    if (state == rows) {
-      const auto w = words(t);
-      if (w.size() < topo.labels.size() + 1) {
-        at.fail(t, fmt::format("expected {} cells after the row label", topo.labels.size()));
-      }
-      if (w[0] != topo.labels[topo.cells.size() % topo.labels.size()]) {
-        at.fail(w[0], fmt::format("expected row {}, found '{}'",
-                                  topo.labels[topo.cells.size() % topo.labels.size()], w[0]));
-      }
-      std::vector<std::string> row;
-      for (std::size_t i = 1; i <= topo.labels.size(); ++i) row.emplace_back(w[i]);
-      topo.cells.push_back(std::move(row));
-      continue;
-    }
-    if (t == "NIC Legend:") {
-      state = nic_legend;
-      continue;
-    }
-    if (state == nic_legend) {
-      if (const auto kv = key_value(t); kv && kv->first.starts_with("NIC")) {
-        topo.nic_names[std::string(kv->first)] = std::string(kv->second);
-      }
-    }
-  }
-  if (topo.cells.size() < topo.labels.size()) {
-    throw Error(path, n, 1,
-                fmt::format("nvidia-smi topo -m: {} rows for {} columns", topo.cells.size(),
-                            topo.labels.size()));
-  }
-  g.set_smi_topo(std::move(topo));
+  g.set_smi_topo(pci::parse_nvidia_smi_topo(text, path));
 }
 
 void load_ibv_devinfo(Guest& g, std::string_view text, const std::string& path) {

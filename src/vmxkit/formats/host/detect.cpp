@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Which input format a HOST text is, from its first meaningful line.
 #include "vmxkit/core/error.h"
+#include "vmxkit/formats/host/nvidia_smi_topo.h"
 #include "vmxkit/formats/host/text.h"
 #include "vmxkit/model/host.h"
 
@@ -12,11 +13,14 @@ InputFormat detect_format(std::string_view text, const std::string& path) {
   for (const std::string_view line : LineRange(text)) {
     ++line_no;
     const std::string_view t = trim(line);
-    if (t.empty()) continue;
+    // A comment naming where a capture came from, or the shell prompt line of the command.
+    if (t.empty() || t.starts_with('#') || t.find("nvidia-smi topo") != t.npos) continue;
+    if (is_kernel_log_line(t)) return InputFormat::dmesg;  // before XML: `dmesg -r`'s `<6>`
     // XML: no capture format starts with '<' (a UTF-8 BOM before it is XML's too).
     if (t.starts_with('<') || (line_no == 1 && t.starts_with("\xEF\xBB\xBF<"))) {
       return InputFormat::vsphere_properties;
     }
+    if (is_smi_topo_header(t)) return InputFormat::nvidia_smi_topo;
     if (t.starts_with("-[") || t.starts_with("-+-[") || t.starts_with("+-[") ||
         t.starts_with("\\-[") || t.starts_with("-+-") || t.starts_with("+-")) {
       return InputFormat::lspci_tree;
@@ -44,7 +48,8 @@ InputFormat detect_format(std::string_view text, const std::string& path) {
     throw Error(path, line_no, line[0] == ' ' || line[0] == '\t' ? col : 1,
                 "unknown host input: expected `lspci -vvv`, `lspci -tv`, `esxcli hardware pci "
                 "list`, `esxcli hardware pci pcipassthru list`, `esxcli hardware memory get` or "
-                "`numactl --hardware` output, or a vSphere HostSystem's properties (XML)");
+                "`numactl --hardware`, `nvidia-smi topo -m` or `dmesg` output, or a vSphere "
+                "HostSystem's properties (XML)");
   }
   if (first_message != 0) {
     throw Error(path, first_message, 1,
