@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,7 +47,14 @@ int run_fmt(const FmtOptions& o, Context& ctx) {
     file.emplace(o.file);
   }
   const std::string_view bytes = file ? file->bytes() : std::string_view(piped);
-  const vmx::CanonicalPieces canonical(bytes, name);
+  // A mapped file is scanned through pread() into a small buffer, not through its mapping,
+  // whose pages the output then refers to (see CanonicalPieces).
+  const auto canonical = file && file->mapped()
+                             ? vmx::CanonicalPieces(bytes, name,
+                                                    [&](std::size_t offset, std::span<char> to) {
+                                                      file->read_at(offset, to);
+                                                    })
+                             : vmx::CanonicalPieces(bytes, name);
   if (o.check) {
     if (canonical.equals(bytes)) return kExitClean;
     ctx.err << name << ": not in canonical form (run `vmxkit fmt -i " << o.file << "`)\n";

@@ -44,10 +44,17 @@ class InputFile {
   InputFile& operator=(const InputFile&) = delete;
   std::string_view bytes() const { return map_ != nullptr ? mapped_ : std::string_view(data_); }
   bool mapped() const { return map_ != nullptr; }
+  /// Copies bytes()[offset, offset + to.size()) into `to`; from a mapped file with pread(2),
+  /// which copies from the page cache without touching the mapping's pages (their first touch
+  /// is what reading a mapped file costs most where page faults are expensive). Throws
+  /// vmxkit::Error naming the file when it cannot (kTruncatedInput: it was truncated).
+  void read_at(std::size_t offset, std::span<char> to) const;
 
  private:
+  std::string path_;
   std::string data_;
   void* map_ = nullptr;
+  int fd_ = -1;  ///< open while mapped, for read_at()
   std::string_view mapped_;
 };
 
