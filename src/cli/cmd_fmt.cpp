@@ -44,7 +44,9 @@ int run_fmt(const FmtOptions& o, Context& ctx) {
   if (o.file == "-") {
     piped = read_stream(ctx.in, name);
   } else {
-    file.emplace(o.file);
+    // --check compares with the input through its mapping; the output only refers to it.
+    file.emplace(o.file, kMaxInputBytes,
+                 o.check ? InputFile::Mapping::populate : InputFile::Mapping::on_touch);
   }
   const std::string_view bytes = file ? file->bytes() : std::string_view(piped);
   // A mapped file is scanned through pread() into a small buffer, not through its mapping,

@@ -552,7 +552,7 @@ const char* mapped_input_at(const void* address) noexcept {
   return g_map_path;
 }
 
-InputFile::InputFile(const std::string& path, std::size_t max_bytes) {
+InputFile::InputFile(const std::string& path, std::size_t max_bytes, Mapping mapping) {
   struct stat st {};
   Fd fd = open_input(path, st);
   const auto size = static_cast<std::size_t>(st.st_size);
@@ -562,7 +562,8 @@ InputFile::InputFile(const std::string& path, std::size_t max_bytes) {
     data_ = read_fd(fd.get(), st, path, max_bytes);
     return;
   }
-  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd.get(), 0);
+  const int populate = mapping == Mapping::populate ? MAP_POPULATE : 0;
+  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | populate, fd.get(), 0);
   if (map == MAP_FAILED) {  // a file system that cannot map: read it
     g_map_claimed.store(false);
     data_ = read_fd(fd.get(), st, path, max_bytes);

@@ -38,7 +38,13 @@ std::string read_file(const std::string& path, std::size_t max_bytes = kMaxInput
 class InputFile {
  public:
   static constexpr std::size_t kMapMinBytes = std::size_t{1} << 20;
-  explicit InputFile(const std::string& path, std::size_t max_bytes = kMaxInputBytes);
+  /// How a mapped file's pages are mapped: `populate` maps them all at once (a reader that
+  /// goes through bytes() touches each anyway); `on_touch` maps none before one is touched (a
+  /// reader that copies the bytes with read_at() and only writes pieces of the mapping: written
+  /// to /dev/null, no page is ever mapped).
+  enum class Mapping { populate, on_touch };
+  explicit InputFile(const std::string& path, std::size_t max_bytes = kMaxInputBytes,
+                     Mapping mapping = Mapping::populate);
   ~InputFile();
   InputFile(const InputFile&) = delete;
   InputFile& operator=(const InputFile&) = delete;
