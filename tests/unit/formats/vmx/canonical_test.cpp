@@ -207,7 +207,8 @@ TEST_CASE("canonical pieces read in chunks give what reading the whole text give
       "a = \"1\"\r\nb=2\r\nc = \"3\"\r\n# note \r\n\r\n",
       "a = \"1\"\rb = 2\rc = \"3\"\r",
       "a = \"1\"\r\nb = \"2\"\nc = \"3\"\rd = \"4\"\r\ne = \"5\"",
-      "\xEF\xBB\xBFa = \"1\"\nb = \"2\"\n",
+      "\xEF\xBB\xBF"
+      "a = \"1\"\nb = \"2\"\n",
       "\xEF\xBB\xBF\xEF\xBB\xBFk = \"1\"\n",
       "a = \"x\0y\"\nb = \"\0\"\n# \0\n",
       k62 + " = \"v\"\n" + k62 + "=v\n" + k62 + " = \"" + k62 + "\"\r\n",
