@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // vmxkit fmt FILE [--check | -i] : rewrite in VMware's canonical writer form.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -28,6 +29,14 @@ struct FmtOptions {
   WriteOptions write;
 };
 
+/// Whether `fd` is /dev/null: what is written there is never read.
+bool output_discarded(int fd) {
+  struct stat out {};
+  struct stat null {};
+  return ::fstat(fd, &out) == 0 && S_ISCHR(out.st_mode) && ::stat("/dev/null", &null) == 0 &&
+         S_ISCHR(null.st_mode) && out.st_rdev == null.st_rdev;
+}
+
 int run_fmt(const FmtOptions& o, Context& ctx) {
   if (o.check && o.write.in_place) throw Error("--check and -i exclude each other");
   const std::string name = display_name(o.file);
@@ -41,17 +50,20 @@ int run_fmt(const FmtOptions& o, Context& ctx) {
   // lines. Nothing is written before the whole input has been read and checked.
   std::string piped;
   std::optional<InputFile> file;
+  // Output to /dev/null never reads the runs it is given (GNU tar skips reading what it would
+  // archive there, for the same reason): a mapped input is then scanned through pread() into a
+  // small buffer and its mapping is never touched (see CanonicalPieces). Any other output reads
+  // every run from the mapping, whose pages are then better touched first by the two threads
+  // that scan them than one by one by writev(2).
+  const bool discarded = !o.check && &ctx.out == &std::cout && output_discarded(STDOUT_FILENO);
   if (o.file == "-") {
     piped = read_stream(ctx.in, name);
   } else {
-    // --check compares with the input through its mapping; the output only refers to it.
     file.emplace(o.file, kMaxInputBytes,
-                 o.check ? InputFile::Mapping::populate : InputFile::Mapping::on_touch);
+                 discarded ? InputFile::Mapping::on_touch : InputFile::Mapping::populate);
   }
   const std::string_view bytes = file ? file->bytes() : std::string_view(piped);
-  // A mapped file is scanned through pread() into a small buffer, not through its mapping,
-  // whose pages the output then refers to (see CanonicalPieces).
-  const auto canonical = file && file->mapped()
+  const auto canonical = discarded && file && file->mapped()
                              ? vmx::CanonicalPieces(bytes, name,
                                                     [&](std::size_t offset, std::span<char> to) {
                                                       file->read_at(offset, to);
