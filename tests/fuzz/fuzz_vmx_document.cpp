@@ -2,9 +2,12 @@
 // Parser fuzzer: no crash, no leak, and the lossless promises hold for any bytes:
 // write(parse(x)) == x; every line's offsets are in range and contiguous; set then unset of a
 // new key gives back x; the canonical form, when there is one, is a fixed point, and the fast
-// path that copies canonical lines in runs gives what rebuilding every line gives.
+// path that copies canonical lines in runs gives what rebuilding every line gives, also when it
+// reads the text in chunks (fmt's pieces of a mapped file), with the same first error.
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <span>
 #include <string>
 
 #include "vmxkit/core/error.h"
@@ -56,11 +59,28 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const Document removed = with_edits(added, unset(added, "vmxkit.fuzz.key"));
   FUZZ_ASSERT(removed.to_string() == input || doc.find("vmxkit.fuzz.key") != nullptr);
 
+  // fmt's pieces read in chunks (as it reads a mapped file): a chunk size from the input's
+  // first byte, 1 to 64, so that lines cross chunk borders everywhere.
+  const std::size_t chunk = size == 0 ? 1 : 1 + data[0] % 64;
+  const CanonicalPieces::ReadAt read = [&](std::size_t offset, std::span<char> to) {
+    FUZZ_ASSERT(offset + to.size() <= input.size());
+    std::memcpy(to.data(), input.data() + offset, to.size());
+  };
+  std::string pieces_text, pieces_error;
+  try {
+    CanonicalPieces(input, {}, read, chunk).for_each([&](std::string_view p) {
+      pieces_text.append(p);
+    });
+  } catch (const vmxkit::Error& e) {
+    pieces_error = e.what();
+  }
+
   std::string once;
   try {
     once = canonical_form(doc);
   } catch (const vmxkit::Error& fast) {
     FUZZ_ASSERT(!doc.problems().empty());
+    FUZZ_ASSERT(pieces_error == fast.what());
     try {
       (void)detail::canonical_form_each_line(input, {});
       FUZZ_ASSERT(false);
@@ -69,6 +89,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     return 0;
   }
+  FUZZ_ASSERT(pieces_error.empty() && pieces_text == once);
   FUZZ_ASSERT(detail::canonical_form_each_line(input, {}) == once);
   // A canonical form that happens to read as UTF-16 is refused like any such input.
   if (vmxkit::detect_wide_encoding(once) != vmxkit::WideEncoding::none) return 0;

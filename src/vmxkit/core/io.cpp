@@ -552,9 +552,9 @@ const char* mapped_input_at(const void* address) noexcept {
   return g_map_path;
 }
 
-InputFile::InputFile(const std::string& path, std::size_t max_bytes) {
+InputFile::InputFile(const std::string& path, std::size_t max_bytes, Mapping mapping) {
   struct stat st {};
-  const Fd fd = open_input(path, st);
+  Fd fd = open_input(path, st);
   const auto size = static_cast<std::size_t>(st.st_size);
   bool unclaimed = false;
   if (!S_ISREG(st.st_mode) || size < kMapMinBytes || size > max_bytes ||
@@ -562,7 +562,8 @@ InputFile::InputFile(const std::string& path, std::size_t max_bytes) {
     data_ = read_fd(fd.get(), st, path, max_bytes);
     return;
   }
-  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd.get(), 0);
+  const int populate = mapping == Mapping::populate ? MAP_POPULATE : 0;
+  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | populate, fd.get(), 0);
   if (map == MAP_FAILED) {  // a file system that cannot map: read it
     g_map_claimed.store(false);
     data_ = read_fd(fd.get(), st, path, max_bytes);
@@ -571,6 +572,8 @@ InputFile::InputFile(const std::string& path, std::size_t max_bytes) {
   const std::size_t n = std::min(path.size(), sizeof g_map_path - 1);
   std::memcpy(g_map_path, path.data(), n);
   g_map_path[n] = '\0';
+  path_ = path;
+  fd_ = fd.release();
   map_ = map;
   mapped_ = std::string_view(static_cast<const char*>(map), size);
   g_map_end.store(mapped_.data() + size);
@@ -582,7 +585,28 @@ InputFile::~InputFile() {
   g_map_begin.store(nullptr);
   g_map_end.store(nullptr);
   ::munmap(map_, mapped_.size());
+  ::close(fd_);
   g_map_claimed.store(false);
+}
+
+void InputFile::read_at(std::size_t offset, std::span<char> to) const {
+  const std::string_view bytes = this->bytes();
+  if (offset > bytes.size() || to.size() > bytes.size() - offset) {
+    throw Error(path_, "read past the end of the input");
+  }
+  if (map_ == nullptr) {
+    if (!to.empty()) std::memcpy(to.data(), bytes.data() + offset, to.size());
+    return;
+  }
+  std::size_t done = 0;
+  while (done < to.size()) {
+    const ssize_t n =
+        ::pread(fd_, to.data() + done, to.size() - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw Error(path_, "cannot read: " + errno_text());
+    if (n == 0) throw Error(path_, kTruncatedInput);
+    done += static_cast<std::size_t>(n);
+  }
 }
 
 namespace {

@@ -38,16 +38,29 @@ std::string read_file(const std::string& path, std::size_t max_bytes = kMaxInput
 class InputFile {
  public:
   static constexpr std::size_t kMapMinBytes = std::size_t{1} << 20;
-  explicit InputFile(const std::string& path, std::size_t max_bytes = kMaxInputBytes);
+  /// How a mapped file's pages are mapped: `populate` maps them all at once (a reader that
+  /// goes through bytes() touches each anyway); `on_touch` maps none before one is touched (a
+  /// reader that copies the bytes with read_at() and only writes pieces of the mapping: written
+  /// to /dev/null, no page is ever mapped).
+  enum class Mapping { populate, on_touch };
+  explicit InputFile(const std::string& path, std::size_t max_bytes = kMaxInputBytes,
+                     Mapping mapping = Mapping::populate);
   ~InputFile();
   InputFile(const InputFile&) = delete;
   InputFile& operator=(const InputFile&) = delete;
   std::string_view bytes() const { return map_ != nullptr ? mapped_ : std::string_view(data_); }
   bool mapped() const { return map_ != nullptr; }
+  /// Copies bytes()[offset, offset + to.size()) into `to`; from a mapped file with pread(2),
+  /// which copies from the page cache without touching the mapping's pages (their first touch
+  /// is what reading a mapped file costs most where page faults are expensive). Throws
+  /// vmxkit::Error naming the file when it cannot (kTruncatedInput: it was truncated).
+  void read_at(std::size_t offset, std::span<char> to) const;
 
  private:
+  std::string path_;
   std::string data_;
   void* map_ = nullptr;
+  int fd_ = -1;  ///< open while mapped, for read_at()
   std::string_view mapped_;
 };
 

@@ -2,11 +2,18 @@
 // SVG from DOT with Graphviz's C library: agmemread, gvLayout "dot", gvRenderData "svg". The
 // only file that includes Graphviz's headers.
 //
-// The context is built from the two plugins it needs, linked in (layout `dot`, renderer `svg`
-// of the core plugin), not from the plugins Graphviz would load from its configuration: without
-// the text-layout plugin (pango) label widths come from Graphviz's own font metrics, so the
-// same DOT renders to the same bytes on every machine with this Graphviz version, whatever fonts
-// it has, and no plugin configuration file is needed.
+// The context is built from the two plugins it needs, passed as built-ins (layout `dot`,
+// renderer `svg` of the core plugin), not from the plugins Graphviz would load from its
+// configuration: without the text-layout plugin (pango) label widths come from Graphviz's own
+// font metrics, so the same DOT renders to the same bytes on every machine with this Graphviz
+// version, whatever fonts it has, and no plugin configuration file is needed.
+//
+// Graphviz is loaded on the first rendering (dlopen), not linked: linked, its libraries and
+// the plugins' (libgvc, libcgraph, libcdt, libpathplan, libltdl, libexpat...) were loaded and
+// relocated at the start of every command, though only `topo --format svg` renders. The
+// libraries' sonames and the plugins' paths are those found at build time
+// (src/vmxkit/report/CMakeLists.txt).
+#include <dlfcn.h>
 #include <gvc.h>
 #include <gvplugin.h>
 
@@ -17,13 +24,77 @@
 #include "vmxkit/core/error.h"
 #include "vmxkit/report/diagram.h"
 
-extern "C" {
-extern gvplugin_library_t gvplugin_dot_layout_LTX_library;
-extern gvplugin_library_t gvplugin_core_LTX_library;
-}
-
 namespace vmxkit::pci {
 namespace {
+
+/// The Graphviz functions render_svg() calls, and the two plugins' library descriptions.
+struct Graphviz {
+  decltype(&::gvContextPlugins) context_plugins;
+  decltype(&::gvFreeContext) free_context;
+  decltype(&::gvLayout) layout;
+  decltype(&::gvFreeLayout) free_layout;
+  decltype(&::gvRenderData) render_data;
+  decltype(&::gvFreeRenderData) free_render_data;
+  decltype(&::agmemread) memread;
+  decltype(&::agclose) close;
+  decltype(&::agseterrf) seterrf;
+  decltype(&::agreseterrors) reseterrors;
+  decltype(&::agerrors) errors;
+  gvplugin_library_t* dot_layout;
+  gvplugin_library_t* core;
+};
+
+[[noreturn]] void cannot_load(const std::string& why) {
+  throw Error("SVG output needs Graphviz's libraries, which cannot be loaded (" + why +
+              "); install them (Debian: apt-get install libgvc6)");
+}
+
+void* open_library(const char* name) {
+  // Never closed: Graphviz keeps global state (its error handler, plugin tables).
+  void* handle = ::dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* error = ::dlerror();
+    cannot_load(error != nullptr ? error : name);
+  }
+  return handle;
+}
+
+template <class T>
+void resolve(void* handle, const char* library, const char* name, T& to) {
+  void* symbol = ::dlsym(handle, name);
+  if (symbol == nullptr) cannot_load(std::string(library) + " has no " + name);
+  to = reinterpret_cast<T>(symbol);
+}
+
+Graphviz load() {
+  void* gvc = open_library(VMXKIT_GVC_SONAME);
+  void* cgraph = open_library(VMXKIT_CGRAPH_SONAME);
+  void* dot_layout = open_library(VMXKIT_GVPLUGIN_DOT_LAYOUT_PATH);
+  void* core = open_library(VMXKIT_GVPLUGIN_CORE_PATH);
+  Graphviz g{};
+  resolve(gvc, VMXKIT_GVC_SONAME, "gvContextPlugins", g.context_plugins);
+  resolve(gvc, VMXKIT_GVC_SONAME, "gvFreeContext", g.free_context);
+  resolve(gvc, VMXKIT_GVC_SONAME, "gvLayout", g.layout);
+  resolve(gvc, VMXKIT_GVC_SONAME, "gvFreeLayout", g.free_layout);
+  resolve(gvc, VMXKIT_GVC_SONAME, "gvRenderData", g.render_data);
+  resolve(gvc, VMXKIT_GVC_SONAME, "gvFreeRenderData", g.free_render_data);
+  resolve(cgraph, VMXKIT_CGRAPH_SONAME, "agmemread", g.memread);
+  resolve(cgraph, VMXKIT_CGRAPH_SONAME, "agclose", g.close);
+  resolve(cgraph, VMXKIT_CGRAPH_SONAME, "agseterrf", g.seterrf);
+  resolve(cgraph, VMXKIT_CGRAPH_SONAME, "agreseterrors", g.reseterrors);
+  resolve(cgraph, VMXKIT_CGRAPH_SONAME, "agerrors", g.errors);
+  resolve(dot_layout, VMXKIT_GVPLUGIN_DOT_LAYOUT_PATH, "gvplugin_dot_layout_LTX_library",
+          g.dot_layout);
+  resolve(core, VMXKIT_GVPLUGIN_CORE_PATH, "gvplugin_core_LTX_library", g.core);
+  return g;
+}
+
+/// Graphviz, loaded on the first call; the same afterwards. A failed load throws, and the next
+/// call tries again.
+const Graphviz& graphviz() {
+  static const Graphviz g = load();
+  return g;
+}
 
 // Graphviz keeps its error state in globals: one rendering at a time.
 std::mutex graphviz_mutex;
@@ -36,10 +107,10 @@ int collect_message(char* text) {
 }
 
 struct ContextDeleter {
-  void operator()(GVC_t* gvc) const { gvFreeContext(gvc); }
+  void operator()(GVC_t* gvc) const { graphviz().free_context(gvc); }
 };
 struct GraphDeleter {
-  void operator()(Agraph_t* g) const { agclose(g); }
+  void operator()(Agraph_t* g) const { graphviz().close(g); }
 };
 
 // The first line of what Graphviz said, without its "Error: " prefix.
@@ -55,42 +126,43 @@ std::string first_message(const std::string& text, const char* fallback) {
 }  // namespace
 
 std::string render_svg(std::string_view dot) {
+  const Graphviz& gv = graphviz();
   const std::lock_guard<std::mutex> lock(graphviz_mutex);
   std::string said;
   messages = &said;
-  const agusererrf previous = agseterrf(collect_message);
+  const agusererrf previous = gv.seterrf(collect_message);
   struct Restore {
+    const Graphviz& gv;
     agusererrf previous;
     ~Restore() {
-      agseterrf(previous);
+      gv.seterrf(previous);
       messages = nullptr;
     }
-  } restore{previous};
-  agreseterrors();
+  } restore{gv, previous};
+  gv.reseterrors();
 
-  static const lt_symlist_t kBuiltins[] = {
-      {"gvplugin_dot_layout_LTX_library", &gvplugin_dot_layout_LTX_library},
-      {"gvplugin_core_LTX_library", &gvplugin_core_LTX_library},
-      {nullptr, nullptr}};
-  const std::unique_ptr<GVC_t, ContextDeleter> gvc(gvContextPlugins(kBuiltins, 0));
+  const lt_symlist_t builtins[] = {{"gvplugin_dot_layout_LTX_library", gv.dot_layout},
+                                   {"gvplugin_core_LTX_library", gv.core},
+                                   {nullptr, nullptr}};
+  const std::unique_ptr<GVC_t, ContextDeleter> gvc(gv.context_plugins(builtins, 0));
   if (!gvc) throw Error("Graphviz: cannot create a context");
   const std::string text(dot);  // agmemread wants a NUL-terminated string
-  const std::unique_ptr<Agraph_t, GraphDeleter> graph(agmemread(text.c_str()));
-  if (!graph || agerrors() >= AGERR) {
+  const std::unique_ptr<Agraph_t, GraphDeleter> graph(gv.memread(text.c_str()));
+  if (!graph || gv.errors() >= AGERR) {
     throw Error("Graphviz: cannot read the DOT: " + first_message(said, "syntax error"));
   }
-  if (gvLayout(gvc.get(), graph.get(), "dot") != 0 || agerrors() >= AGERR) {
-    gvFreeLayout(gvc.get(), graph.get());
+  if (gv.layout(gvc.get(), graph.get(), "dot") != 0 || gv.errors() >= AGERR) {
+    gv.free_layout(gvc.get(), graph.get());
     throw Error("Graphviz: layout failed: " + first_message(said, "unknown error"));
   }
   char* data = nullptr;
   unsigned int length = 0;
-  const int rc = gvRenderData(gvc.get(), graph.get(), "svg", &data, &length);
+  const int rc = gv.render_data(gvc.get(), graph.get(), "svg", &data, &length);
   std::string svg;
   if (rc == 0 && data != nullptr) svg.assign(data, length);
-  if (data != nullptr) gvFreeRenderData(data);
-  gvFreeLayout(gvc.get(), graph.get());
-  if (rc != 0 || agerrors() >= AGERR) {
+  if (data != nullptr) gv.free_render_data(data);
+  gv.free_layout(gvc.get(), graph.get());
+  if (rc != 0 || gv.errors() >= AGERR) {
     throw Error("Graphviz: rendering SVG failed: " + first_message(said, "unknown error"));
   }
   return svg;

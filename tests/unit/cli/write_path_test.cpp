@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <string>
@@ -192,5 +193,39 @@ TEST_CASE("topo -o and nccl-topo -o on a locked VM name an option they take", "[
     const auto help = run_cli({args[0], "--help"});
     CHECK_THAT(help.out, Catch::Contains("--force"));
     CHECK(read_bytes(out) == kVm);
+  }
+}
+
+TEST_CASE("fmt of a large file to /dev/null checks it as fmt to a file does, errors included",
+          "[cli][fmt]") {
+  // To /dev/null fmt reads a mapped input with pread() into a buffer instead of through the
+  // mapping (cmd_fmt.cpp); to a file it scans the mapping. Both check every line: a malformed
+  // line in either half (two threads) is exit 2 with the same file:line:col, and nothing else.
+  vmxkit::test::TempDir dir;
+  const std::string path = (dir / "big.vmx").string();
+  const std::string out = (dir / "out.vmx").string();
+  std::string text;
+  for (std::size_t i = 0; text.size() < (std::size_t{3} << 20); ++i) {
+    text += "key" + std::to_string(i) + (i % 5 == 0 ? "=" + std::to_string(i) : " = \"v\"") +
+            (i % 3 == 0 ? "\r\n" : "\n");
+  }
+  write_bytes(path, text);
+  const std::string fmt = "timeout 60 " + std::string(VMXKIT_BINARY) + " fmt " + path;
+  const auto discarded = run_shell("(" + fmt + " > /dev/null)");
+  CHECK(discarded.code == 0);
+  CHECK(discarded.out.empty());
+  REQUIRE(run_shell("(" + fmt + " > " + out + ")").code == 0);
+  CHECK(read_bytes(out) == run_cli({"fmt", "-"}, text).out);
+  for (const std::size_t quarter : {1, 3}) {
+    const std::size_t at = text.rfind('\n', text.size() * quarter / 4) + 1;
+    const auto line = static_cast<std::size_t>(std::count(text.begin(), text.begin() + at, '\n'));
+    write_bytes(path, text.substr(0, at) + "bad line\n" + text.substr(at));
+    const std::string where = path + ":" + std::to_string(line + 1) + ":4: expected '='";
+    const auto bad = run_shell("(" + fmt + " > /dev/null)");
+    CHECK(bad.code == 2);
+    CHECK_THAT(bad.out, Catch::Contains(where));
+    const auto bad_file = run_shell("(" + fmt + " > " + out + ")");
+    CHECK(bad_file.code == 2);
+    CHECK(bad_file.out == bad.out);
   }
 }

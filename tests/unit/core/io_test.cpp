@@ -128,6 +128,31 @@ TEST_CASE("InputFile maps a large file, reads a small one, and errs as read_file
   CHECK_THROWS_AS(InputFile((dir / "large.vmx").string(), 4096), Error);
 }
 
+TEST_CASE("InputFile::read_at copies the bytes of a mapped or a read file", "[core][io]") {
+  allow_mapped_inputs();
+  test::TempDir dir;
+  std::string large(InputFile::kMapMinBytes + 4097, 'a');
+  for (std::size_t i = 0; i < large.size(); i += 4093) large[i] = static_cast<char>('b' + i % 20);
+  test::write_bytes(dir / "large.vmx", large);
+  test::write_bytes(dir / "small.vmx", "a = \"1\"\n");
+  for (const auto mapping : {InputFile::Mapping::populate, InputFile::Mapping::on_touch}) {
+    const InputFile mapped((dir / "large.vmx").string(), kMaxInputBytes, mapping);
+    REQUIRE(mapped.mapped());
+    std::string buffer(70000, '\0');
+    for (const std::size_t offset : {std::size_t{0}, std::size_t{4093}, large.size() - 70000}) {
+      mapped.read_at(offset, buffer);
+      CHECK(buffer == large.substr(offset, buffer.size()));
+    }
+    CHECK(mapped.bytes() == large);
+    CHECK_THROWS_AS(mapped.read_at(large.size() - 10, buffer), Error);
+  }
+  const InputFile small((dir / "small.vmx").string());
+  std::string two(2, '\0');
+  small.read_at(4, two);
+  CHECK(two == "\"1");
+  CHECK_THROWS_AS(small.read_at(7, two), Error);
+}
+
 namespace {
 
 // Runs `child` in a forked process with stderr to a pipe; returns (exit status, stderr).

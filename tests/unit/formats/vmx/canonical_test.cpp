@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vmxkit/formats/vmx/canonical.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -153,7 +155,85 @@ std::string joined(const CanonicalPieces& pieces) {
   pieces.for_each([&](std::string_view piece) { out.append(piece); });
   return out;
 }
+
+// CanonicalPieces reading `input` through a ReadAt in chunks of `chunk` bytes, as fmt reads a
+// mapped file (pread), joined; or the error it throws. Checks that the pieces that are runs of
+// the input refer to `input` itself.
+std::string chunked(const std::string& input, std::size_t chunk,
+                    const std::string& path = "c.vmx") {
+  std::size_t reads = 0;
+  const CanonicalPieces::ReadAt read = [&](std::size_t offset, std::span<char> to) {
+    REQUIRE(offset + to.size() <= input.size());
+    std::copy_n(input.data() + offset, to.size(), to.data());
+    ++reads;
+  };
+  try {
+    const CanonicalPieces pieces(input, path, read, chunk);
+    std::string out;
+    pieces.for_each([&](std::string_view piece) {
+      const bool in_input = piece.data() >= input.data() &&
+                            piece.data() + piece.size() <= input.data() + input.size();
+      CHECK((in_input || piece.size() <= 3 || piece.back() == '\n' || piece.back() == '\r'));
+      out.append(piece);
+    });
+    CHECK((input.size() <= 3 || reads > 0));
+    return out;
+  } catch (const Error& e) {
+    return std::string("error: ") + e.what();
+  }
+}
+
+std::string canonical_or_error(const std::string& input) {
+  try {
+    return canonical_form(input, "c.vmx");
+  } catch (const Error& e) {
+    return std::string("error: ") + e.what();
+  }
+}
 }  // namespace
+
+TEST_CASE("canonical pieces read in chunks give what reading the whole text gives", "[vmx][fmt]") {
+  // Chunks end after a line break, never between the CR and LF of a CRLF; a line longer than a
+  // chunk grows it; a malformed line is numbered and placed in the whole text whatever chunk it
+  // is in. Lines around 64-byte borders, every ending, CR alone, NUL bytes, a BOM, no final
+  // line break.
+  const std::string k62(62, 'k');
+  const std::vector<std::string> inputs = {
+      "",
+      "\n",
+      "\r\n\r\n",
+      "\r\r\r",
+      "a = \"1\"",
+      "a = \"1\"\nb = \"2\"\n",
+      "a = \"1\"\r\nb=2\r\nc = \"3\"\r\n# note \r\n\r\n",
+      "a = \"1\"\rb = 2\rc = \"3\"\r",
+      "a = \"1\"\r\nb = \"2\"\nc = \"3\"\rd = \"4\"\r\ne = \"5\"",
+      "\xEF\xBB\xBF"
+      "a = \"1\"\nb = \"2\"\n",
+      "\xEF\xBB\xBF\xEF\xBB\xBFk = \"1\"\n",
+      "a = \"x\0y\"\nb = \"\0\"\n# \0\n",
+      k62 + " = \"v\"\n" + k62 + "=v\n" + k62 + " = \"" + k62 + "\"\r\n",
+      "a = \"1\"\nb = \"2\"\nthis is bad\nc = \"3\"\n",
+      "a = \"1\"\r\n\r\n" + k62 + " = \"unterminated\r\nd = 4\r\n",
+      "a = \"1\"\rb = \"2\"\r\r\r  key with space = 1\r",
+      std::string(300, 'x') + " = \"long\"\n" + "y = \"" + std::string(200, '|') + "\"\n",
+  };
+  for (const std::string& input : inputs) {
+    const std::string expected = canonical_or_error(input);
+    for (const std::size_t chunk :
+         {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{7}, std::size_t{63},
+          std::size_t{64}, std::size_t{65}, std::size_t{4096}}) {
+      INFO("input " << input.size() << " bytes, chunks of " << chunk);
+      CHECK(chunked(input, chunk) == expected);
+    }
+  }
+  // The errors name the line and column in the whole text.
+  CHECK(chunked("a = \"1\"\nb = \"2\"\nthis is bad\n", 5) ==
+        "error: c.vmx:3:5: expected '=' after key 'this'; a key cannot contain whitespace");
+  CHECK(chunked("a = \"1\"\r\n\r\nk = \"open\r\n", 4) ==
+        "error: c.vmx:3:5: unterminated quoted value: expected a closing '\"' before the end of "
+        "the line");
+}
 
 TEST_CASE("canonical pieces keep the BOM rule and refer to the input's canonical runs",
           "[vmx][fmt]") {
@@ -224,6 +304,9 @@ TEST_CASE("a large input is made canonical in two halves: the same text, the sam
         }
         CHECK(pieces_text == each);
         CHECK(pieces_error == each_error);  // the first bad line, numbered in the whole text
+        // Read in chunks (as fmt reads a mapped file): the same text, the same first error.
+        const std::string read = chunked(input, 1000, "big.vmx");
+        CHECK(read == (each_error.empty() ? each : "error: " + each_error));
         ++compared;
       }
       CHECK_FALSE(joined(CanonicalPieces(text, "big.vmx")).empty());
