@@ -197,10 +197,14 @@ constexpr std::string_view kBom = "\xEF\xBB\xBF";
 // What every reader of .vmx bytes refuses before reading a line: more than 4 GiB (offsets are
 // 32-bit), and UTF-16 or UTF-32 text. VMware reads a .vmx as UTF-8 or as the ASCII-compatible
 // code page its .encoding names; wide text read byte by byte is one malformed line per line.
-void check_readable(std::string_view bytes, std::string_view path) {
+void check_size(std::string_view bytes, std::string_view path) {
   if (bytes.size() >= std::numeric_limits<std::uint32_t>::max()) {
     throw Error(std::string(path), "file is larger than 4 GiB; not a .vmx file");
   }
+}
+
+void check_readable(std::string_view bytes, std::string_view path) {
+  check_size(bytes, path);
   refuse_wide_encoding(bytes, path.empty() ? std::string("<stdin>") : std::string(path));
 }
 
@@ -302,6 +306,11 @@ bool has_malformed_line(std::string_view bytes, std::string_view path) {
 
 Document Document::parse(std::string bytes, std::string path) {
   check_readable(bytes, path);
+  return parse_edited(std::move(bytes), std::move(path));
+}
+
+Document Document::parse_edited(std::string bytes, std::string path) {
+  check_size(bytes, path);
   Document doc;
   doc.path_ = std::move(path);
   doc.bytes_ = std::move(bytes);

@@ -148,8 +148,13 @@ bool has_malformed_line(std::string_view bytes, std::string_view path = {});
 class Document {
  public:
   /// Parses `bytes`. Never fails on content: malformed lines are kept and reported by
-  /// problems(). Throws vmxkit::Error only when the input is larger than 4 GiB - 1.
+  /// problems(). Throws vmxkit::Error when the input is larger than 4 GiB - 1, or is UTF-16 or
+  /// UTF-32 text.
   static Document parse(std::string bytes, std::string path = {});
+  /// Parses bytes that edits made from an accepted document: not judged for a wide encoding
+  /// again. That judgement samples the text's start, and an edit to a short text with NUL bytes
+  /// could tip it; a document vmxkit read stays one it can edit.
+  static Document parse_edited(std::string bytes, std::string path = {});
 
   Document() = default;
 

@@ -392,7 +392,7 @@ std::vector<TextEdit> unset(const Document& doc, std::string_view key) {
 }
 
 Document with_edits(const Document& doc, const std::vector<TextEdit>& edits) {
-  return Document::parse(apply_edits(doc.bytes(), edits), doc.path());
+  return Document::parse_edited(apply_edits(doc.bytes(), edits), doc.path());
 }
 
 std::string set_bytes(std::string_view bytes, std::string_view key, std::string_view value) {

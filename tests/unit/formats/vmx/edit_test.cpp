@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "support/support.h"
+#include "vmxkit/core/error.h"
 
 using namespace vmxkit;
 using namespace vmxkit::vmx;
@@ -195,4 +196,22 @@ TEST_CASE("set_entries gives the bytes of one set() after the other", "[vmx][edi
     }
   }
   CHECK(compared > 100);
+}
+
+TEST_CASE("an accepted text with NUL bytes stays editable when an edit tips the UTF-16 sample",
+          "[vmx][edit]") {
+  // Found by fuzz_vmx_document: the text's first 512 bytes read as mixed, not UTF-16, until a
+  // new line of ASCII pairs made the little-endian share small enough to call it UTF-16BE.
+  const std::string text(
+      "z\0e\0 \0=\0 \0\"(\xff\xfe\0\"(\xff\xfe"
+      "e\0m\0s\0i\0z\0e\0 \0=\0 \0\"\0"
+      "3\0e\0m\0s\0i\0z\0e\0 \0=\0 \0\"\0"
+      "3\0\"\0\n\0",
+      67);
+  const auto doc = Document::parse(text);
+  const auto added = with_edits(doc, set(doc, "vmxkit.fuzz.key", "v a|l\"ue"));
+  CHECK(added.get("vmxkit.fuzz.key") == std::string("v a|l\"ue"));
+  CHECK(with_edits(added, unset(added, "vmxkit.fuzz.key")).to_string() == text);
+  // Parsing the edited bytes as a new input judges them afresh, as a read of the file would.
+  CHECK_THROWS_AS(Document::parse(added.to_string()), Error);
 }
