@@ -9,6 +9,8 @@
 #include <tuple>
 #include <utility>
 
+#include "vmxkit/core/text.h"
+
 namespace vmxkit::pci {
 namespace {
 
@@ -834,7 +836,7 @@ bool render_matrix(const Host& host, const Topology& t, std::string& out) {
       std::string cpus = "N/A";
       if (d.numa_node) {
         if (const auto it = host.numa().cpus.find(*d.numa_node); it != host.numa().cpus.end())
-          cpus = it->second;
+          cpus = cpu_ranges(it->second);
       }
       out +=
           fmt::format("\t{}\t{}\t\tN/A", cpus, d.numa_node ? std::to_string(*d.numa_node) : "N/A");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vmxkit/core/text.h"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace vmxkit {
@@ -71,6 +72,21 @@ std::size_t utf8_width(std::string_view s) {
     i += n == 0 ? 1 : n;
   }
   return width;
+}
+
+std::string cpu_ranges(std::vector<int> cpus) {
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  std::string out;
+  for (std::size_t i = 0; i < cpus.size();) {
+    std::size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(cpus[i]);
+    if (j > i) out += '-' + std::to_string(cpus[j]);
+    i = j + 1;
+  }
+  return out;
 }
 
 }  // namespace vmxkit

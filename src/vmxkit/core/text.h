@@ -192,4 +192,8 @@ class LineRange {
   std::string_view text_;
 };
 
+/// A CPU list as Linux and nvidia-smi print it ("0-23,48-71") from CPU numbers in any order;
+/// repeats are shown once.
+std::string cpu_ranges(std::vector<int> cpus);
+
 }  // namespace vmxkit

@@ -31,7 +31,7 @@ struct RootBus {
 /// What `numactl --hardware` (or sysfs) says about the NUMA nodes.
 struct NumaInfo {
   std::optional<unsigned> node_count;
-  std::map<int, std::string> cpus;  ///< node -> CPU list ("0-23")
+  std::map<int, std::vector<int>> cpus;  ///< node -> its CPU numbers, ascending, each once
   /// An `lspci -vvv` capture read from sysfs (driver or IOMMU group lines) with not one `NUMA
   /// node:` line (its path): lspci prints the line when the kernel knows the node, so the
   /// kernel knew a single node, and nvidia-smi puts every device on it. Used when nothing else

@@ -114,7 +114,7 @@ class Builder {
       index = d_.clusters.size();
       std::string label = fmt::format("NUMA node {}", node);
       if (const auto cpus = host_.numa().cpus.find(node); cpus != host_.numa().cpus.end()) {
-        label += fmt::format(" (CPUs {})", cpus->second);
+        label += fmt::format(" (CPUs {})", cpu_ranges(cpus->second));
       }
       d_.clusters.push_back({fmt::format("cluster_numa{}", node), std::move(label)});
     }

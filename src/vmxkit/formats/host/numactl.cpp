@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // `numactl --hardware`: the NUMA node count and each node's CPUs.
-#include <fmt/format.h>
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <vector>
 
 #include "vmxkit/core/error.h"
 #include "vmxkit/formats/host/text.h"
@@ -9,28 +12,18 @@
 namespace vmxkit::pci {
 namespace {
 
-// "0 1 2 3 8 9" -> "0-3,8-9"
-std::string compress_cpus(std::string_view list) {
-  std::string out;
-  long long start = -1;
-  long long prev = -2;
-  auto flush = [&] {
-    if (start < 0) return;
-    if (!out.empty()) out += ',';
-    out += start == prev ? fmt::format("{}", start) : fmt::format("{}-{}", start, prev);
-  };
+// "0 1 2 3 8 9": the CPU numbers, ascending, each once.
+std::vector<int> cpu_numbers(std::string_view list) {
+  std::vector<int> cpus;
   for (const std::string_view tok : split_any(list, " ")) {
     const auto n = parse_decimal(tok);
-    if (!n) continue;
-    const auto v = static_cast<long long>(*n);
-    if (v != prev + 1) {
-      flush();
-      start = v;
+    if (n && *n <= static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
+      cpus.push_back(static_cast<int>(*n));
     }
-    prev = v;
   }
-  flush();
-  return out;
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  return cpus;
 }
 
 }  // namespace
@@ -50,7 +43,7 @@ void load_numactl(Host& host, std::string_view text, const std::string& path) {
       const auto c = t.find(" cpus:");
       const auto node = parse_decimal(t.substr(5, c - 5));
       if (node && *node < 1024) {
-        host.numa().cpus[static_cast<int>(*node)] = compress_cpus(t.substr(c + 6));
+        host.numa().cpus[static_cast<int>(*node)] = cpu_numbers(t.substr(c + 6));
       }
     }
   }

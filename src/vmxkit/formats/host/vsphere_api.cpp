@@ -22,21 +22,6 @@ Bdf api_address(const std::string& id, const std::string& origin, std::string_vi
   return *bdf;
 }
 
-// "0-23,48-71" from a list of CPU numbers.
-std::string cpu_ranges(std::vector<int> cpus) {
-  std::sort(cpus.begin(), cpus.end());
-  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
-  std::string out;
-  for (std::size_t i = 0; i < cpus.size();) {
-    std::size_t j = i;
-    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
-    if (!out.empty()) out += ',';
-    out += j == i ? fmt::format("{}", cpus[i]) : fmt::format("{}-{}", cpus[i], cpus[j]);
-    i = j + 1;
-  }
-  return out;
-}
-
 // Bus ranges of the bridges, from the tree: walk each device up to its root. The API lists
 // every function, bridges included, but not the bridges' bus numbers: each bridge's secondary
 // bus is the bus of the devices below it, its subordinate bus the highest bus under it.
@@ -94,7 +79,12 @@ void load_numa(Host& host, const ApiHost& api) {
   }
   for (const ApiNumaNode& node : api.numa_nodes) {
     if (node.type_id < 0) continue;  // not a node number (typeId is 0 and up)
-    if (!node.cpus.empty()) host.numa().cpus[node.type_id] = cpu_ranges(node.cpus);
+    if (!node.cpus.empty()) {
+      std::vector<int> cpus = node.cpus;
+      std::sort(cpus.begin(), cpus.end());
+      cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+      host.numa().cpus[node.type_id] = std::move(cpus);
+    }
     for (const std::string& id : node.pci_ids) {
       const auto bdf = parse_bdf(id);
       if (!bdf) continue;

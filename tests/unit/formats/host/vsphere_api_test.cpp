@@ -111,7 +111,7 @@ TEST_CASE("The API's passthrough, SR-IOV and NUMA state reach the host model",
   CHECK(nic.sriov->total_vfs == 16u);
   CHECK(host.find(*vmxkit::parse_bdf("0000:9b:00.0"))->numa_node == 1);
   CHECK(host.numa().node_count == 2u);
-  CHECK(host.numa().cpus.at(1) == "4-7");
+  CHECK(host.numa().cpus.at(1) == std::vector<int>{4, 5, 6, 7});
   // host-check sees an ESXi host, and the pending passthrough of the GPU.
   const auto findings = vmxkit::checks::check_host(host, std::nullopt, vmxkit::pci::HostKind::esxi);
   bool pending = false;
