@@ -5,7 +5,6 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -22,6 +21,7 @@
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/formats/host/vsphere_api.h"
+#include "vmxkit/report/json.h"
 #include "vmxkit/report/lint_report.h"
 #include "vmxkit/vmxkit.h"
 #include "vmxkit/vsphere/apply.h"
@@ -119,8 +119,8 @@ void print_text(const vsphere::ApplyResult& r, const std::string& plan, bool pla
   writer->finish();
 }
 
-nlohmann::json diff_json(const apply::Change& change) {
-  nlohmann::json out = nlohmann::json::array();
+report::Json diff_json(const apply::Change& change) {
+  report::Json out = report::Json::array();
   for (const apply::DiffLine& l : change.diff) {
     out.push_back({{"sign", std::string(1, l.sign)}, {"what", l.what}});
   }
@@ -129,7 +129,7 @@ nlohmann::json diff_json(const apply::Change& change) {
 
 // The document `--format json` prints: what the text says, as data (docs/apply.md).
 void print_json(const vsphere::ApplyResult& r, const std::string& plan, Context& ctx) {
-  nlohmann::json doc = {
+  report::Json doc = {
       {"schema", 1},
       {"status", vsphere::to_string(r.status)},
       {"changed", r.changed()},
@@ -156,9 +156,9 @@ void print_json(const vsphere::ApplyResult& r, const std::string& plan, Context&
     const auto writer = make_report_writer("json", lint, false);
     writer->add(r.lint);
     writer->finish();
-    doc["lint"] = nlohmann::json::parse(lint.str());
+    doc["lint"] = report::Json::parse(lint.str());
   }
-  ctx.out << doc.dump(2) << '\n';
+  report::write_json_document(ctx.out, doc);
 }
 
 // The VM's own host, read live (its devices, passthrough state, UUID and vGPU types), as
