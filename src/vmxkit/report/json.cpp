@@ -12,6 +12,8 @@ namespace vmxkit::report {
 
 std::string json_text(std::string_view bytes) { return to_valid_utf8(bytes); }
 
+Json optional_text(const std::string& s) { return s.empty() ? Json(nullptr) : Json(json_text(s)); }
+
 void write_json_document(std::ostream& os, const Json& doc) {
   os << doc.dump(2, ' ', false, Json::error_handler_t::replace) << '\n';
 }

@@ -23,6 +23,9 @@ using Json = nlohmann::ordered_json;
 /// code page, a truncated or overlong sequence, a code point above U+10FFFF) becomes U+FFFD.
 std::string json_text(std::string_view bytes);
 
+/// json_text of `s`, or null when it is empty (a fact the input did not give).
+Json optional_text(const std::string& s);
+
 /// Writes `doc` with two-space indentation, UTF-8 as it is (not \u-escaped), and a final
 /// newline. A string that reached the document without json_text has its invalid bytes replaced
 /// by U+FFFD too, instead of failing the run.

@@ -12,8 +12,6 @@ Json texts(const std::vector<std::string>& strings) {
   return array;
 }
 
-Json optional_text(const std::string& s) { return s.empty() ? Json(nullptr) : Json(json_text(s)); }
-
 Json devices_json(const std::vector<PlannedDevice>& devices) {
   Json list = Json::array();
   for (const PlannedDevice& d : devices) {

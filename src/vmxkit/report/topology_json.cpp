@@ -11,8 +11,6 @@
 namespace vmxkit::report {
 namespace {
 
-Json optional_text(const std::string& s) { return s.empty() ? Json(nullptr) : Json(json_text(s)); }
-
 Json device_json(const pci::Host& host, const pci::Topology& t, std::size_t i) {
   const pci::Device& d = host.at(t.device(i));
   return Json{{"label", t.label(i)},

@@ -24,8 +24,6 @@ std::string_view trim_right(std::string_view s) {
   return s;
 }
 
-constexpr std::string_view kBom = "\xEF\xBB\xBF";
-
 }  // namespace
 
 namespace {

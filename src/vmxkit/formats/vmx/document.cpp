@@ -192,8 +192,6 @@ inline const char* split_line(const char* base, const char* p, const char* end, 
   return brk + 1;
 }
 
-constexpr std::string_view kBom = "\xEF\xBB\xBF";
-
 // What every reader of .vmx bytes refuses before reading a line: more than 4 GiB (offsets are
 // 32-bit), and UTF-16 or UTF-32 text. VMware reads a .vmx as UTF-8 or as the ASCII-compatible
 // code page its .encoding names; wide text read byte by byte is one malformed line per line.

@@ -224,6 +224,9 @@ class Document {
 /// kMaxQuotedKey bytes is shortened (its start, then "..."), so one huge line cannot make a
 /// huge message.
 std::string describe(Problem problem, std::string_view key);
+/// The UTF-8 byte order mark a .vmx may start with (kept, and not part of the first line).
+inline constexpr std::string_view kBom = "\xEF\xBB\xBF";
+
 inline constexpr std::size_t kMaxQuotedKey = 128;
 
 /// `text` when it is at most `max` bytes, else its first bytes (not cutting a UTF-8 sequence)

@@ -16,9 +16,9 @@ using xml::child;
 using xml::local_name;
 using xml::xsi_type;
 
-class Reader {
+class ConfigSpecReader {
  public:
-  explicit Reader(const SourceFile& source) : pos_(source) {}
+  explicit ConfigSpecReader(const SourceFile& source) : pos_(source) {}
 
   XmlConfigSpec read(pugi::xml_node root) {
     XmlConfigSpec out;
@@ -751,17 +751,17 @@ std::string namespaces() {
 XmlConfigSpec read_configspec_xml(const SourceFile& source) {
   pugi::xml_document doc;
   xml::load(source, doc);
-  return Reader(source).read(doc.document_element());
+  return ConfigSpecReader(source).read(doc.document_element());
 }
 
 std::optional<DeviceChange> read_vim25_device(const SourceFile& source, pugi::xml_node device) {
-  return Reader(source).device(device);
+  return ConfigSpecReader(source).device(device);
 }
 
 XmlDocument read_vim25_xml(const SourceFile& source) {
   pugi::xml_document doc;
   xml::load(source, doc);
-  return Reader(source).read_document(doc.document_element());
+  return ConfigSpecReader(source).read_document(doc.document_element());
 }
 
 std::string write_configspec_xml(const ConfigSpec& spec) {

@@ -18,7 +18,7 @@ using Type = json::Value::Type;
 constexpr std::string_view kCollectHint =
     "collect a VM's config, as `govc object.collect -json vm/NAME config` does";
 
-class Reader : json::TypedReader {
+class GovcReader : json::TypedReader {
  public:
   using TypedReader::TypedReader;
 
@@ -447,12 +447,12 @@ class Reader : json::TypedReader {
 }  // namespace
 
 std::optional<DeviceChange> read_govc_device(const SourceFile& source, const json::Value& device) {
-  return Reader(source).device(device);
+  return GovcReader(source).device(device);
 }
 
 GovcDocument read_govc_json(const SourceFile& source) {
   const std::vector<Value> values = json::parse_sequence(source);
-  return Reader(source).read(values);
+  return GovcReader(source).read(values);
 }
 
 }  // namespace vmxkit::vsphere

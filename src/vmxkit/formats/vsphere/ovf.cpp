@@ -20,9 +20,9 @@ using xml::local_name;
 
 constexpr std::string_view kFilePrefix = "ovf:/file/";
 
-class Reader {
+class OvfReader {
  public:
-  explicit Reader(const SourceFile& source) : pos_(source) {}
+  explicit OvfReader(const SourceFile& source) : pos_(source) {}
 
   std::vector<OvfVirtualSystem> read(pugi::xml_node root) {
     if (local_name(root.name()) != "Envelope") {
@@ -336,7 +336,7 @@ class Reader {
 std::vector<OvfVirtualSystem> read_ovf(const SourceFile& source) {
   pugi::xml_document doc;
   xml::load(source, doc);
-  return Reader(source).read(doc.document_element());
+  return OvfReader(source).read(doc.document_element());
 }
 
 }  // namespace vmxkit::vsphere

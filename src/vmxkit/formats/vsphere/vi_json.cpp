@@ -33,7 +33,7 @@ std::string shown(std::string_view name) {
   return plain ? std::string(name) : quote_for_message(name);
 }
 
-class Reader : json::TypedReader {
+class ViJsonReader : json::TypedReader {
  public:
   using TypedReader::TypedReader;
 
@@ -614,11 +614,11 @@ Value device_change(const DeviceChange& dc) {
 
 JsonConfigSpec read_vi_json(const SourceFile& source) {
   const Value root = json::parse(source);
-  return Reader(source).read(root);
+  return ViJsonReader(source).read(root);
 }
 
 JsonConfigSpec read_vi_json(const Value& root, const SourceFile& source) {
-  return Reader(source).read(root);
+  return ViJsonReader(source).read(root);
 }
 
 std::string write_vi_json(const ConfigSpec& spec) {
