@@ -526,8 +526,6 @@ std::string Topology::listing_note() const {
       kNearestPeers);
 }
 
-namespace {
-
 // Each GPU's nearest peers of one kind (the GPUs, or the NICs) without classifying every pair.
 //
 // The classes from a device `a` fall in levels, each wholly closer than the next: functions of
@@ -536,6 +534,7 @@ namespace {
 // NUMA node (NODE), on other NUMA nodes (SYS); and everything else (unknown). A level is looked
 // at only while fewer than `k` peers were found, so every level but the subtree below T skips
 // fewer than `k` candidates before it takes what it needs: linear in the host for real hosts.
+// Outside the anonymous namespace: PeerFinder::Impl, a class with linkage, holds one.
 class PeerIndex {
  public:
   // `order` is the preorder (tin) and end (tout) of each device in the forest of parents.
@@ -674,6 +673,8 @@ class PeerIndex {
   std::map<int, std::vector<std::size_t>> by_numa_;  // positions per NUMA node (placed only)
   std::vector<std::size_t> with_numa_;               // placed positions with a NUMA node
 };
+
+namespace {
 
 // Preorder number and subtree end of every device in the forest of parents (iterative).
 void tree_order(const Host& host, std::vector<std::size_t>& tin, std::vector<std::size_t>& tout) {

@@ -70,7 +70,8 @@ std::string catalogue_markdown() {
   }
   for (const Check* c : all_checks()) {
     // A check's page is a level-2 heading inside the catalogue.
-    out += "\n" + shift_headings(fmt::format("#{}", rule_page(*c)));
+    out += '\n';
+    out += shift_headings(fmt::format("#{}", rule_page(*c)));
   }
   return out;
 }

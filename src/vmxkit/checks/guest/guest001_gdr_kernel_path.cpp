@@ -8,7 +8,7 @@
 #include "vmxkit/checks/guest_context.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace guest001 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -110,7 +110,7 @@ void check(const GuestContext& ctx, FindingSink& sink) {
                    joined(unknown, ", "));
 }
 
-}  // namespace
+}  // namespace guest001
 
 extern const Check kGUEST001{
     .id = "GUEST001",
@@ -119,8 +119,8 @@ extern const Check kGUEST001{
     .severity = Severity::error,
     .summary =
         "no GPUDirect RDMA kernel path: nvidia_peermem is not loaded and DMA-BUF is not possible",
-    .doc = kDoc,
-    .check_guest = check,
+    .doc = guest001::kDoc,
+    .check_guest = &guest001::check,
 };
 
 }  // namespace vmxkit::checks

@@ -8,7 +8,7 @@
 #include "vmxkit/checks/guest_context.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace guest002 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -121,7 +121,7 @@ void check(const GuestContext& ctx, FindingSink& sink) {
   for (const guest::NcclPair& p : pairs) pair(ctx, sink, p);
 }
 
-}  // namespace
+}  // namespace guest002
 
 extern const Check kGUEST002{
     .id = "GUEST002",
@@ -129,8 +129,8 @@ extern const Check kGUEST002{
     .kind = Kind::guest,
     .severity = Severity::warning,
     .summary = "NCCL will not use GPUDirect RDMA between a GPU and its nearest NIC at its defaults",
-    .doc = kDoc,
-    .check_guest = check,
+    .doc = guest002::kDoc,
+    .check_guest = &guest002::check,
 };
 
 }  // namespace vmxkit::checks

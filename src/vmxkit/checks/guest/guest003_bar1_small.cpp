@@ -8,7 +8,7 @@
 #include "vmxkit/devices/catalog.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace guest003 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -97,7 +97,7 @@ void check(const GuestContext& ctx, FindingSink& sink) {
   for (const std::size_t i : ctx.gpus()) gpu(ctx, sink, i);
 }
 
-}  // namespace
+}  // namespace guest003
 
 extern const Check kGUEST003{
     .id = "GUEST003",
@@ -107,8 +107,8 @@ extern const Check kGUEST003{
     .summary =
         "a GPU's BAR1 is unassigned or smaller than the GPU's: the VM's 64-bit MMIO window "
         "is too small",
-    .doc = kDoc,
-    .check_guest = check,
+    .doc = guest003::kDoc,
+    .check_guest = &guest003::check,
 };
 
 }  // namespace vmxkit::checks

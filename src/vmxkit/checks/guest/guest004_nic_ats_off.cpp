@@ -5,7 +5,7 @@
 #include "vmxkit/checks/guest_context.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace guest004 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -59,7 +59,7 @@ void check(const GuestContext& ctx, FindingSink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace guest004
 
 extern const Check kGUEST004{
     .id = "GUEST004",
@@ -67,8 +67,8 @@ extern const Check kGUEST004{
     .kind = Kind::guest,
     .severity = Severity::warning,
     .summary = "ATS is off on a passthrough NIC (ATSCtl Enable-)",
-    .doc = kDoc,
-    .check_guest = check,
+    .doc = guest004::kDoc,
+    .check_guest = &guest004::check,
 };
 
 }  // namespace vmxkit::checks

@@ -5,7 +5,7 @@
 #include "vmxkit/checks/guest_context.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace guest005 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -60,7 +60,7 @@ void check(const GuestContext& ctx, FindingSink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace guest005
 
 extern const Check kGUEST005{
     .id = "GUEST005",
@@ -70,8 +70,8 @@ extern const Check kGUEST005{
     .summary =
         "a virtual bridge on a GPU-NIC path redirects peer traffic (ACSCtl ReqRedir/"
         "CmpltRedir/EgressCtrl)",
-    .doc = kDoc,
-    .check_guest = check,
+    .doc = guest005::kDoc,
+    .check_guest = &guest005::check,
 };
 
 }  // namespace vmxkit::checks

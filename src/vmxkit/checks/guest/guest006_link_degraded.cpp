@@ -10,7 +10,7 @@
 #include "vmxkit/checks/guest_context.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace guest006 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -76,7 +76,7 @@ void check(const GuestContext& ctx, FindingSink& sink) {
   for (const std::size_t i : ctx.nics()) device(ctx, sink, i);
 }
 
-}  // namespace
+}  // namespace guest006
 
 extern const Check kGUEST006{
     .id = "GUEST006",
@@ -84,8 +84,8 @@ extern const Check kGUEST006{
     .kind = Kind::guest,
     .severity = Severity::warning,
     .summary = "a GPU's or NIC's link runs below its capability (LnkSta < LnkCap)",
-    .doc = kDoc,
-    .check_guest = check,
+    .doc = guest006::kDoc,
+    .check_guest = &guest006::check,
 };
 
 }  // namespace vmxkit::checks

@@ -3,7 +3,7 @@
 #include "vmxkit/checks/guest_context.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace guest007 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -40,7 +40,7 @@ void check(const GuestContext& ctx, FindingSink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace guest007
 
 extern const Check kGUEST007{
     .id = "GUEST007",
@@ -48,8 +48,8 @@ extern const Check kGUEST007{
     .kind = Kind::guest,
     .severity = Severity::error,
     .summary = "no NVIDIA GPU in the guest",
-    .doc = kDoc,
-    .check_guest = check,
+    .doc = guest007::kDoc,
+    .check_guest = &guest007::check,
 };
 
 }  // namespace vmxkit::checks

@@ -3,7 +3,7 @@
 #include "vmxkit/checks/guest_context.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace guest008 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -50,7 +50,7 @@ void check(const GuestContext& ctx, FindingSink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace guest008
 
 extern const Check kGUEST008{
     .id = "GUEST008",
@@ -58,8 +58,8 @@ extern const Check kGUEST008{
     .kind = Kind::guest,
     .severity = Severity::error,
     .summary = "the NVIDIA driver is not loaded for a GPU",
-    .doc = kDoc,
-    .check_guest = check,
+    .doc = guest008::kDoc,
+    .check_guest = &guest008::check,
 };
 
 }  // namespace vmxkit::checks

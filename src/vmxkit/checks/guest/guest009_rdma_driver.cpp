@@ -5,7 +5,7 @@
 #include "vmxkit/checks/guest_context.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace guest009 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -51,7 +51,7 @@ void check(const GuestContext& ctx, FindingSink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace guest009
 
 extern const Check kGUEST009{
     .id = "GUEST009",
@@ -59,8 +59,8 @@ extern const Check kGUEST009{
     .kind = Kind::guest,
     .severity = Severity::error,
     .summary = "an RDMA NIC has no RDMA driver (mlx5_core/mlx5_ib) or no verbs device",
-    .doc = kDoc,
-    .check_guest = check,
+    .doc = guest009::kDoc,
+    .check_guest = &guest009::check,
 };
 
 }  // namespace vmxkit::checks

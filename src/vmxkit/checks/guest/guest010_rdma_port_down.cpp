@@ -5,7 +5,7 @@
 #include "vmxkit/checks/guest_context.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace guest010 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -51,7 +51,7 @@ void check(const GuestContext& ctx, FindingSink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace guest010
 
 extern const Check kGUEST010{
     .id = "GUEST010",
@@ -59,8 +59,8 @@ extern const Check kGUEST010{
     .kind = Kind::guest,
     .severity = Severity::warning,
     .summary = "an RDMA port is not PORT_ACTIVE",
-    .doc = kDoc,
-    .check_guest = check,
+    .doc = guest010::kDoc,
+    .check_guest = &guest010::check,
 };
 
 }  // namespace vmxkit::checks

@@ -6,7 +6,7 @@
 #include "vmxkit/checks/guest_context.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace guest011 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -70,7 +70,7 @@ void check(const GuestContext& ctx, FindingSink& sink) {
   if (!g.kernel()) sink.not_checked(kGUEST011, "kernel release", "`uname -r`");
 }
 
-}  // namespace
+}  // namespace guest011
 
 extern const Check kGUEST011{
     .id = "GUEST011",
@@ -78,8 +78,8 @@ extern const Check kGUEST011{
     .kind = Kind::guest,
     .severity = Severity::info,
     .summary = "the driver, CUDA, kernel and RDMA stack versions found",
-    .doc = kDoc,
-    .check_guest = check,
+    .doc = guest011::kDoc,
+    .check_guest = &guest011::check,
 };
 
 }  // namespace vmxkit::checks

@@ -3,7 +3,7 @@
 #include "vmxkit/checks/guest_context.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace guest012 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -28,7 +28,7 @@ all).
 - docs/guest-check.md, "Inputs": which command answers which check
 )md";
 
-}  // namespace
+}  // namespace guest012
 
 // Its findings are the other checks' (FindingSink::not_checked): it runs nothing of its own.
 extern const Check kGUEST012{
@@ -37,7 +37,7 @@ extern const Check kGUEST012{
     .kind = Kind::guest,
     .severity = Severity::info,
     .summary = "a check the inputs could not answer, with the input that would",
-    .doc = kDoc,
+    .doc = guest012::kDoc,
 };
 
 }  // namespace vmxkit::checks

@@ -3,7 +3,7 @@
 #include "vmxkit/checks/guest_context.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace guest013 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -49,7 +49,7 @@ void check(const GuestContext& ctx, FindingSink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace guest013
 
 extern const Check kGUEST013{
     .id = "GUEST013",
@@ -57,8 +57,8 @@ extern const Check kGUEST013{
     .kind = Kind::guest,
     .severity = Severity::warning,
     .summary = "no RDMA NIC (ConnectX/BlueField, or a VF of one) in the guest",
-    .doc = kDoc,
-    .check_guest = check,
+    .doc = guest013::kDoc,
+    .check_guest = &guest013::check,
 };
 
 }  // namespace vmxkit::checks

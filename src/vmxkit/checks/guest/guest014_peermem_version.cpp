@@ -5,7 +5,7 @@
 #include "vmxkit/checks/guest_context.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace guest014 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -53,7 +53,7 @@ void check(const GuestContext& ctx, FindingSink& sink) {
               origin(p->second.where));
 }
 
-}  // namespace
+}  // namespace guest014
 
 extern const Check kGUEST014{
     .id = "GUEST014",
@@ -61,8 +61,8 @@ extern const Check kGUEST014{
     .kind = Kind::guest,
     .severity = Severity::warning,
     .summary = "nvidia_peermem and nvidia are of different driver versions",
-    .doc = kDoc,
-    .check_guest = check,
+    .doc = guest014::kDoc,
+    .check_guest = &guest014::check,
 };
 
 }  // namespace vmxkit::checks

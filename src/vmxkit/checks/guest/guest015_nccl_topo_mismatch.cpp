@@ -7,7 +7,7 @@
 #include "vmxkit/checks/guest_context.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace guest015 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -150,7 +150,7 @@ void check(const GuestContext& ctx, FindingSink& sink) {
   for (const Bdf& b : c.not_in_file) report.not_in_file(b);
 }
 
-}  // namespace
+}  // namespace guest015
 
 extern const Check kGUEST015{
     .id = "GUEST015",
@@ -161,8 +161,8 @@ extern const Check kGUEST015{
         "the NCCL topology file's GPU and NIC bus ids are not the guest's, or its pairs "
         "come out otherwise in the guest: NCCL falls back to the guest's own tree for "
         "those devices",
-    .doc = kDoc,
-    .check_guest = check,
+    .doc = guest015::kDoc,
+    .check_guest = &guest015::check,
 };
 
 }  // namespace vmxkit::checks

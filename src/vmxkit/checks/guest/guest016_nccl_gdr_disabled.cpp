@@ -9,7 +9,7 @@
 #include "vmxkit/checks/guest_context.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace guest016 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -129,7 +129,7 @@ void check(const GuestContext& ctx, FindingSink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace guest016
 
 extern const Check kGUEST016{
     .id = "GUEST016",
@@ -139,8 +139,8 @@ extern const Check kGUEST016{
     .summary =
         "NCCL's log shows it disabled GPUDirect RDMA for a GPU and a NIC (distance beyond "
         "NCCL_NET_GDR_LEVEL), with the path types and why",
-    .doc = kDoc,
-    .check_guest = check,
+    .doc = guest016::kDoc,
+    .check_guest = &guest016::check,
 };
 
 }  // namespace vmxkit::checks

@@ -9,7 +9,7 @@
 #include "vmxkit/checks/guest_context.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace guest017 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -112,7 +112,7 @@ void check(const GuestContext& ctx, FindingSink& sink) {
   if (ctx.nccl_dump() != nullptr) from_dump(ctx, sink, seen);
 }
 
-}  // namespace
+}  // namespace guest017
 
 extern const Check kGUEST017{
     .id = "GUEST017",
@@ -122,8 +122,8 @@ extern const Check kGUEST017{
     .summary =
         "NCCL found no GPUDirect RDMA support for a NIC (no peer-memory module, no "
         "DMA-BUF) or a GPU, per its log or its topology dump",
-    .doc = kDoc,
-    .check_guest = check,
+    .doc = guest017::kDoc,
+    .check_guest = &guest017::check,
 };
 
 }  // namespace vmxkit::checks

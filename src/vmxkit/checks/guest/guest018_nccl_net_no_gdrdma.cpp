@@ -9,7 +9,7 @@
 #include "vmxkit/checks/guest_context.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace guest018 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -144,7 +144,7 @@ void check(const GuestContext& ctx, FindingSink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace guest018
 
 extern const Check kGUEST018{
     .id = "GUEST018",
@@ -154,8 +154,8 @@ extern const Check kGUEST018{
     .summary =
         "NCCL's network channels of a GPU run without GPUDirect RDMA (no /GDRDMA) where "
         "the guest's PCI tree gives NCCL PIX or PXB to its NIC",
-    .doc = kDoc,
-    .check_guest = check,
+    .doc = guest018::kDoc,
+    .check_guest = &guest018::check,
 };
 
 }  // namespace vmxkit::checks

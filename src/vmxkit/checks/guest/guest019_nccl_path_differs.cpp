@@ -9,7 +9,7 @@
 #include "vmxkit/checks/guest_context.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace guest019 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -111,7 +111,7 @@ void check(const GuestContext& ctx, FindingSink& sink) {
   for (const guest::NcclPathDiff& d : diffs) report(ctx, sink, d);
 }
 
-}  // namespace
+}  // namespace guest019
 
 extern const Check kGUEST019{
     .id = "GUEST019",
@@ -121,8 +121,8 @@ extern const Check kGUEST019{
     .summary =
         "the path type NCCL computed between a GPU and its NIC (its log or topology "
         "dump) is not the one vmxkit computes from the guest's lspci",
-    .doc = kDoc,
-    .check_guest = check,
+    .doc = guest019::kDoc,
+    .check_guest = &guest019::check,
 };
 
 }  // namespace vmxkit::checks

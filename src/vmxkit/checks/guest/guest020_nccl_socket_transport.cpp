@@ -8,7 +8,7 @@
 #include "vmxkit/checks/guest_context.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace guest020 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -108,7 +108,7 @@ void check(const GuestContext& ctx, FindingSink& sink) {
               origin(where));
 }
 
-}  // namespace
+}  // namespace guest020
 
 extern const Check kGUEST020{
     .id = "GUEST020",
@@ -116,8 +116,8 @@ extern const Check kGUEST020{
     .kind = Kind::guest,
     .severity = Severity::warning,
     .summary = "NCCL's log shows it moving data over sockets although the guest has an RDMA NIC",
-    .doc = kDoc,
-    .check_guest = check,
+    .doc = guest020::kDoc,
+    .check_guest = &guest020::check,
 };
 
 }  // namespace vmxkit::checks

@@ -5,7 +5,7 @@
 #include "vmxkit/checks/host_context.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace host001 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -44,7 +44,7 @@ void check(const HostContext& ctx, FindingSink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace host001
 
 extern const Check kHOST001{
     .id = "HOST001",
@@ -53,8 +53,8 @@ extern const Check kHOST001{
     .severity = Severity::info,
     .summary =
         "the host's kind is not known (the advice covers KVM and bare metal), or contradicted",
-    .doc = kDoc,
-    .check_host = check,
+    .doc = host001::kDoc,
+    .check_host = &host001::check,
 };
 
 }  // namespace vmxkit::checks

@@ -3,7 +3,7 @@
 #include "vmxkit/checks/host_context.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace host002 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -36,7 +36,7 @@ void check(const HostContext& ctx, FindingSink& sink) {
               "Capable shows whether it is on");
 }
 
-}  // namespace
+}  // namespace host002
 
 extern const Check kHOST002{
     .id = "HOST002",
@@ -44,8 +44,8 @@ extern const Check kHOST002{
     .kind = Kind::host,
     .severity = Severity::info,
     .summary = "a kernel command line given for an ESXi host, whose IOMMU is a firmware setting",
-    .doc = kDoc,
-    .check_host = check,
+    .doc = host002::kDoc,
+    .check_host = &host002::check,
 };
 
 }  // namespace vmxkit::checks

@@ -5,7 +5,7 @@
 #include "vmxkit/checks/host/iommu_common.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace host003 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -49,7 +49,7 @@ void check(const HostContext& ctx, FindingSink& sink) {
   if (unknown) f.severity = Severity::warning;
 }
 
-}  // namespace
+}  // namespace host003
 
 extern const Check kHOST003{
     .id = "HOST003",
@@ -57,8 +57,8 @@ extern const Check kHOST003{
     .kind = Kind::host,
     .severity = Severity::error,
     .summary = "the kernel command line leaves the IOMMU off: no device can be assigned to a VM",
-    .doc = kDoc,
-    .check_host = check,
+    .doc = host003::kDoc,
+    .check_host = &host003::check,
 };
 
 }  // namespace vmxkit::checks

@@ -3,7 +3,7 @@
 #include "vmxkit/checks/host/iommu_common.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace host004 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -43,7 +43,7 @@ void check(const HostContext& ctx, FindingSink& sink) {
               "update-grub and reboot");
 }
 
-}  // namespace
+}  // namespace host004
 
 extern const Check kHOST004{
     .id = "HOST004",
@@ -51,8 +51,8 @@ extern const Check kHOST004{
     .kind = Kind::host,
     .severity = Severity::warning,
     .summary = "the IOMMU translates DMA on a bare-metal host: GPUDirect RDMA needs iommu=pt",
-    .doc = kDoc,
-    .check_host = check,
+    .doc = host004::kDoc,
+    .check_host = &host004::check,
 };
 
 }  // namespace vmxkit::checks

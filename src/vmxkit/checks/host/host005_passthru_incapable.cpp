@@ -3,7 +3,7 @@
 #include "vmxkit/checks/host/owner_common.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace host005 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -32,7 +32,7 @@ void check(const HostContext& ctx, FindingSink& sink) {
   report_owner_problems(ctx, sink, kHOST005, pci::OwnerProblem::incapable);
 }
 
-}  // namespace
+}  // namespace host005
 
 extern const Check kHOST005{
     .id = "HOST005",
@@ -40,8 +40,8 @@ extern const Check kHOST005{
     .kind = Kind::host,
     .severity = Severity::warning,
     .summary = "ESXi says a GPU or RDMA NIC cannot be passed through (Passthru Capable: false)",
-    .doc = kDoc,
-    .check_host = check,
+    .doc = host005::kDoc,
+    .check_host = &host005::check,
 };
 
 }  // namespace vmxkit::checks

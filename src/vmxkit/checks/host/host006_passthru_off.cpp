@@ -3,7 +3,7 @@
 #include "vmxkit/checks/host/owner_common.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace host006 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -33,7 +33,7 @@ void check(const HostContext& ctx, FindingSink& sink) {
   report_owner_problems(ctx, sink, kHOST006, pci::OwnerProblem::not_enabled);
 }
 
-}  // namespace
+}  // namespace host006
 
 extern const Check kHOST006{
     .id = "HOST006",
@@ -41,8 +41,8 @@ extern const Check kHOST006{
     .kind = Kind::host,
     .severity = Severity::info,
     .summary = "a GPU or RDMA NIC is not enabled for passthrough (right for vGPU and SR-IOV PFs)",
-    .doc = kDoc,
-    .check_host = check,
+    .doc = host006::kDoc,
+    .check_host = &host006::check,
 };
 
 }  // namespace vmxkit::checks

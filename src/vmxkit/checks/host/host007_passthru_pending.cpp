@@ -3,7 +3,7 @@
 #include "vmxkit/checks/host/owner_common.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace host007 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -32,7 +32,7 @@ void check(const HostContext& ctx, FindingSink& sink) {
   report_owner_problems(ctx, sink, kHOST007, pci::OwnerProblem::pending);
 }
 
-}  // namespace
+}  // namespace host007
 
 extern const Check kHOST007{
     .id = "HOST007",
@@ -40,8 +40,8 @@ extern const Check kHOST007{
     .kind = Kind::host,
     .severity = Severity::warning,
     .summary = "passthrough is enabled for a device but not applied until the host reboots",
-    .doc = kDoc,
-    .check_host = check,
+    .doc = host007::kDoc,
+    .check_host = &host007::check,
 };
 
 }  // namespace vmxkit::checks

@@ -7,7 +7,7 @@
 #include "vmxkit/checks/host_context.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace host008 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -63,7 +63,7 @@ void check(const HostContext& ctx, FindingSink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace host008
 
 extern const Check kHOST008{
     .id = "HOST008",
@@ -71,8 +71,8 @@ extern const Check kHOST008{
     .kind = Kind::host,
     .severity = Severity::warning,
     .summary = "an RDMA NIC has no SR-IOV virtual functions (none created, or off in firmware)",
-    .doc = kDoc,
-    .check_host = check,
+    .doc = host008::kDoc,
+    .check_host = &host008::check,
 };
 
 }  // namespace vmxkit::checks

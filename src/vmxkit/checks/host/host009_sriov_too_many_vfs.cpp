@@ -5,7 +5,7 @@
 #include "vmxkit/checks/host_context.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace host009 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -44,7 +44,7 @@ void check(const HostContext& ctx, FindingSink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace host009
 
 extern const Check kHOST009{
     .id = "HOST009",
@@ -52,8 +52,8 @@ extern const Check kHOST009{
     .kind = Kind::host,
     .severity = Severity::error,
     .summary = "a NIC shows more SR-IOV VFs enabled than it has (Number of VFs > Total VFs)",
-    .doc = kDoc,
-    .check_host = check,
+    .doc = host009::kDoc,
+    .check_host = &host009::check,
 };
 
 }  // namespace vmxkit::checks

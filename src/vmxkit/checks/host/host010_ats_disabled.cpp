@@ -5,7 +5,7 @@
 #include "vmxkit/checks/host_context.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace host010 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -40,7 +40,7 @@ void check(const HostContext& ctx, FindingSink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace host010
 
 extern const Check kHOST010{
     .id = "HOST010",
@@ -48,8 +48,8 @@ extern const Check kHOST010{
     .kind = Kind::host,
     .severity = Severity::warning,
     .summary = "ATS is off on an RDMA NIC: in a VM, GPUDirect RDMA goes through the root complex",
-    .doc = kDoc,
-    .check_host = check,
+    .doc = host010::kDoc,
+    .check_host = &host010::check,
 };
 
 }  // namespace vmxkit::checks

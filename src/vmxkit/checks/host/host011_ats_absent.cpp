@@ -5,7 +5,7 @@
 #include "vmxkit/checks/host_context.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace host011 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -40,7 +40,7 @@ void check(const HostContext& ctx, FindingSink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace host011
 
 extern const Check kHOST011{
     .id = "HOST011",
@@ -48,8 +48,8 @@ extern const Check kHOST011{
     .kind = Kind::host,
     .severity = Severity::warning,
     .summary = "an RDMA NIC shows no ATS capability: its firmware has ATS disabled",
-    .doc = kDoc,
-    .check_host = check,
+    .doc = host011::kDoc,
+    .check_host = &host011::check,
 };
 
 }  // namespace vmxkit::checks

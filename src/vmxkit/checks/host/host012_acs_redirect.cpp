@@ -9,7 +9,7 @@
 #include "vmxkit/checks/host_context.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace host012 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -112,7 +112,7 @@ void check(const HostContext& ctx, FindingSink& sink) {
   report.finish();
 }
 
-}  // namespace
+}  // namespace host012
 
 extern const Check kHOST012{
     .id = "HOST012",
@@ -120,8 +120,8 @@ extern const Check kHOST012{
     .kind = Kind::host,
     .severity = Severity::warning,
     .summary = "a bridge between a GPU and a NIC redirects peer traffic to the root complex (ACS)",
-    .doc = kDoc,
-    .check_host = check,
+    .doc = host012::kDoc,
+    .check_host = &host012::check,
 };
 
 }  // namespace vmxkit::checks

@@ -8,7 +8,7 @@
 #include "vmxkit/checks/host_context.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace host013 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -88,7 +88,7 @@ void check(const HostContext& ctx, FindingSink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace host013
 
 extern const Check kHOST013{
     .id = "HOST013",
@@ -96,8 +96,8 @@ extern const Check kHOST013{
     .kind = Kind::host,
     .severity = Severity::info,
     .summary = "a host check the inputs could not answer, with the input that would",
-    .doc = kDoc,
-    .check_host = check,
+    .doc = host013::kDoc,
+    .check_host = &host013::check,
 };
 
 }  // namespace vmxkit::checks

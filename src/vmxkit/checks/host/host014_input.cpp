@@ -3,7 +3,7 @@
 #include "vmxkit/checks/host_context.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace host014 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -33,7 +33,7 @@ void check(const HostContext& ctx, FindingSink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace host014
 
 extern const Check kHOST014{
     .id = "HOST014",
@@ -41,8 +41,8 @@ extern const Check kHOST014{
     .kind = Kind::host,
     .severity = Severity::info,
     .summary = "what the host loaders skipped or could not tell, at its file and line",
-    .doc = kDoc,
-    .check_host = check,
+    .doc = host014::kDoc,
+    .check_host = &host014::check,
 };
 
 }  // namespace vmxkit::checks

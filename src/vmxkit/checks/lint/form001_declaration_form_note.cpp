@@ -3,7 +3,7 @@
 #include "vmxkit/checks/parse_problems.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace form001 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -39,7 +39,7 @@ No automatic fix: nothing is wrong.
 - vmware/terraform-provider-vsphere `vsphere/resource_vsphere_virtual_machine.go`
 )md";
 
-}  // namespace
+}  // namespace form001
 
 // Found by the Terraform and VM class readers, so there is no check function: the engine
 // reports form_note_diagnostics() with the VM's other findings.
@@ -48,7 +48,7 @@ extern const Check kFORM001{
     .name = "declaration-form-note",
     .severity = Severity::info,
     .summary = "What a Terraform resource or VM class leaves to vSphere or cannot say",
-    .doc = kDoc,
+    .doc = form001::kDoc,
     .check = nullptr,
 };
 

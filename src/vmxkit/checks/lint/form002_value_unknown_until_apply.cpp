@@ -10,7 +10,7 @@
 #include "vmxkit/core/text.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace form002 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -91,7 +91,7 @@ const UnknownValue* unknown_for(std::string_view rule, std::span<const UnknownVa
   return nullptr;
 }
 
-}  // namespace
+}  // namespace form002
 
 // Found from the Terraform reader's unknown values, so there is no check function: the engine
 // calls defer_unknown() on the VM's findings.
@@ -100,14 +100,14 @@ extern const Check kFORM002{
     .name = "value-unknown-until-apply",
     .severity = Severity::info,
     .summary = "A Terraform plan value known only after apply, so not judged missing",
-    .doc = kDoc,
+    .doc = form002::kDoc,
     .check = nullptr,
 };
 
 void defer_unknown(std::vector<Diagnostic>& found, std::span<const UnknownValue> unknown) {
   if (unknown.empty()) return;
   for (Diagnostic& d : found) {
-    const UnknownValue* u = unknown_for(d.rule_id, unknown);
+    const UnknownValue* u = form002::unknown_for(d.rule_id, unknown);
     if (u == nullptr) continue;
     d.message = fmt::format(
         "{} not judged: {} is not known until apply, and the verdict depends on it ({})", d.rule_id,

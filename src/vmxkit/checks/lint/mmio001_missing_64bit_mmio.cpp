@@ -7,7 +7,7 @@
 #include "vmxkit/formats/vmx/edit.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace mmio001 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -69,7 +69,7 @@ void check(const Context& ctx, Sink& sink) {
   if (edits_are_disjoint(fix.edits)) d.fix = std::move(fix);
 }
 
-}  // namespace
+}  // namespace mmio001
 
 extern const Check kMMIO001{
     .id = "MMIO001",
@@ -78,8 +78,8 @@ extern const Check kMMIO001{
     .fix = FixAvailability::always,
     .fix_safety = FixSafety::unsafe,
     .summary = "Large-BAR GPUs without pciPassthru.use64bitMMIO",
-    .doc = kDoc,
-    .check = &check,
+    .doc = mmio001::kDoc,
+    .check = &mmio001::check,
 };
 
 }  // namespace vmxkit::checks

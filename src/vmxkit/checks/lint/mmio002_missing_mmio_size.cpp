@@ -6,7 +6,7 @@
 #include "vmxkit/checks/util.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace mmio002 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -51,7 +51,7 @@ void check(const Context& ctx, Sink& sink) {
                       FixSafety::safe);
 }
 
-}  // namespace
+}  // namespace mmio002
 
 extern const Check kMMIO002{
     .id = "MMIO002",
@@ -60,8 +60,8 @@ extern const Check kMMIO002{
     .fix = FixAvailability::always,
     .fix_safety = FixSafety::safe,
     .summary = "use64bitMMIO without pciPassthru.64bitMMIOSizeGB",
-    .doc = kDoc,
-    .check = &check,
+    .doc = mmio002::kDoc,
+    .check = &mmio002::check,
 };
 
 }  // namespace vmxkit::checks

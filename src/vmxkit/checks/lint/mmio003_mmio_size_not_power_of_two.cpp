@@ -8,7 +8,7 @@
 #include "vmxkit/checks/util.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace mmio003 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -55,7 +55,7 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace mmio003
 
 extern const Check kMMIO003{
     .id = "MMIO003",
@@ -64,8 +64,8 @@ extern const Check kMMIO003{
     .fix = FixAvailability::sometimes,
     .fix_safety = FixSafety::safe,
     .summary = "A 64bitMMIOSizeGB that is not a power of two",
-    .doc = kDoc,
-    .check = &check,
+    .doc = mmio003::kDoc,
+    .check = &mmio003::check,
 };
 
 }  // namespace vmxkit::checks

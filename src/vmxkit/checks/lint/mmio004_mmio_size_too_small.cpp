@@ -6,7 +6,7 @@
 #include "vmxkit/checks/util.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace mmio004 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -58,7 +58,7 @@ void check(const Context& ctx, Sink& sink) {
                       fmt::format("Set it to {}", req->result.size_gb), FixSafety::safe);
 }
 
-}  // namespace
+}  // namespace mmio004
 
 extern const Check kMMIO004{
     .id = "MMIO004",
@@ -67,8 +67,8 @@ extern const Check kMMIO004{
     .fix = FixAvailability::always,
     .fix_safety = FixSafety::safe,
     .summary = "A 64bitMMIOSizeGB too small for the passthrough BARs",
-    .doc = kDoc,
-    .check = &check,
+    .doc = mmio004::kDoc,
+    .check = &mmio004::check,
 };
 
 }  // namespace vmxkit::checks

@@ -7,7 +7,7 @@
 #include "vmxkit/core/text.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace mmio005 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -62,7 +62,7 @@ void check(const Context& ctx, Sink& sink) {
           {}};
 }
 
-}  // namespace
+}  // namespace mmio005
 
 extern const Check kMMIO005{
     .id = "MMIO005",
@@ -71,8 +71,8 @@ extern const Check kMMIO005{
     .fix = FixAvailability::always,
     .fix_safety = FixSafety::display_only,
     .summary = "A GPU passthrough VM whose firmware is not EFI",
-    .doc = kDoc,
-    .check = &check,
+    .doc = mmio005::kDoc,
+    .check = &mmio005::check,
 };
 
 }  // namespace vmxkit::checks

@@ -9,7 +9,7 @@
 #include "vmxkit/devices/role.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace mmio006 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -67,15 +67,15 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace mmio006
 
 extern const Check kMMIO006{
     .id = "MMIO006",
     .name = "unknown-gpu-bars",
     .severity = Severity::warning,
     .summary = "An NVIDIA GPU the catalogue does not know: its BARs are assumed, not known",
-    .doc = kDoc,
-    .check = &check,
+    .doc = mmio006::kDoc,
+    .check = &mmio006::check,
 };
 
 }  // namespace vmxkit::checks

@@ -3,7 +3,7 @@
 #include "vmxkit/checks/parse_problems.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace ovf001 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -38,7 +38,7 @@ No automatic fix: the setting may be right; vmxkit only says it did not read it.
 - vSphere API: `VirtualPCIPassthroughDeviceBackingInfo`, `VirtualSriovEthernetCard`
 )md";
 
-}  // namespace
+}  // namespace ovf001
 
 // Found by the OVF reader (vsphere::read_ovf) for each VirtualSystem, so there is no check
 // function: the engine reports unread_diagnostics() with the VM's other findings.
@@ -47,7 +47,7 @@ extern const Check kOVF001{
     .name = "ovf-setting-not-read",
     .severity = Severity::info,
     .summary = "An OVF passthrough setting vmxkit does not read, so does not check",
-    .doc = kDoc,
+    .doc = ovf001::kDoc,
     .check = nullptr,
 };
 

@@ -5,7 +5,7 @@
 #include "vmxkit/checks/util.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace p2p001 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -53,7 +53,7 @@ void check(const Context& ctx, Sink& sink) {
       set_key_fix(ctx, kAllowP2P, "TRUE", "Set pciPassthru.allowP2P = \"TRUE\"", FixSafety::unsafe);
 }
 
-}  // namespace
+}  // namespace p2p001
 
 extern const Check kP2P001{
     .id = "P2P001",
@@ -62,8 +62,8 @@ extern const Check kP2P001{
     .fix = FixAvailability::always,
     .fix_safety = FixSafety::unsafe,
     .summary = "GPU with a NIC or GPU but pciPassthru.allowP2P not TRUE",
-    .doc = kDoc,
-    .check = &check,
+    .doc = p2p001::kDoc,
+    .check = &p2p001::check,
 };
 
 }  // namespace vmxkit::checks

@@ -5,7 +5,7 @@
 #include "vmxkit/checks/util.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace p2p002 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -46,7 +46,7 @@ void check(const Context& ctx, Sink& sink) {
                       FixSafety::unsafe);
 }
 
-}  // namespace
+}  // namespace p2p002
 
 extern const Check kP2P002{
     .id = "P2P002",
@@ -55,8 +55,8 @@ extern const Check kP2P002{
     .fix = FixAvailability::always,
     .fix_safety = FixSafety::unsafe,
     .summary = "GPU with a peer device but pciPassthru.RelaxACSforP2P not TRUE",
-    .doc = kDoc,
-    .check = &check,
+    .doc = p2p002::kDoc,
+    .check = &p2p002::check,
 };
 
 }  // namespace vmxkit::checks

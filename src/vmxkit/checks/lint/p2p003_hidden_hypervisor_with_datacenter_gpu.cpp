@@ -5,7 +5,7 @@
 #include "vmxkit/devices/catalog.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace p2p003 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -50,7 +50,7 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace p2p003
 
 extern const Check kP2P003{
     .id = "P2P003",
@@ -59,8 +59,8 @@ extern const Check kP2P003{
     .fix = FixAvailability::always,
     .fix_safety = FixSafety::display_only,
     .summary = "hypervisor.cpuid.v0 = FALSE with a data-center GPU",
-    .doc = kDoc,
-    .check = &check,
+    .doc = p2p003::kDoc,
+    .check = &p2p003::check,
 };
 
 }  // namespace vmxkit::checks

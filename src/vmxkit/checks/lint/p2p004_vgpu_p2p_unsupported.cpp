@@ -7,7 +7,7 @@
 #include "vmxkit/devices/vgpu.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace p2p004 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -66,15 +66,15 @@ void check(const Context& ctx, Sink& sink) {
   d.severity = Severity::info;
 }
 
-}  // namespace
+}  // namespace p2p004
 
 extern const Check kP2P004{
     .id = "P2P004",
     .name = "vgpu-p2p-unsupported",
     .severity = Severity::warning,
     .summary = "P2P expected between vGPUs, which NVIDIA supports over NVLink only",
-    .doc = kDoc,
-    .check = &check,
+    .doc = p2p004::kDoc,
+    .check = &p2p004::check,
 };
 
 }  // namespace vmxkit::checks

@@ -4,7 +4,7 @@
 #include "vmxkit/checks/all.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace p2p005 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -76,15 +76,15 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace p2p005
 
 extern const Check kP2P005{
     .id = "P2P005",
     .name = "vgpu-nic-not-grouped",
     .severity = Severity::info,
     .summary = "vGPU and NIC in no common device group: placement at power-on is not fixed",
-    .doc = kDoc,
-    .check = &check,
+    .doc = p2p005::kDoc,
+    .check = &p2p005::check,
 };
 
 }  // namespace vmxkit::checks

@@ -8,7 +8,7 @@
 #include "vmxkit/devices/vgpu.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace p2p006 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -73,15 +73,15 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace p2p006
 
 extern const Check kP2P006{
     .id = "P2P006",
     .name = "uvm-disables-a100-nvlink-p2p",
     .severity = Severity::warning,
     .summary = "Unified memory on A100 vGPUs, which turns their NVLink P2P off",
-    .doc = kDoc,
-    .check = &check,
+    .doc = p2p006::kDoc,
+    .check = &p2p006::check,
 };
 
 }  // namespace vmxkit::checks

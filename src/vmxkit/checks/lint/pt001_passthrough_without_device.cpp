@@ -4,7 +4,7 @@
 #include "vmxkit/checks/all.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace pt001 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -54,15 +54,15 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace pt001
 
 extern const Check kPT001{
     .id = "PT001",
     .name = "passthrough-without-device",
     .severity = Severity::error,
     .summary = "A passthrough entry that names no device",
-    .doc = kDoc,
-    .check = &check,
+    .doc = pt001::kDoc,
+    .check = &pt001::check,
 };
 
 }  // namespace vmxkit::checks

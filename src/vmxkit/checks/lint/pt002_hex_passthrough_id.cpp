@@ -5,7 +5,7 @@
 #include "vmxkit/core/pci_address.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace pt002 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -85,7 +85,7 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace pt002
 
 extern const Check kPT002{
     .id = "PT002",
@@ -94,8 +94,8 @@ extern const Check kPT002{
     .fix = FixAvailability::sometimes,
     .fix_safety = FixSafety::safe,
     .summary = "A passthrough id not in the .vmx decimal form SSSSS:BBB:DD.F",
-    .doc = kDoc,
-    .check = &check,
+    .doc = pt002::kDoc,
+    .check = &pt002::check,
 };
 
 }  // namespace vmxkit::checks

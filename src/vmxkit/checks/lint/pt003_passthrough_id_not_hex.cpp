@@ -6,7 +6,7 @@
 #include "vmxkit/checks/all.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace pt003 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -58,15 +58,15 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace pt003
 
 extern const Check kPT003{
     .id = "PT003",
     .name = "passthrough-id-not-hex",
     .severity = Severity::error,
     .summary = "A deviceId or vendorId that is not 0x-prefixed hex",
-    .doc = kDoc,
-    .check = &check,
+    .doc = pt003::kDoc,
+    .check = &pt003::check,
 };
 
 }  // namespace vmxkit::checks

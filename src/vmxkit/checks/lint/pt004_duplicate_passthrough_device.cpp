@@ -7,7 +7,7 @@
 #include "vmxkit/core/pci_address.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace pt004 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -53,15 +53,15 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace pt004
 
 extern const Check kPT004{
     .id = "PT004",
     .name = "duplicate-passthrough-device",
     .severity = Severity::error,
     .summary = "The same host device passed twice",
-    .doc = kDoc,
-    .check = &check,
+    .doc = pt004::kDoc,
+    .check = &pt004::check,
 };
 
 }  // namespace vmxkit::checks

@@ -4,7 +4,7 @@
 #include "vmxkit/checks/all.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace pt005 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -48,15 +48,15 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace pt005
 
 extern const Check kPT005{
     .id = "PT005",
     .name = "too-many-passthrough-devices",
     .severity = Severity::error,
     .summary = "More passthrough devices than the hardware version allows",
-    .doc = kDoc,
-    .check = &check,
+    .doc = pt005::kDoc,
+    .check = &pt005::check,
 };
 
 }  // namespace vmxkit::checks

@@ -5,7 +5,7 @@
 #include "vmxkit/devices/vgpu.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace pt006 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -53,15 +53,15 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace pt006
 
 extern const Check kPT006{
     .id = "PT006",
     .name = "malformed-vgpu-profile",
     .severity = Severity::warning,
     .summary = "A vGPU profile name not in NVIDIA's form",
-    .doc = kDoc,
-    .check = &check,
+    .doc = pt006::kDoc,
+    .check = &pt006::check,
 };
 
 }  // namespace vmxkit::checks

@@ -6,7 +6,7 @@
 #include "vmxkit/core/text.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace pt007 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -57,15 +57,15 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace pt007
 
 extern const Check kPT007{
     .id = "PT007",
     .name = "incomplete-sriov-vf",
     .severity = Severity::error,
     .summary = "An SR-IOV VF entry without pfId, id, BYPASS systemId or network",
-    .doc = kDoc,
-    .check = &check,
+    .doc = pt007::kDoc,
+    .check = &pt007::check,
 };
 
 }  // namespace vmxkit::checks

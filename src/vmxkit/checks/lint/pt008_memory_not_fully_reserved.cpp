@@ -6,7 +6,7 @@
 #include "vmxkit/formats/vmx/edit.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace pt008 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -73,7 +73,7 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace pt008
 
 extern const Check kPT008{
     .id = "PT008",
@@ -82,8 +82,8 @@ extern const Check kPT008{
     .fix = FixAvailability::sometimes,
     .fix_safety = FixSafety::unsafe,
     .summary = "Passthrough devices without all guest memory reserved",
-    .doc = kDoc,
-    .check = &check,
+    .doc = pt008::kDoc,
+    .check = &pt008::check,
 };
 
 }  // namespace vmxkit::checks

@@ -4,7 +4,7 @@
 #include "vmxkit/checks/all.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace pt009 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -39,15 +39,15 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace pt009
 
 extern const Check kPT009{
     .id = "PT009",
     .name = "unfilled-placeholder",
     .severity = Severity::error,
     .summary = "A generated placeholder left in a value",
-    .doc = kDoc,
-    .check = &check,
+    .doc = pt009::kDoc,
+    .check = &pt009::check,
 };
 
 }  // namespace vmxkit::checks

@@ -5,7 +5,7 @@
 #include "vmxkit/formats/vmx/edit.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace pt010 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -47,7 +47,7 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace pt010
 
 extern const Check kPT010{
     .id = "PT010",
@@ -56,8 +56,8 @@ extern const Check kPT010{
     .fix = FixAvailability::sometimes,
     .fix_safety = FixSafety::unsafe,
     .summary = "Nested hardware virtualization in a VM with passthrough devices",
-    .doc = kDoc,
-    .check = &check,
+    .doc = pt010::kDoc,
+    .check = &pt010::check,
 };
 
 }  // namespace vmxkit::checks

@@ -5,7 +5,7 @@
 #include "vmxkit/formats/vmx/edit.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace pt011 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -52,7 +52,7 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace pt011
 
 extern const Check kPT011{
     .id = "PT011",
@@ -61,8 +61,8 @@ extern const Check kPT011{
     .fix = FixAvailability::sometimes,
     .fix_safety = FixSafety::unsafe,
     .summary = "A memory limit below the memory size of a VM with passthrough devices",
-    .doc = kDoc,
-    .check = &check,
+    .doc = pt011::kDoc,
+    .check = &pt011::check,
 };
 
 }  // namespace vmxkit::checks

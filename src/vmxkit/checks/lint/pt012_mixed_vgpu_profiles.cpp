@@ -5,7 +5,7 @@
 #include "vmxkit/devices/vgpu.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace pt012 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -59,15 +59,15 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace pt012
 
 extern const Check kPT012{
     .id = "PT012",
     .name = "mixed-vgpu-profiles",
     .severity = Severity::error,
     .summary = "vGPUs of different boards or series in one VM",
-    .doc = kDoc,
-    .check = &check,
+    .doc = pt012::kDoc,
+    .check = &pt012::check,
 };
 
 }  // namespace vmxkit::checks

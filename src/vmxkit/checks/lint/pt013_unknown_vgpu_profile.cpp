@@ -5,7 +5,7 @@
 #include "vmxkit/devices/vgpu.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace pt013 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -72,15 +72,15 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace pt013
 
 extern const Check kPT013{
     .id = "PT013",
     .name = "unknown-vgpu-profile",
     .severity = Severity::error,
     .summary = "A vGPU profile no board of NVIDIA's vGPU tables offers",
-    .doc = kDoc,
-    .check = &check,
+    .doc = pt013::kDoc,
+    .check = &pt013::check,
 };
 
 }  // namespace vmxkit::checks

@@ -6,7 +6,7 @@
 #include "vmxkit/core/pci_address.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace topo001 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -45,15 +45,15 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace topo001
 
 extern const Check kTOPO001{
     .id = "TOPO001",
     .name = "passthrough-device-not-on-host",
     .severity = Severity::error,
     .summary = "A passthrough address the host does not have",
-    .doc = kDoc,
-    .check = &check,
+    .doc = topo001::kDoc,
+    .check = &topo001::check,
     .needs_host = true,
 };
 

@@ -5,7 +5,7 @@
 #include "vmxkit/checks/all.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace topo002 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -58,7 +58,7 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace topo002
 
 extern const Check kTOPO002{
     .id = "TOPO002",
@@ -67,8 +67,8 @@ extern const Check kTOPO002{
     .fix = FixAvailability::sometimes,
     .fix_safety = FixSafety::safe,
     .summary = "vendorId/deviceId that differ from the host device at that address",
-    .doc = kDoc,
-    .check = &check,
+    .doc = topo002::kDoc,
+    .check = &topo002::check,
     .needs_host = true,
 };
 

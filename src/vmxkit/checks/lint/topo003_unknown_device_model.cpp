@@ -5,7 +5,7 @@
 #include "vmxkit/checks/all.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace topo003 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -40,15 +40,15 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace topo003
 
 extern const Check kTOPO003{
     .id = "TOPO003",
     .name = "unknown-device-model",
     .severity = Severity::info,
     .summary = "A passthrough device the catalogue does not know",
-    .doc = kDoc,
-    .check = &check,
+    .doc = topo003::kDoc,
+    .check = &topo003::check,
     .needs_host = true,
 };
 

@@ -5,7 +5,7 @@
 #include "vmxkit/checks/all.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace topo004 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -45,15 +45,15 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace topo004
 
 extern const Check kTOPO004{
     .id = "TOPO004",
     .name = "gpu-peer-across-sockets",
     .severity = Severity::error,
     .summary = "A GPU and its P2P peer on different CPU sockets (SYS)",
-    .doc = kDoc,
-    .check = &check,
+    .doc = topo004::kDoc,
+    .check = &topo004::check,
     .needs_host = true,
 };
 

@@ -5,7 +5,7 @@
 #include "vmxkit/checks/all.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace topo005 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -75,15 +75,15 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace topo005
 
 extern const Check kTOPO005{
     .id = "TOPO005",
     .name = "gpu-peer-through-cpu",
     .severity = Severity::warning,
     .summary = "A GPU and its P2P peer that meet only at the CPU (PHB/NODE)",
-    .doc = kDoc,
-    .check = &check,
+    .doc = topo005::kDoc,
+    .check = &topo005::check,
     .needs_host = true,
 };
 

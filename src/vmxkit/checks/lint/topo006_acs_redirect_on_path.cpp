@@ -5,7 +5,7 @@
 #include "vmxkit/checks/all.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace topo006 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -57,7 +57,7 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace topo006
 
 extern const Check kTOPO006{
     .id = "TOPO006",
@@ -66,8 +66,8 @@ extern const Check kTOPO006{
     .fix = FixAvailability::always,
     .fix_safety = FixSafety::display_only,
     .summary = "ACS P2P redirect on a bridge between a GPU and its peer",
-    .doc = kDoc,
-    .check = &check,
+    .doc = topo006::kDoc,
+    .check = &topo006::check,
     .needs_host = true,
 };
 

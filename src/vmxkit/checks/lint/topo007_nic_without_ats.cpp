@@ -5,7 +5,7 @@
 #include "vmxkit/checks/all.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace topo007 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -38,7 +38,7 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace topo007
 
 extern const Check kTOPO007{
     .id = "TOPO007",
@@ -47,8 +47,8 @@ extern const Check kTOPO007{
     .fix = FixAvailability::always,
     .fix_safety = FixSafety::display_only,
     .summary = "An RDMA NIC paired with a GPU whose ATS is off",
-    .doc = kDoc,
-    .check = &check,
+    .doc = topo007::kDoc,
+    .check = &topo007::check,
     .needs_host = true,
 };
 

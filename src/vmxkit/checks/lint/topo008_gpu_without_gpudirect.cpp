@@ -5,7 +5,7 @@
 #include "vmxkit/checks/all.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace topo008 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -39,7 +39,7 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace topo008
 
 extern const Check kTOPO008{
     .id = "TOPO008",
@@ -48,8 +48,8 @@ extern const Check kTOPO008{
     .fix = FixAvailability::always,
     .fix_safety = FixSafety::display_only,
     .summary = "A GPU without GPUDirect support in a P2P VM",
-    .doc = kDoc,
-    .check = &check,
+    .doc = topo008::kDoc,
+    .check = &topo008::check,
     .needs_host = true,
 };
 

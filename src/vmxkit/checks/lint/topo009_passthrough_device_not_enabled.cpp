@@ -4,7 +4,7 @@
 #include "vmxkit/checks/all.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace topo009 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -51,7 +51,7 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace topo009
 
 extern const Check kTOPO009{
     .id = "TOPO009",
@@ -60,8 +60,8 @@ extern const Check kTOPO009{
     .fix = FixAvailability::always,
     .fix_safety = FixSafety::display_only,
     .summary = "A passthrough device the ESXi host has not enabled for passthrough",
-    .doc = kDoc,
-    .check = &check,
+    .doc = topo009::kDoc,
+    .check = &topo009::check,
     .needs_host = true,
 };
 

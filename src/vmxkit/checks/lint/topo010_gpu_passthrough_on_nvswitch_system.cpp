@@ -5,7 +5,7 @@
 #include "vmxkit/checks/all.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace topo010 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -60,7 +60,7 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace topo010
 
 extern const Check kTOPO010{
     .id = "TOPO010",
@@ -69,8 +69,8 @@ extern const Check kTOPO010{
     .fix = FixAvailability::always,
     .fix_safety = FixSafety::display_only,
     .summary = "GPU passthrough on an NVSwitch system, which NVIDIA does not support on vSphere",
-    .doc = kDoc,
-    .check = &check,
+    .doc = topo010::kDoc,
+    .check = &topo010::check,
     .needs_host = true,
 };
 

@@ -10,7 +10,7 @@
 #include "vmxkit/core/text.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace topo011 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -97,15 +97,15 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace topo011
 
 extern const Check kTOPO011{
     .id = "TOPO011",
     .name = "numa-affinity-away-from-devices",
     .severity = Severity::warning,
     .summary = "NUMA affinity that holds the VM on other nodes than its passthrough devices",
-    .doc = kDoc,
-    .check = &check,
+    .doc = topo011::kDoc,
+    .check = &topo011::check,
     .needs_host = true,
 };
 

@@ -9,7 +9,7 @@
 #include "vmxkit/model/host.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace topo012 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -69,15 +69,15 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace topo012
 
 extern const Check kTOPO012{
     .id = "TOPO012",
     .name = "vgpu-board-not-on-host",
     .severity = Severity::error,
     .summary = "A vGPU type that no GPU of the host offers",
-    .doc = kDoc,
-    .check = &check,
+    .doc = topo012::kDoc,
+    .check = &topo012::check,
     .needs_host = true,
 };
 

@@ -3,7 +3,7 @@
 #include "vmxkit/checks/parse_problems.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace vmx001 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -37,7 +37,7 @@ No automatic fix: what the line meant cannot be known. vmxkit keeps the line byt
 
 void check(const Context& ctx, Sink& sink) { report_line_problems(kVMX001, ctx, sink); }
 
-}  // namespace
+}  // namespace vmx001
 
 const Check& rule_for(vmx::Problem kind) {
   // VMX002 has the line cut short; VMX001 every other line VMware's reader rejects.
@@ -64,8 +64,8 @@ extern const Check kVMX001{
     .name = "malformed-line",
     .severity = Severity::error,
     .summary = "A line VMware's reader cannot parse",
-    .doc = kDoc,
-    .check = &check,
+    .doc = vmx001::kDoc,
+    .check = &vmx001::check,
 };
 
 }  // namespace vmxkit::checks

@@ -3,7 +3,7 @@
 #include "vmxkit/checks/parse_problems.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace vmx002 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -34,15 +34,15 @@ No automatic fix: where the value was meant to end cannot be known.
 // The parser finds the line (vmx::Document::problems()); rule_for() says it is this rule's.
 void check(const Context& ctx, Sink& sink) { report_line_problems(kVMX002, ctx, sink); }
 
-}  // namespace
+}  // namespace vmx002
 
 extern const Check kVMX002{
     .id = "VMX002",
     .name = "unterminated-quote",
     .severity = Severity::error,
     .summary = "A quoted value without its closing quote",
-    .doc = kDoc,
-    .check = &check,
+    .doc = vmx002::kDoc,
+    .check = &vmx002::check,
 };
 
 }  // namespace vmxkit::checks

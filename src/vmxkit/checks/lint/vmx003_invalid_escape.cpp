@@ -5,7 +5,7 @@
 #include "vmxkit/formats/vmx/escape.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace vmx003 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -57,7 +57,7 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace vmx003
 
 extern const Check kVMX003{
     .id = "VMX003",
@@ -66,8 +66,8 @@ extern const Check kVMX003{
     .fix = FixAvailability::always,
     .fix_safety = FixSafety::safe,
     .summary = "A '|' that does not start a |XX escape",
-    .doc = kDoc,
-    .check = &check,
+    .doc = vmx003::kDoc,
+    .check = &vmx003::check,
 };
 
 }  // namespace vmxkit::checks

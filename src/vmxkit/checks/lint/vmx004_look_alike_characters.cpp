@@ -6,7 +6,7 @@
 #include "vmxkit/checks/all.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace vmx004 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -135,7 +135,7 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace vmx004
 
 extern const Check kVMX004{
     .id = "VMX004",
@@ -144,8 +144,8 @@ extern const Check kVMX004{
     .fix = FixAvailability::sometimes,
     .fix_safety = FixSafety::safe,
     .summary = "Curly quotes or other look-alikes pasted into a key or value",
-    .doc = kDoc,
-    .check = &check,
+    .doc = vmx004::kDoc,
+    .check = &vmx004::check,
 };
 
 }  // namespace vmxkit::checks

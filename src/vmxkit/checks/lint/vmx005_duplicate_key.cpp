@@ -5,7 +5,7 @@
 #include "vmxkit/formats/vmx/edit.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace vmx005 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -62,7 +62,7 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace vmx005
 
 extern const Check kVMX005{
     .id = "VMX005",
@@ -71,8 +71,8 @@ extern const Check kVMX005{
     .fix = FixAvailability::always,
     .fix_safety = FixSafety::unsafe,
     .summary = "A key defined twice, also when the case differs",
-    .doc = kDoc,
-    .check = &check,
+    .doc = vmx005::kDoc,
+    .check = &vmx005::check,
 };
 
 }  // namespace vmxkit::checks

@@ -2,7 +2,7 @@
 #include "vmxkit/checks/all.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace vmx006 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -30,7 +30,7 @@ void check(const Context& ctx, Sink& sink) {
   d.fix = Fix{"Remove the byte order mark", FixSafety::safe, {{0, 3, ""}}};
 }
 
-}  // namespace
+}  // namespace vmx006
 
 extern const Check kVMX006{
     .id = "VMX006",
@@ -39,8 +39,8 @@ extern const Check kVMX006{
     .fix = FixAvailability::always,
     .fix_safety = FixSafety::safe,
     .summary = "A UTF-8 byte order mark at the start of the file",
-    .doc = kDoc,
-    .check = &check,
+    .doc = vmx006::kDoc,
+    .check = &vmx006::check,
 };
 
 }  // namespace vmxkit::checks

@@ -5,7 +5,7 @@
 #include "vmxkit/core/text.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace vmx007 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -86,15 +86,15 @@ void check(const Context& ctx, Sink& sink) {
   d.notes.push_back({enc->value_begin, enc->value_end, "encoding declared here"});
 }
 
-}  // namespace
+}  // namespace vmx007
 
 extern const Check kVMX007{
     .id = "VMX007",
     .name = "encoding-mismatch",
     .severity = Severity::error,
     .summary = "Bytes that are not valid in the declared .encoding",
-    .doc = kDoc,
-    .check = &check,
+    .doc = vmx007::kDoc,
+    .check = &vmx007::check,
 };
 
 }  // namespace vmxkit::checks

@@ -5,7 +5,7 @@
 #include "vmxkit/core/text.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace vmx008 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -61,7 +61,7 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace vmx008
 
 extern const Check kVMX008{
     .id = "VMX008",
@@ -70,8 +70,8 @@ extern const Check kVMX008{
     .fix = FixAvailability::always,
     .fix_safety = FixSafety::safe,
     .summary = "A value written without quotes",
-    .doc = kDoc,
-    .check = &check,
+    .doc = vmx008::kDoc,
+    .check = &vmx008::check,
 };
 
 }  // namespace vmxkit::checks

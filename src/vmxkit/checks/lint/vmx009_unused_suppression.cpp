@@ -2,7 +2,7 @@
 #include "vmxkit/checks/all.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace vmx009 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -26,7 +26,7 @@ Safe when the comment is a line of its own that names only this rule: the line i
 - ruff `RUF100` (unused `noqa`), shellcheck `# shellcheck disable=`
 )md";
 
-}  // namespace
+}  // namespace vmx009
 
 // Reported by the engine after suppressions are applied, so there is no check function.
 extern const Check kVMX009{
@@ -36,7 +36,7 @@ extern const Check kVMX009{
     .fix = FixAvailability::sometimes,
     .fix_safety = FixSafety::safe,
     .summary = "A suppression comment that suppresses nothing",
-    .doc = kDoc,
+    .doc = vmx009::kDoc,
     .check = nullptr,
 };
 

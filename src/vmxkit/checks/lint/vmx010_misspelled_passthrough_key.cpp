@@ -5,7 +5,7 @@
 #include "vmxkit/checks/known_keys.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace vmx010 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -56,7 +56,7 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace vmx010
 
 extern const Check kVMX010{
     .id = "VMX010",
@@ -65,8 +65,8 @@ extern const Check kVMX010{
     .fix = FixAvailability::sometimes,
     .fix_safety = FixSafety::safe,
     .summary = "A misspelled P2P or 64-bit MMIO key that VMware ignores",
-    .doc = kDoc,
-    .check = &check,
+    .doc = vmx010::kDoc,
+    .check = &vmx010::check,
 };
 
 }  // namespace vmxkit::checks

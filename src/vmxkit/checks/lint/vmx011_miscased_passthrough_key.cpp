@@ -6,7 +6,7 @@
 #include "vmxkit/core/text.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace vmx011 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -52,7 +52,7 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace vmx011
 
 extern const Check kVMX011{
     .id = "VMX011",
@@ -61,8 +61,8 @@ extern const Check kVMX011{
     .fix = FixAvailability::always,
     .fix_safety = FixSafety::safe,
     .summary = "A passthrough key in another letter case than VMware's",
-    .doc = kDoc,
-    .check = &check,
+    .doc = vmx011::kDoc,
+    .check = &vmx011::check,
 };
 
 }  // namespace vmxkit::checks

@@ -5,7 +5,7 @@
 #include "vmxkit/checks/known_keys.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace vmx012 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -45,15 +45,15 @@ void check(const Context& ctx, Sink& sink) {
   }
 }
 
-}  // namespace
+}  // namespace vmx012
 
 extern const Check kVMX012{
     .id = "VMX012",
     .name = "invalid-boolean",
     .severity = Severity::error,
     .summary = "A boolean key whose value is not TRUE or FALSE",
-    .doc = kDoc,
-    .check = &check,
+    .doc = vmx012::kDoc,
+    .check = &vmx012::check,
 };
 
 }  // namespace vmxkit::checks

@@ -3,7 +3,7 @@
 #include "vmxkit/checks/parse_problems.h"
 
 namespace vmxkit::checks {
-namespace {
+namespace xml001 {
 
 constexpr std::string_view kDoc = R"md(
 ## What it does
@@ -35,7 +35,7 @@ No automatic fix: `vmxkit convert IN --to configspec-xml` writes a valid documen
 - govmomi `vim25/types/types.go` (element order of the current schema)
 )md";
 
-}  // namespace
+}  // namespace xml001
 
 // Found by the loader (libxml2 schema validation, vsphere::validate_configspec) for the whole
 // file, not per VM, so there is no check function: the engine reports schema_diagnostics().
@@ -44,7 +44,7 @@ extern const Check kXML001{
     .name = "configspec-schema-violation",
     .severity = Severity::error,
     .summary = "A ConfigSpec element that does not match the vim25 schema",
-    .doc = kDoc,
+    .doc = xml001::kDoc,
     .check = nullptr,
 };
 

@@ -29,10 +29,6 @@ std::string sh_quote(std::string_view s) {
   return out;
 }
 
-std::string device_label(const DeviceChange& dc, std::size_t i) {
-  return "pciPassthru" + std::to_string(-dc.key - 100 >= 0 ? -dc.key - 100 : static_cast<int>(i));
-}
-
 // The oldest govc that applies the plan. device.boot -firmware came in 0.24.0 (govmomi
 // 5e57b3f6). device.pci.add came in 0.24.0 and sends the deviceId in decimal there (govmomi
 // #2249's bug #2248): the fix add8be5a is an ancestor of v0.24.1 and v0.25.0 but not of

@@ -26,10 +26,6 @@ std::string ps_quote(std::string_view s) {
   return out;
 }
 
-std::string device_label(const DeviceChange& dc, std::size_t i) {
-  return "pciPassthru" + std::to_string(-dc.key - 100 >= 0 ? -dc.key - 100 : static_cast<int>(i));
-}
-
 void ps_device_backing(const DeviceBacking& b, const std::string& var, std::string& out) {
   out += var + " = New-Object VMware.Vim.VirtualPCIPassthroughDeviceBackingInfo\n";
   out += var + ".DeviceName = " + ps_quote(b.device_name) + "\n";

@@ -98,4 +98,8 @@ std::string output_powercli(const formats::WriteRequest& r) {
   return render_powercli(r.config, r.options);
 }
 
+std::string device_label(const DeviceChange& dc, std::size_t i) {
+  return "pciPassthru" + std::to_string(-dc.key - 100 >= 0 ? -dc.key - 100 : static_cast<int>(i));
+}
+
 }  // namespace vmxkit::vsphere

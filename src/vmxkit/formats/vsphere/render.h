@@ -61,6 +61,10 @@ std::string output_vi_json(const formats::WriteRequest& request);
 std::string output_govc(const formats::WriteRequest& request);
 std::string output_powercli(const formats::WriteRequest& request);
 
+/// The `.vmx` name of a device change in the scripts' messages: pciPassthruN from a new
+/// device's key (-100 is pciPassthru0, -101 pciPassthru1), else from its position `i`.
+std::string device_label(const DeviceChange& dc, std::size_t i);
+
 /// `config` in the output format of the format table with that name, without comments (as
 /// convert writes it). Throws vmxkit::Error as the format's writer, or for a name that is no
 /// output.
