@@ -26,6 +26,7 @@
 #include "vmxkit/report/json.h"
 #include "vmxkit/report/smi_topology_text.h"
 #include "vmxkit/report/topology_json.h"
+#include "vmxkit/report/topology_text.h"
 
 namespace vmxkit::cli {
 
@@ -152,7 +153,7 @@ int run_topo(const TopoOptions& o, Context& ctx) {
     write_json_document(text, report::topology_json(host, topo));
   } else {
     if (topo.size() == 0) ctx.err << "vmxkit: no GPUs or RDMA NICs on the host\n";
-    text << pci::render_topology_text(host, topo);
+    text << report::render_topology_text(host, topo);
   }
   write_output(o.output, text.str(), ctx, o.force);
   return kExitClean;

@@ -29,6 +29,7 @@
 #include "vmxkit/analysis/topology.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/model/host.h"
+#include "vmxkit/report/topology_text.h"
 
 namespace {
 
@@ -196,7 +197,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     vmxkit::pci::load_sysfs(host, (tree.root() / "devices").string());
     host.finalize();
     const vmxkit::pci::Topology topo = vmxkit::pci::analyze(host, {});
-    const std::string rendered = vmxkit::pci::render_topology_text(host, topo);
+    const std::string rendered = vmxkit::report::render_topology_text(host, topo);
     (void)rendered;
     for (std::size_t i = 0; i < host.devices().size(); ++i) (void)host.describe(i);
     for (const auto& warning : host.warnings()) (void)warning.to_string();

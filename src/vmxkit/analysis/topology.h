@@ -235,10 +235,4 @@ class PeerFinder {
   std::unique_ptr<Impl> impl_;
 };
 
-/// The matrix and legends in the layout of `nvidia-smi topo -m` (tabs, `X` cells, CPU/NUMA
-/// affinity columns, `Legend:` and `NIC Legend:`), then the verdicts and the best NIC per GPU.
-/// A `listed` topology prints its note and each GPU's nearest peers in place of the matrix and
-/// the verdicts.
-std::string render_topology_text(const Host& host, const Topology& topo);
-
 }  // namespace vmxkit::pci

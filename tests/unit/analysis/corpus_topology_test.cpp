@@ -6,6 +6,7 @@
 #include "support/host_util.h"
 #include "support/support.h"
 #include "vmxkit/analysis/topology.h"
+#include "vmxkit/report/topology_text.h"
 
 TEST_CASE("topo prints the nvidia-smi matrix of every corpus capture, cell for cell",
           "[pci][corpus]") {
@@ -22,7 +23,7 @@ TEST_CASE("topo prints the nvidia-smi matrix of every corpus capture, cell for c
       const std::string& expected = capture.expected;
       const auto host = vmxkit::test::host_from(inputs);
       const auto topo = vmxkit::pci::analyze(host, {});
-      const std::string printed = vmxkit::pci::render_topology_text(host, topo);
+      const std::string printed = vmxkit::report::render_topology_text(host, topo);
       INFO(printed);
       const auto want = vmxkit::test::matrix_cells(expected);
       const auto got = vmxkit::test::matrix_cells(printed);

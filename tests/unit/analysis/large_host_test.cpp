@@ -20,6 +20,7 @@
 #include "support/support.h"
 #include "vmxkit/analysis/topology.h"
 #include "vmxkit/model/host.h"
+#include "vmxkit/report/topology_text.h"
 
 using vmxkit::pci::analyze;
 using vmxkit::pci::PathClass;
@@ -288,7 +289,7 @@ TEST_CASE("a 2,000-GPU host loads and is analysed within seconds, also under san
   const auto start = std::chrono::steady_clock::now();
   const auto host = host_from({{"farm.txt", text}});
   const auto t = analyze(host, {});
-  const std::string printed = vmxkit::pci::render_topology_text(host, t);
+  const std::string printed = vmxkit::report::render_topology_text(host, t);
   const auto seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   CHECK(host.devices().size() == 4000);

@@ -8,6 +8,7 @@
 #include "support/host_util.h"
 #include "support/support.h"
 #include "vmxkit/formats/host/nvidia_smi_topo.h"
+#include "vmxkit/report/topology_text.h"
 
 using vmxkit::Bdf;
 using vmxkit::pci::PathClass;
@@ -104,7 +105,7 @@ TEST_CASE("a GPU pair joined by NVLink is P2P-capable across the sockets, and wi
   CHECK(has_reason(v.reasons, ReasonKind::nvlink));
   const auto topo = vmxkit::pci::analyze(host, {});
   CHECK(topo.cell_text(0, 1) == "NV12");
-  CHECK(vmxkit::pci::render_topology_text(host, topo).find("GPU0 <-> GPU1  NV12  ok") !=
+  CHECK(vmxkit::report::render_topology_text(host, topo).find("GPU0 <-> GPU1  NV12  ok") !=
         std::string::npos);
 
   host = host_from(two_sockets("SYS"));

@@ -14,6 +14,7 @@
 #include "support/support.h"
 #include "vmxkit/analysis/mmio.h"
 #include "vmxkit/formats/host/text.h"
+#include "vmxkit/report/topology_text.h"
 
 using vmxkit::Bdf;
 using vmxkit::pci::PathClass;
@@ -132,7 +133,7 @@ TEST_CASE("an lspci -vvv read from sysfs without NUMA lines puts every device on
   const auto topo = vmxkit::pci::analyze(host, {});
   // GPU0 and GPU2 sit under two host bridges: NODE, as nvidia-smi prints it, not `?`.
   CHECK(topo.matrix[0][2] == PathClass::node);
-  const std::string rendered = vmxkit::pci::render_topology_text(host, topo);
+  const std::string rendered = vmxkit::report::render_topology_text(host, topo);
   CHECK(rendered.find("one-node.txt has no `NUMA node:` line") != std::string::npos);
   CHECK(rendered.find("  ?    =") == std::string::npos);
   // A config-space dump (no driver or IOMMU lines either) says nothing about NUMA.
@@ -227,7 +228,7 @@ TEST_CASE("cascaded switches are PXB, an unknown NUMA node leaves NODE/SYS unkno
   CHECK(v.path.cls == PathClass::unknown);
   CHECK(has_reason(v, ReasonKind::path_unknown));
   CHECK(v.verdict == Verdict::degraded);
-  const auto text = vmxkit::pci::render_topology_text(host, vmxkit::pci::analyze(host, {}));
+  const auto text = vmxkit::report::render_topology_text(host, vmxkit::pci::analyze(host, {}));
   CHECK(text.find("  ?    = NODE or SYS") != std::string::npos);
 }
 
@@ -324,7 +325,7 @@ TEST_CASE("the constructed 8-GPU/8-NIC two-socket host gives PIX, NODE and SYS",
   REQUIRE(topo.gpus.size() == 8);
   REQUIRE(topo.nics.size() == 8);
   CHECK(host.warnings().empty());
-  const auto cells = vmxkit::test::matrix_cells(vmxkit::pci::render_topology_text(host, topo));
+  const auto cells = vmxkit::test::matrix_cells(vmxkit::report::render_topology_text(host, topo));
   REQUIRE(cells.rows.size() == 16);
   for (std::size_t i = 0; i < 16; ++i) {
     for (std::size_t j = 0; j < 16; ++j) {
