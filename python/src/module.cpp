@@ -271,7 +271,7 @@ py::tuple mmio_result(const vmxkit::MmioSize& m) {
   }
   return py::make_tuple(m.size_gb, m.kb_gb ? py::object(py::int_(*m.kb_gb)) : py::none(),
                         m.total_bytes, m.estimated, bars, texts(m.lines), texts(m.unknown),
-                        texts(m.below_4g));
+                        texts(m.below_4g), texts(m.unknown_gpus), texts(m.unassigned));
 }
 
 py::tuple mmio(const vmxkit::Host* host, const std::vector<std::string>& devices) {

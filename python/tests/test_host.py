@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """vmxkit.Host: topo() and mmio() on the example hosts."""
 
+import os
+import tempfile
 import unittest
 
 import support
@@ -68,8 +70,28 @@ class HostTest(unittest.TestCase):
         self.assertEqual(by_model.size_gb, 256)
         with self.assertRaises(vmxkit.Error):
             vmxkit.mmio("0000:18:00.0")  # an address needs its host
+        self.assertEqual(by_model.unknown_gpus, ())
+        self.assertEqual(m.unassigned, ())
         with self.assertRaises(vmxkit.Error):
             host.mmio(["0000:ff:1f.7"])
+
+    def test_mmio_names_an_unknown_gpu_and_a_bar_the_kernel_could_not_place(self):
+        # A GPU whose BAR1 and framebuffer the catalogue does not give is sized, and named.
+        unknown = vmxkit.mmio("10de:15fa")
+        self.assertEqual(len(unknown.unknown_gpus), 1)
+        self.assertIn("10de:15fa", unknown.unknown_gpus[0])
+        self.assertEqual(unknown.size_gb, 64)
+        # A kernel log (Linux 6.8 and later wording) with a BAR it found no space for.
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "dmesg.txt")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("[    0.9] pci 0000:13:00.0: [10de:2331] type 00 class 0x030200 PCIe "
+                        "Endpoint\n"
+                        "[    1.0] pci 0000:13:00.0: BAR 1 [mem size 0x2000000000 64bit pref]: "
+                        "can't assign; no space\n")
+            m = vmxkit.Host(path).mmio(["0000:13:00.0"])
+        self.assertEqual(len(m.unassigned), 1)
+        self.assertIn("the kernel found no space for BAR1 (128G", m.unassigned[0])
 
     def test_captures_in_memory(self):
         text = support.read(support.HOST_2S)

@@ -648,7 +648,9 @@ class Mmio:
     """``pciPassthru.64bitMMIOSizeGB`` for a set of devices with its arithmetic (``lines``, as
     ``vmxkit mmio`` prints it). ``kb_gb`` is Broadcom KB 323402's figure; ``estimated`` means a
     GPU's BARs were not known and ``size_gb`` is that figure; ``unknown`` are devices not
-    counted."""
+    counted; ``unknown_gpus`` are NVIDIA GPUs whose BARs and framebuffer are both unknown (each
+    sized at 64 GB, the smallest window NVIDIA lists for a data-center GPU); ``unassigned`` are
+    BARs the host's kernel log says it found no space for."""
 
     size_gb: int
     kb_gb: Optional[int]
@@ -658,12 +660,14 @@ class Mmio:
     lines: Tuple[str, ...]
     unknown: Tuple[str, ...]
     below_4g: Tuple[str, ...]
+    unknown_gpus: Tuple[str, ...]
+    unassigned: Tuple[str, ...]
 
 
 def _mmio(t: Tuple[Any, ...]) -> Mmio:
-    size_gb, kb_gb, total, estimated, bars, lines, unknown, below = t
+    size_gb, kb_gb, total, estimated, bars, lines, unknown, below, unknown_gpus, unassigned = t
     return Mmio(size_gb, kb_gb, total, estimated, tuple(MmioBar(*b) for b in bars), tuple(lines),
-                tuple(unknown), tuple(below))
+                tuple(unknown), tuple(below), tuple(unknown_gpus), tuple(unassigned))
 
 
 def _device(t: Tuple[Any, ...]) -> HostDevice:

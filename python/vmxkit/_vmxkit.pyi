@@ -10,7 +10,8 @@ _Device = Tuple[str, Optional[int], Optional[int], str, str, str, Optional[int]]
 _Reason = Tuple[str, str, str]
 _Pair = Tuple[str, str, str, str, str, List[_Reason]]
 _Bar = Tuple[str, str, int, int, str]
-_Mmio = Tuple[int, Optional[int], int, bool, List[_Bar], List[str], List[str], List[str]]
+_Mmio = Tuple[int, Optional[int], int, bool, List[_Bar], List[str], List[str], List[str], List[str],
+              List[str]]
 _Finding = Tuple[str, str, str, str, str, int, int, List[Tuple[str, int, int]],
                  Optional[Tuple[str, str]]]
 _Planned = Tuple[Optional[str], int, int, bool, str, str]

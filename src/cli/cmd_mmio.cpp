@@ -78,6 +78,7 @@ int run_mmio(const MmioOptions& o, Context& ctx) {
                                   {"total_bytes", r.total_bytes},
                                   {"bars", std::move(bars)},
                                   {"unknown", texts(r.unknown)},
+                                  {"unknown_gpus", texts(r.unknown_gpus)},
                                   {"below_4g", texts(r.below_4g)},
                                   {"unassigned", texts(r.unassigned)},
                                   {"lines", texts(r.lines)}});

@@ -192,6 +192,8 @@ MmioSize to_mmio(const pci::MmioResult& m) {
   out.lines = m.lines;
   out.unknown = m.unknown;
   out.below_4g = m.below_4g;
+  out.unknown_gpus = m.unknown_gpus;
+  out.unassigned = m.unassigned;
   return out;
 }
 

@@ -307,6 +307,11 @@ struct MmioSize {
   std::vector<std::string> lines;     ///< the arithmetic, one step per line
   std::vector<std::string> unknown;   ///< devices whose BAR sizes are not known (not counted)
   std::vector<std::string> below_4g;  ///< 32-bit BARs (below 4 GiB, not counted)
+  /// NVIDIA GPUs whose BARs and framebuffer are both unknown: each is sized as the smallest
+  /// window NVIDIA lists for a data-center GPU (64 GB), not left out.
+  std::vector<std::string> unknown_gpus;
+  /// BARs the host's kernel log says it found no space for, each naming its dmesg line.
+  std::vector<std::string> unassigned;
 };
 
 /// Sizes the window for `devices`: host addresses ("0000:3b:00.0", BAR sizes from the capture),
