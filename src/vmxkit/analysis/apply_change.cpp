@@ -99,6 +99,8 @@ const vsphere::OptionValue* find_option(const vsphere::ConfigSpec& spec, std::st
 void extra_config_delta(const vsphere::ConfigSpec& current, const vsphere::ConfigSpec& plan,
                         Change& change) {
   std::vector<std::string> done;
+  // Last to first: the last value of a key is the one vSphere keeps.
+  // NOLINTNEXTLINE(modernize-loop-convert)
   for (auto it = plan.extra_config.rbegin(); it != plan.extra_config.rend(); ++it) {
     const vsphere::OptionValue& o = *it;
     const std::string key = lower(o.key);
@@ -109,10 +111,9 @@ void extra_config_delta(const vsphere::ConfigSpec& current, const vsphere::Confi
       if (now == nullptr || now->value.empty()) continue;
       change.diff.push_back({'-', fmt::format("{} = \"{}\"", now->key, now->value)});
     } else if (now == nullptr) {
-      change.diff.push_back({'+', fmt::format("{} = \"{}\"", o.key, o.value)});
+      change.diff.push_back({'+', fmt::format(R"({} = "{}")", o.key, o.value)});
     } else if (now->value != o.value) {
-      change.diff.push_back(
-          {'~', fmt::format("{} = \"{}\" -> \"{}\"", o.key, now->value, o.value)});
+      change.diff.push_back({'~', fmt::format(R"({} = "{}" -> "{}")", o.key, now->value, o.value)});
     } else {
       continue;
     }
@@ -275,7 +276,7 @@ vsphere::ConfigSpec read_plan(std::string name, std::string bytes) {
   return vsphere::output_spec(loaded.vms.front().config);
 }
 
-vsphere::ConfigSpec read_vm(std::string name, std::string bytes) {
+vsphere::ConfigSpec read_vm(const std::string& name, std::string bytes) {
   const std::size_t start = vsphere::content_start(bytes);
   const bool xml = start < bytes.size() && bytes[start] == '<';
   constexpr std::string_view kWanted =

@@ -79,6 +79,6 @@ vsphere::ConfigSpec read_plan(std::string name, std::string bytes);
 /// compute_change()'s `current`. Throws vmxkit::Error for what is not such a document (a
 /// `.vmx`, a ConfigSpec and a ReconfigVM_Task request hold no device keys), and for a document
 /// of several VMs.
-vsphere::ConfigSpec read_vm(std::string name, std::string bytes);
+vsphere::ConfigSpec read_vm(const std::string& name, std::string bytes);
 
 }  // namespace vmxkit::apply

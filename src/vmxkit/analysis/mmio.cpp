@@ -270,7 +270,7 @@ void apply_kb_rule(MmioResult& r, const Framebuffers& fb) {
     r.lines.push_back(fmt::format("KB 323402: 2 x {} GB total framebuffer = {} -> {}", fb.total_gb,
                                   doubled, *r.kb_gb));
   } else if (fb.any_gpu) {
-    r.lines.push_back("KB 323402: not computed (framebuffer of a GPU not known)");
+    r.lines.emplace_back("KB 323402: not computed (framebuffer of a GPU not known)");
   }
   if (!fb.kb_gpus.empty() && r.kb_gb) {
     for (const std::string& g : fb.kb_gpus) {

@@ -653,7 +653,7 @@ NcclTopo build_nccl_topo(const pci::Host& host, const vmx::Document& vm, const G
   check_nic_functions(gp, result);
   TreeBuilder(host, guest, result).build();
   if (result.numa_assumed) {
-    result.notes.push_back(
+    result.notes.emplace_back(
         "the host capture gives no NUMA node for some devices: numaid 0 is assumed");
   }
   return result;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
 
 #include "vmxkit/analysis/nccl_topo.h"
 
@@ -25,8 +26,8 @@ std::string id_text(const NcclTopoNode& n) {
 /// Builds NcclGuestView::tree: the file, the guest's devices placed, the rest trimmed.
 class Merger {
  public:
-  Merger(const NcclTopoTree& file, const Guest& guest)
-      : gp_(guest.pci()), devices_(nccl_devices(guest)), merged_(file) {}
+  Merger(NcclTopoTree file, const Guest& guest)
+      : gp_(guest.pci()), devices_(nccl_devices(guest)), merged_(std::move(file)) {}
 
   NcclGuestView run() {
     std::map<std::size_t, std::size_t> merged_of;  // guest index -> node in merged_

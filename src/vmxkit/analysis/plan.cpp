@@ -171,6 +171,7 @@ std::string types_offered(const pci::Host& host, char series) {
     ids.push_back(*d.device_id);
     std::vector<std::string> names;
     const auto types = devices::VgpuTable::builtin().offered({*d.device_id}, series);
+    names.reserve(types.size());
     for (const devices::VgpuType* t : types) names.push_back(t->profile);
     const std::string gpu = d.model ? d.model->model : fmt::format("10de:{:04x}", *d.device_id);
     parts.push_back(names.empty() ? fmt::format("{}: none in vmxkit's vGPU table", gpu)

@@ -58,6 +58,7 @@ void judge_cell(const SmiTopo& t, SmiPairVerdict& v, bool gpu_gpu) {
 }
 
 std::vector<std::string> not_known_lines() {
+  // Long lines are split on purpose. NOLINTBEGIN(bugprone-suspicious-missing-comma)
   return {
       "PCI addresses: the GPUs and NICs cannot be named by BDF, so `lint --host` cannot place a "
       "VM's pciPassthruN.id on this input alone (give the host's `lspci -vvv` with it: GPU i is "
@@ -67,6 +68,7 @@ std::vector<std::string> not_known_lines() {
       "GPU and NIC models (GPUDirect support, TOPO008): `lspci -nn` or `lspci -vvv`",
       "the CPU vendor (NCCL allows GPU P2P up to SYS between at most 2 GPUs on AMD CPUs): "
       "`lspci -vvv`"};
+  // NOLINTEND(bugprone-suspicious-missing-comma)
 }
 
 }  // namespace

@@ -171,7 +171,7 @@ Path classify(const Host& host, std::size_t a, std::size_t b) {
                           host.at(*path.common).bdf.to_string());
   } else {
     path.bridges = up_a;
-    for (auto it = up_b.rbegin(); it != up_b.rend(); ++it) path.bridges.push_back(*it);
+    path.bridges.insert(path.bridges.end(), up_b.rbegin(), up_b.rend());
     if (!da.root || !db.root) {
       path.cls = PathClass::unknown;
       path.detail =
@@ -388,6 +388,7 @@ void judge_acs(const Host& host, PairVerdict& v) {
   const std::vector<const Device*> from = initiators(host, host.at(v.a), host.at(v.b));
   if (acs_redirect_bypassed(host, v.a, v.b, v.path)) {
     std::vector<std::string> names;
+    names.reserve(from.size());
     for (const Device* d : from) names.push_back(d->bdf.to_string());
     add(v, ReasonKind::acs_direct_translated, Verdict::ok,
         fmt::format("ACS redirects P2P on {}, but DirectTrans+ there lets the translated "

@@ -337,7 +337,7 @@ std::size_t before_pass(const std::vector<EditPlace>& places, std::size_t offset
 
 }  // namespace
 
-FixResult fix(std::string path, std::string bytes, const LintOptions& options, bool unsafe) {
+FixResult fix(const std::string& path, std::string bytes, const LintOptions& options, bool unsafe) {
   constexpr int kMaxPasses = 10;
   FixResult out;
   // Only .vmx text is edited; vSphere documents are linted, never fixed.
@@ -379,6 +379,7 @@ FixResult fix(std::string path, std::string bytes, const LintOptions& options, b
 
 Diagnostic in_original(const FixResult& result, std::string_view original, Diagnostic d) {
   const auto map = [&](std::size_t offset, bool span_end) {
+    // Undo the passes last to first. NOLINTNEXTLINE(modernize-loop-convert)
     for (auto pass = result.passes.rbegin(); pass != result.passes.rend(); ++pass) {
       offset = before_pass(*pass, offset, span_end);
     }

@@ -85,6 +85,6 @@ Diagnostic in_original(const FixResult& result, std::string_view original, Diagn
 /// edits do not overlap, applies them, lints again, and repeats until nothing changes (at most
 /// 10 passes). Bytes outside the edits never change. The format is decided once, from `bytes`:
 /// a .vmx stays a .vmx whatever the edits make its first line; vSphere documents are not fixed.
-FixResult fix(std::string path, std::string bytes, const LintOptions& options, bool unsafe);
+FixResult fix(const std::string& path, std::string bytes, const LintOptions& options, bool unsafe);
 
 }  // namespace vmxkit::checks

@@ -188,6 +188,7 @@ soap::Moref find_vm(Client& client, std::string_view name) {
   if (match.empty()) throw Error(fmt::format("{}: no VM named '{}'", client.endpoint(), name));
   if (match.size() > 1) {
     std::vector<std::string> refs;
+    refs.reserve(match.size());
     for (const soap::Moref& m : match) refs.push_back(m.value);
     throw Error(fmt::format("{}: {} VMs are named '{}': give the moref ({})", client.endpoint(),
                             match.size(), name, fmt::join(refs, ", ")));
@@ -221,7 +222,7 @@ ApplyHost read_apply_host(Client& client, const ApplyVm& vm) {
   client.retrieve(q, [&](const soap::Response&, const soap::RetrieveResult& r) {
     for (const soap::ObjectContent& o : r.objects) {
       if (const auto m = o.prop("hardware.memorySize")) {
-        out.memory_mb = std::stoll(soap::text(m)) / (1024 * 1024);
+        out.memory_mb = std::stoll(soap::text(m)) / (std::int64_t{1024} * 1024);
       }
       for (pugi::xml_node t : o.prop("config.sharedPassthruGpuTypes").children("string")) {
         out.vgpu_types.push_back(soap::text(t));
@@ -268,7 +269,7 @@ Preconditions check_preconditions(const apply::Change& change, const ApplyVm& vm
     p.failed.push_back(fmt::format("memoryMB {} is more than host {} has ({} MB)", *memory,
                                    host.host.name, *host.memory_mb));
   } else if (!host.memory_mb) {
-    p.not_checked.push_back("memory: the host gives no hardware.memorySize");
+    p.not_checked.emplace_back("memory: the host gives no hardware.memorySize");
   }
   return p;
 }

@@ -41,7 +41,7 @@ soap::Moref find_vm_by_uuid(Client& client, const VmSelector& which) {
   const soap::Response r =
       client.call("FindByUuid", soap::find_vm_by_uuid(client.content().search_index, datacenter,
                                                       which.uuid, which.instance_uuid));
-  const soap::Moref vm = soap::parse_moref(r.result.child("returnval"));
+  soap::Moref vm = soap::parse_moref(r.result.child("returnval"));
   if (vm.empty()) {
     throw Error(fmt::format("{}: no VM with {} '{}'{}", client.endpoint(),
                             which.instance_uuid ? "instance UUID" : "BIOS UUID", which.uuid,
@@ -107,6 +107,7 @@ soap::Moref find_vm(Client& client, const VmSelector& which) {
   }
   if (match.size() > 1) {
     std::vector<std::string> refs;
+    refs.reserve(match.size());
     for (const soap::Moref& m : match) refs.push_back(m.value);
     throw Error(fmt::format("{}: {} VMs are named '{}' under {}: give the moid ({})",
                             client.endpoint(), match.size(), which.name, where,

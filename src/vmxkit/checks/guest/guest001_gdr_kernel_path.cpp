@@ -57,14 +57,14 @@ void dma_buf(const guest::Guest& g, std::vector<std::string>& why_not,
   // DMA-BUF: the open GPU kernel module, Linux 5.12 or later (RDMA dma-buf MRs).
   const auto& open = g.open_kernel_module();
   if (!open) {
-    unknown.push_back("/proc/driver/nvidia/version or `modinfo nvidia` (kernel module flavour)");
+    unknown.emplace_back("/proc/driver/nvidia/version or `modinfo nvidia` (kernel module flavour)");
   } else if (open->value != "open") {
     why_not.push_back(fmt::format("the NVIDIA kernel module is the proprietary one ({})",
                                   open->where.to_string()));
   }
   const auto& k = g.kernel();
   if (!k) {
-    unknown.push_back("`uname -r`");
+    unknown.emplace_back("`uname -r`");
   } else if (k->major < 5 || (k->major == 5 && k->minor < 12)) {
     why_not.push_back(
         fmt::format("kernel {} is older than 5.12 ({})", k->text, k->where.to_string()));

@@ -78,7 +78,7 @@ void check(const Context& ctx, Sink& sink) {
     const auto nodes = parse_nodes(s->value);
     if (!nodes) {
       sink.report(kTOPO011, s->value_span,
-                  fmt::format("{} = \"{}\" is not a list of NUMA node numbers (\"0\" or \"0,1\")",
+                  fmt::format(R"({} = "{}" is not a list of NUMA node numbers ("0" or "0,1"))",
                               s->key, s->value));
       continue;
     }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "vmxkit/checks/all.h"
 #include "vmxkit/formats/vmx/edit.h"
 
@@ -56,7 +58,7 @@ void check(const Context& ctx, Sink& sink) {
           {first.key_begin, first.key_end, fmt::format("first defined here as '{}'", first_key)});
       if (i == 1) {
         d.fix = Fix{"Keep the first and remove the other lines", FixSafety::unsafe,
-                    std::move(removals)};
+                    std::exchange(removals, {})};
       }
     }
   }

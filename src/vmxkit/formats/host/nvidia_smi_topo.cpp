@@ -36,6 +36,7 @@ std::vector<Extra> extra_columns(std::string_view rest) {
   }
   std::sort(found.begin(), found.end());
   std::vector<Extra> out;
+  out.reserve(found.size());
   for (const auto& f : found) out.push_back(f.second);
   return out;
 }

@@ -368,7 +368,9 @@ void load_tree(Host& host, const std::string& dir) {
   for (const std::string& name : list_names(d.get(), dir)) {
     const auto bdf = parse_bdf(name);
     if (!bdf) continue;
-    const std::string path = dir + (dir.ends_with('/') ? "" : "/") + name;
+    std::string path = dir;
+    if (!path.ends_with('/')) path += '/';
+    path += name;
     const auto fd = open_device_dir(host, top.get(), name, path, seen);
     if (!fd) continue;
     const DeviceDir device(host, path, *fd);

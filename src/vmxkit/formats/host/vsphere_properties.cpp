@@ -76,12 +76,16 @@ void load_vsphere_properties(Host& host, std::string_view text, const std::strin
                                 "a RetrievePropertiesEx answer",
                                 describe(root)));
     }
-    if (others.size() > 3) others.resize(3), others.push_back("...");
+    if (others.size() > 3) {
+      others.resize(3);
+      others.emplace_back("...");
+    }
     at.fail(root, fmt::format("no HostSystem properties: the document holds {}",
                               fmt::join(others, ", ")));
   }
   if (hosts.size() > 1) {
     std::vector<std::string> names;
+    names.reserve(hosts.size());
     for (const auto& h : hosts) names.push_back(h.second.obj.value);
     at.fail(hosts[1].first,
             fmt::format("{} HostSystem objects ({}): a host input is one host; save the "

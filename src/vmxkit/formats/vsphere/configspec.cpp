@@ -210,7 +210,10 @@ void add_device(const DeviceChange& dc, unsigned n, VmConfig& cfg) {
     // An empty class is none (the API requires one when adding: PT001 says so).
     if (!dc.dvx->device_class.empty()) cfg.add(p + "dvx.deviceClass", dc.dvx->device_class, at, at);
     for (const auto& [key, value] : dc.dvx->config_params) {
-      cfg.add(p + "dvx.config." + key, value, at, at);
+      std::string name = p;
+      name += "dvx.config.";
+      name += key;
+      cfg.add(std::move(name), value, at, at);
     }
   }
 }

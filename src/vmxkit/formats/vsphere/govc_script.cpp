@@ -82,7 +82,7 @@ std::string govc_checks(const ConfigSpec& spec) {
           "host's passthrough devices\"\n";
       listed = true;
     }
-    out += "printf '%s\\n' \"$pci\" | grep -qiF " + sh_quote(dc.device.id) + " || fail " +
+    out += R"(printf '%s\n' "$pci" | grep -qiF )" + sh_quote(dc.device.id) + " || fail " +
            sh_quote(dc.device.id +
                     " is not in the host's allowed passthrough device list (enable "
                     "passthrough for it on the host and reboot it, or pick another device)") +
@@ -96,8 +96,8 @@ std::string govc_checks(const ConfigSpec& spec) {
            "# firmware differs, unless FIRMWARE_CHANGE=yes: set it for a VM with no guest "
            "installed yet,\n"
            "# or once the guest's disk is converted to GPT with an EFI system partition.\n";
-    out += "if ! printf '%s\\n' \"$info\" | grep -qi " +
-           sh_quote("\"firmware\": *\"" + *spec.firmware + "\"") + "; then\n";
+    out += R"(if ! printf '%s\n' "$info" | grep -qi )" +
+           sh_quote(R"("firmware": *")" + *spec.firmware + "\"") + "; then\n";
     out += "  [ \"${FIRMWARE_CHANGE:-}\" = yes ] || fail " +
            sh_quote("this plan switches the firmware to " + *spec.firmware +
                     ", which makes an installed guest of the other firmware unbootable; set "

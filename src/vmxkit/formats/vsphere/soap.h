@@ -25,6 +25,7 @@ struct Moref {
   bool empty() const { return value.empty(); }
   std::string to_string() const { return type + ":" + value; }
   bool operator==(const Moref&) const = default;
+  // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads the defaulted <=>
   auto operator<=>(const Moref&) const = default;
 };
 
