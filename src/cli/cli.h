@@ -20,6 +20,10 @@ enum ExitCode : int {
 int run(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
         std::ostream& err);
 
+/// The subcommands run() builds for `args`: the one they name, none for `--version`, and all of
+/// them otherwise (`--help`, no command, a misspelt one). For tests.
+std::vector<std::string> commands_set_up_for(const std::vector<std::string>& args);
+
 /// Installs the process's SIGBUS handler for inputs read through a mapping (vmxkit::InputFile)
 /// and lets the library map them: a fault in the mapped input (its file truncated by another
 /// program while vmxkit read it) is `vmxkit: error: FILE: truncated by another program while

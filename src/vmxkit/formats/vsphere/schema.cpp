@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vmxkit/formats/vsphere/schema.h"
 
-#include <libxml/parser.h>
-#include <libxml/tree.h>
-#include <libxml/xmlschemas.h>
-
 #include <memory>
 #include <pugixml.hpp>
 #include <string>
@@ -12,6 +8,7 @@
 #include "vmxkit/core/embedded.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/formats/vsphere/configspec_xml.h"
+#include "vmxkit/formats/vsphere/libxml2_library.h"
 #include "vmxkit/formats/vsphere/xml_support.h"
 
 namespace vmxkit {
@@ -39,7 +36,7 @@ void collect(void* user, xmlErrorPtr err) {
     const auto* node = static_cast<const xmlNode*>(err->node);
     if (node->type == XML_ELEMENT_NODE && node->name != nullptr) {
       p.element = reinterpret_cast<const char*>(node->name);
-      if (p.line == 0) p.line = static_cast<int>(xmlGetLineNo(node));
+      if (p.line == 0) p.line = static_cast<int>(libxml2().get_line_no(node));
     }
   }
   std::string m = err->message;
@@ -50,19 +47,18 @@ void collect(void* user, xmlErrorPtr err) {
 }
 
 struct SchemaDeleter {
-  void operator()(xmlSchema* s) const { xmlSchemaFree(s); }
+  void operator()(xmlSchema* s) const { libxml2().schema_free(s); }
 };
 
 xmlSchema* compiled_schema() {
   static const std::unique_ptr<xmlSchema, SchemaDeleter> schema = [] {
-    xmlInitParser();
     const std::string_view xsd = configspec_schema();
     xmlSchemaParserCtxtPtr pctxt =
-        xmlSchemaNewMemParserCtxt(xsd.data(), static_cast<int>(xsd.size()));
+        libxml2().schema_new_mem_parser_ctxt(xsd.data(), static_cast<int>(xsd.size()));
     std::vector<XmlError> problems;
-    xmlSchemaSetParserStructuredErrors(pctxt, collect, &problems);
-    xmlSchema* s = xmlSchemaParse(pctxt);
-    xmlSchemaFreeParserCtxt(pctxt);
+    libxml2().schema_set_parser_structured_errors(pctxt, collect, &problems);
+    xmlSchema* s = libxml2().schema_parse(pctxt);
+    libxml2().schema_free_parser_ctxt(pctxt);
     return std::unique_ptr<xmlSchema, SchemaDeleter>(s);
   }();
   if (!schema) throw Error("the compiled-in schema vim25-configspec.xsd does not compile");
@@ -70,10 +66,10 @@ xmlSchema* compiled_schema() {
 }
 
 struct DocDeleter {
-  void operator()(xmlDoc* d) const { xmlFreeDoc(d); }
+  void operator()(xmlDoc* d) const { libxml2().free_doc(d); }
 };
 struct ValidDeleter {
-  void operator()(xmlSchemaValidCtxt* c) const { xmlSchemaFreeValidCtxt(c); }
+  void operator()(xmlSchemaValidCtxt* c) const { libxml2().schema_free_valid_ctxt(c); }
 };
 
 bool is_local(const xmlNode* n, const char* name) {
@@ -108,14 +104,15 @@ std::vector<SchemaProblem> validate_configspec(const SourceFile& source) {
   const std::string_view bytes = source.bytes();
   const int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
                       XML_PARSE_BIG_LINES;  // no DTDLOAD, no NOENT: entities stay unexpanded
-  const std::unique_ptr<xmlDoc, DocDeleter> doc(
-      xmlReadMemory(bytes.data(), static_cast<int>(bytes.size()), "spec.xml", "UTF-8", options));
+  const std::unique_ptr<xmlDoc, DocDeleter> doc(libxml2().read_memory(
+      bytes.data(), static_cast<int>(bytes.size()), "spec.xml", "UTF-8", options));
   if (!doc) throw Error(source.path(), "libxml2 could not parse the document");
-  const std::unique_ptr<xmlSchemaValidCtxt, ValidDeleter> vctxt(xmlSchemaNewValidCtxt(schema));
+  const std::unique_ptr<xmlSchemaValidCtxt, ValidDeleter> vctxt(
+      libxml2().schema_new_valid_ctxt(schema));
   std::vector<XmlError> problems;
-  xmlSchemaSetValidStructuredErrors(vctxt.get(), collect, &problems);
+  libxml2().schema_set_valid_structured_errors(vctxt.get(), collect, &problems);
 
-  xmlNode* root = xmlDocGetRootElement(doc.get());
+  xmlNode* root = libxml2().doc_get_root_element(doc.get());
   int rc = 0;
   if (is_local(root, "Envelope") && root->ns != nullptr &&
       std::string_view(reinterpret_cast<const char*>(root->ns->href)) == kSoapEnvNs) {
@@ -124,10 +121,10 @@ std::vector<SchemaProblem> validate_configspec(const SourceFile& source) {
     if (!is_local(body, "Body") || op == nullptr) {
       problems.push_back({root->line, "Envelope", "SOAP envelope without a request in its Body"});
     } else {
-      rc = xmlSchemaValidateOneElement(vctxt.get(), const_cast<xmlNode*>(op));
+      rc = libxml2().schema_validate_one_element(vctxt.get(), const_cast<xmlNode*>(op));
     }
   } else {
-    rc = xmlSchemaValidateDoc(vctxt.get(), doc.get());
+    rc = libxml2().schema_validate_doc(vctxt.get(), doc.get());
   }
   if (rc != 0 && problems.empty()) problems.push_back({0, {}, "the document is not valid"});
 

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vmxkit/formats/vsphere/xml_support.h"
 
-#include <libxml/parser.h>
-#include <libxml/xmlerror.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -12,6 +9,7 @@
 
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/text.h"
+#include "vmxkit/formats/vsphere/libxml2_library.h"
 #include "vmxkit/formats/vsphere/text_checks.h"
 
 namespace vmxkit::vsphere::xml {
@@ -104,10 +102,10 @@ void on_libxml2_error(void* /*user*/, xmlErrorPtr err) {
 }
 
 struct ParserDeleter {
-  void operator()(xmlParserCtxt* c) const { xmlFreeParserCtxt(c); }
+  void operator()(xmlParserCtxt* c) const { libxml2().free_parser_ctxt(c); }
 };
 struct LibxmlDocDeleter {
-  void operator()(xmlDoc* d) const { xmlFreeDoc(d); }
+  void operator()(xmlDoc* d) const { libxml2().free_doc(d); }
 };
 
 // libxml2 is the stricter reader (the schema validator's): a document it refuses (a second root
@@ -115,15 +113,14 @@ struct LibxmlDocDeleter {
 // here, at its place, rather than later without one.
 void check_with_libxml2(const SourceFile& source, const Positions& pos) {
   const std::string_view b = source.bytes();
-  xmlInitParser();
-  const std::unique_ptr<xmlParserCtxt, ParserDeleter> ctxt(xmlNewParserCtxt());
+  const std::unique_ptr<xmlParserCtxt, ParserDeleter> ctxt(libxml2().new_parser_ctxt());
   if (!ctxt) throw Error(source.path(), "out of memory starting the XML parser");
   FirstError first;
   ctxt->_private = &first;
   ctxt->sax->serror = on_libxml2_error;
   const int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
                       XML_PARSE_BIG_LINES;  // no DTDLOAD, no NOENT: entities stay unexpanded
-  const std::unique_ptr<xmlDoc, LibxmlDocDeleter> doc(xmlCtxtReadMemory(
+  const std::unique_ptr<xmlDoc, LibxmlDocDeleter> doc(libxml2().ctxt_read_memory(
       ctxt.get(), b.data(), static_cast<int>(b.size()), "input.xml", "UTF-8", options));
   if (doc && ctxt->wellFormed != 0) return;
   if (!first.set) throw Error(source.path(), "malformed XML (libxml2 gave no reason)");
