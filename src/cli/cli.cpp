@@ -85,6 +85,7 @@ std::vector<const Command*> commands_named_by(const std::vector<std::string>& ar
     if (i < args.size() && args[i] == c.name) return {&c};
   }
   std::vector<const Command*> all;
+  all.reserve(kCommands.size());
   for (const Command& c : kCommands) all.push_back(&c);
   return all;
 }
