@@ -30,6 +30,7 @@
 #include "vmxkit/checks/check.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/formats/vmx/document.h"
 #include "vmxkit/formats/vmx/edit.h"
 #include "vmxkit/formats/vsphere/configspec_xml.h"

@@ -20,6 +20,7 @@
 #include "vmxkit/checks/engine.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/formats/host/vsphere_api.h"
 #include "vmxkit/report/json.h"
 #include "vmxkit/report/lint_report.h"

@@ -19,6 +19,7 @@
 #include "cli/plan_options.h"
 #include "vmxkit/api_internal.h"
 #include "vmxkit/core/io.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/formats/vsphere/config_target.h"
 #include "vmxkit/report/json.h"
 #include "vmxkit/report/plan_json.h"

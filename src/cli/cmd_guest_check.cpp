@@ -18,6 +18,7 @@
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/core/text.h"
+#include "vmxkit/formats/guest/load.h"
 #include "vmxkit/model/guest.h"
 #include "vmxkit/report/json.h"
 #include "vmxkit/report/nccl_topo_xml.h"
@@ -299,7 +300,7 @@ void read_guest(const std::vector<std::string>& paths, Context& ctx, guest::Gues
   if (paths.empty()) throw Error("guest-check: give at least one GUEST capture");
   for (const std::string& path : paths) {
     const std::string text = path == "-" ? read_stream(ctx.in, "<stdin>") : read_file(path);
-    g.load_text(text, display_name(path));
+    load_text(g, text, display_name(path));
   }
   g.finalize();
 }

@@ -11,6 +11,7 @@
 #include "vmxkit/analysis/nccl_topo.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
+#include "vmxkit/formats/guest/load.h"
 #include "vmxkit/model/guest.h"
 #include "vmxkit/report/nccl_topo_xml.h"
 
@@ -38,7 +39,7 @@ int run_nccl_topo(const NcclTopoCliOptions& o, Context& ctx) {
   guest::Guest g;
   for (const std::string& path : o.guests) {
     const std::string text = path == "-" ? read_stream(ctx.in, "<stdin>") : read_file(path);
-    g.load_text(text, display_name(path));
+    load_text(g, text, display_name(path));
   }
   g.finalize();
   guest::NcclTopoOptions options;

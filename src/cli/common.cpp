@@ -10,6 +10,7 @@
 #include "vmxkit/checks/parse_problems.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/report/diagnostic_text.h"
 
 namespace vmxkit::cli {

@@ -15,6 +15,7 @@
 #include "vmxkit/checks/engine.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/formats/host/vsphere_api.h"
 #include "vmxkit/formats/vsphere/load.h"
 #include "vmxkit/report/lint_report.h"

@@ -13,12 +13,13 @@
 #include "vmxkit/checks/parse_problems.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/devices/catalog.h"
-#include "vmxkit/formats/plan_render.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/formats/vmx/document.h"
 #include "vmxkit/formats/vsphere/load.h"
 #include "vmxkit/formats/vsphere/render.h"
 #include "vmxkit/formats/vsphere/text_checks.h"
 #include "vmxkit/model/host.h"
+#include "vmxkit/report/plan_render.h"
 #include "vmxkit/vmxkit.h"
 
 #ifndef VMXKIT_VERSION

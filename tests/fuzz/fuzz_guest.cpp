@@ -10,13 +10,14 @@
 #include "vmxkit/analysis/nccl_view.h"
 #include "vmxkit/checks/guest_context.h"
 #include "vmxkit/core/error.h"
+#include "vmxkit/formats/guest/load.h"
 #include "vmxkit/model/guest.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
     vmxkit::guest::Guest g;
-    g.load_text(text, "fuzz");
+    load_text(g, text, "fuzz");
     g.finalize();
     for (const vmxkit::checks::Finding& f : vmxkit::checks::check_guest(g)) {
       (void)f.check->id;

@@ -13,6 +13,7 @@
 #include "vmxkit/core/text_edit.h"
 #include "vmxkit/core/wide_encoding.h"
 #include "vmxkit/formats/formats.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/formats/vsphere/load.h"
 #include "vmxkit/model/host.h"
 

@@ -28,6 +28,7 @@
 
 #include "vmxkit/analysis/topology.h"
 #include "vmxkit/core/error.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/model/host.h"
 #include "vmxkit/report/topology_text.h"
 

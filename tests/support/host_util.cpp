@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "support/support.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/formats/host/text.h"
 
 namespace vmxkit::test {

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "support/support.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/vmxkit.h"
 
 using Catch::Contains;

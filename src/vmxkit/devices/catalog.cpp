@@ -10,7 +10,7 @@
 #include "vmxkit/core/embedded.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
-#include "vmxkit/formats/host/text.h"
+#include "vmxkit/core/text.h"
 
 namespace vmxkit {
 extern const EmbeddedFile kPciCatalogFiles[];

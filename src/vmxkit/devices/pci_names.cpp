@@ -3,8 +3,8 @@
 
 #include <array>
 
+#include "vmxkit/core/text.h"
 #include "vmxkit/devices/catalog.h"
-#include "vmxkit/formats/host/text.h"
 
 namespace vmxkit::pci {
 namespace {

@@ -191,12 +191,10 @@ class Guest {
   Guest();
 
   // --- building ---
-  /// Reads one input text: a capture of one command, or of several separated by shell prompt
-  /// lines (`$ lsmod`, `[root@vm ~]# nvidia-smi`); each part is detected by its content. Throws
-  /// vmxkit::Error (file:line:col) for a part that is none of the known kinds or cannot be read.
-  void load_text(std::string_view text, const std::string& path);
-  /// Builds the PCI tree; call once after the last load_text().
+  // Inputs are read by formats/guest/load.h (load_text(), load_guest()).
+  /// Builds the PCI tree; call once after the last input.
   void finalize();
+  bool finalized() const { return finalized_; }
 
   // --- what was read ---
   const std::vector<InputRead>& inputs() const { return inputs_; }
@@ -261,11 +259,9 @@ class Guest {
     if (!nccl_topo_dump_) nccl_topo_dump_ = std::move(d);
   }
   void set_lspci_verbose() { lspci_verbose_ = true; }
+  void add_input(InputRead read) { inputs_.push_back(std::move(read)); }
 
  private:
-  void load_section(std::string_view text, const std::string& path, std::uint32_t first_line,
-                    const std::string& command);
-
   pci::Host host_;
   std::vector<InputRead> inputs_;
   std::optional<std::vector<Module>> modules_;
@@ -286,13 +282,6 @@ class Guest {
   bool lspci_verbose_ = false;
   bool finalized_ = false;
 };
-
-/// Detects the kind of one input (one command's output) from its content. Throws vmxkit::Error
-/// naming path:line:col when it is none of the known kinds.
-InputKind detect_kind(std::string_view text, const std::string& path);
-
-/// Reads GUEST arguments (files, `-` is not handled here) into a finalized Guest.
-Guest load_guest(const std::vector<std::string>& paths);
 
 /// `a` and `b` name the same module (`-` and `_` are equal, as modprobe treats them).
 bool same_module(std::string_view a, std::string_view b);

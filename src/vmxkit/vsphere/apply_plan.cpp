@@ -7,6 +7,7 @@
 
 #include "vmxkit/core/error.h"
 #include "vmxkit/devices/catalog.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/formats/host/vsphere_api.h"
 #include "vmxkit/formats/vsphere/load.h"
 #include "vmxkit/vsphere/apply.h"

@@ -14,7 +14,7 @@
 #include "vmxkit/analysis/plan.h"
 #include "vmxkit/checks/engine.h"
 #include "vmxkit/devices/catalog.h"
-#include "vmxkit/formats/plan_render.h"
+#include "vmxkit/report/plan_render.h"
 
 using namespace vmxkit;
 

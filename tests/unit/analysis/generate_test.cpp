@@ -13,9 +13,10 @@
 #include "vmxkit/checks/engine.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/text.h"
-#include "vmxkit/formats/plan_render.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/formats/vmx/document.h"
 #include "vmxkit/model/vm_config.h"
+#include "vmxkit/report/plan_render.h"
 
 using namespace vmxkit;
 

@@ -15,6 +15,7 @@
 #include "vmxkit/analysis/nccl_topo.h"
 #include "vmxkit/analysis/nccl_view.h"
 #include "vmxkit/checks/guest_context.h"
+#include "vmxkit/formats/guest/load.h"
 #include "vmxkit/formats/vmx/document.h"
 #include "vmxkit/model/guest.h"
 #include "vmxkit/model/host.h"
@@ -62,7 +63,7 @@ const std::string kNicTo = "\n0d:00.0 Infiniband";
 
 vmxkit::guest::Guest guest_of(const std::string& text) {
   vmxkit::guest::Guest g;
-  g.load_text(text, "guest.txt");
+  load_text(g, text, "guest.txt");
   g.finalize();
   return g;
 }
@@ -172,17 +173,17 @@ TEST_CASE("NCCL_TOPO_FILE in NCCL's log, the environment or a command line is re
   CHECK(log.has(vmxkit::guest::InputKind::nccl_log));
 
   vmxkit::guest::Guest env;
-  env.load_text("$ env | grep NCCL\nNCCL_DEBUG=INFO\nNCCL_TOPO_FILE=\"/opt/topo.xml\"\n", "e.txt");
+  load_text(env, "$ env | grep NCCL\nNCCL_DEBUG=INFO\nNCCL_TOPO_FILE=\"/opt/topo.xml\"\n", "e.txt");
   env.finalize();
   REQUIRE(env.nccl_topo_file());
   CHECK(env.nccl_topo_file()->value == "/opt/topo.xml");
   CHECK(env.has(vmxkit::guest::InputKind::environment));
 
   vmxkit::guest::Guest cmd;
-  cmd.load_text(
-      "$ NCCL_DEBUG=INFO NCCL_TOPO_FILE=/x/t.xml all_reduce_perf -g 1\n"
-      "gpuvm:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n",
-      "c.txt");
+  load_text(cmd,
+            "$ NCCL_DEBUG=INFO NCCL_TOPO_FILE=/x/t.xml all_reduce_perf -g 1\n"
+            "gpuvm:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n",
+            "c.txt");
   cmd.finalize();
   REQUIRE(cmd.nccl_topo_file());
   CHECK(cmd.nccl_topo_file()->value == "/x/t.xml");

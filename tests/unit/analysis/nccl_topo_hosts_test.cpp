@@ -19,6 +19,8 @@
 
 #include "support/support.h"
 #include "vmxkit/analysis/nccl_topo.h"
+#include "vmxkit/formats/guest/load.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/formats/vmx/document.h"
 #include "vmxkit/model/guest.h"
 #include "vmxkit/model/host.h"

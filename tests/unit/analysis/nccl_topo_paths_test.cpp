@@ -8,6 +8,8 @@
 
 #include "support/support.h"
 #include "vmxkit/analysis/nccl_topo.h"
+#include "vmxkit/formats/guest/load.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/model/guest.h"
 #include "vmxkit/model/host.h"
 
@@ -210,7 +212,7 @@ TEST_CASE("NCCL places a guest device the file lacks by the guest's own tree, si
     const auto at = from.empty() ? std::string::npos : text.find(from);
     if (at != std::string::npos) text.replace(at, from.size(), to);
     vmxkit::guest::Guest g;
-    g.load_text(text, "guest.txt");
+    load_text(g, text, "guest.txt");
     g.finalize();
     return g;
   };

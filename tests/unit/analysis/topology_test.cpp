@@ -13,6 +13,7 @@
 #include "support/host_util.h"
 #include "support/support.h"
 #include "vmxkit/analysis/mmio.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/formats/host/text.h"
 #include "vmxkit/report/topology_text.h"
 

@@ -24,6 +24,7 @@
 #include "vmxkit/checks/check.h"
 #include "vmxkit/checks/engine.h"
 #include "vmxkit/core/source_file.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/model/host.h"
 #include "vmxkit/report/lint_report.h"
 

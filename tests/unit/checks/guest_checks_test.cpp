@@ -11,6 +11,7 @@
 #include "support/support.h"
 #include "vmxkit/analysis/nccl_view.h"
 #include "vmxkit/checks/guest_context.h"
+#include "vmxkit/formats/guest/load.h"
 #include "vmxkit/model/guest.h"
 
 namespace {
@@ -25,7 +26,7 @@ std::string fixture(const std::string& name) {
 // A guest from (name, text) pairs.
 Guest guest_of(const std::vector<std::pair<std::string, std::string>>& inputs) {
   Guest g;
-  for (const auto& [name, text] : inputs) g.load_text(text, name);
+  for (const auto& [name, text] : inputs) load_text(g, text, name);
   g.finalize();
   return g;
 }
@@ -249,7 +250,7 @@ TEST_CASE("the real guest captures of the corpus are read and judged", "[guest][
     ++captures;
     INFO(path.string());
     Guest g;
-    REQUIRE_NOTHROW(g.load_text(vmxkit::test::read_bytes(path), path.string()));
+    REQUIRE_NOTHROW(load_text(g, vmxkit::test::read_bytes(path), path.string()));
     g.finalize();
     const auto findings = vmxkit::checks::check_guest(g);
     const std::string name = path.filename().string();

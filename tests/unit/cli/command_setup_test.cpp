@@ -19,8 +19,8 @@ std::vector<std::string> listed_commands() {
   std::vector<std::string> names;
   const std::regex line(R"(\n  ([a-z-]+) )");
   const std::string rest = help.out.substr(start);
-  for (auto it = std::sregex_iterator(rest.begin(), rest.end(), line);
-       it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(rest.begin(), rest.end(), line); it != std::sregex_iterator();
+       ++it) {
     names.push_back((*it)[1]);
   }
   return names;

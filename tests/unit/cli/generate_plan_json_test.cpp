@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "support/support.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/vmxkit.h"
 
 using nlohmann::json;

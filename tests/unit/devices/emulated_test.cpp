@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "support/support.h"
+#include "vmxkit/formats/guest/load.h"
 #include "vmxkit/model/guest.h"
 
 using vmxkit::pci::EmulatedKind;

@@ -9,6 +9,7 @@
 
 #include "support/support.h"
 #include "vmxkit/checks/engine.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/model/host.h"
 
 using namespace vmxkit;

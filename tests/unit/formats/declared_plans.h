@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "support/support.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/formats/vmx/document.h"
 #include "vmxkit/formats/vsphere/configspec.h"
 #include "vmxkit/vmxkit.h"

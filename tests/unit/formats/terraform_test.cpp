@@ -7,6 +7,7 @@
 #include "support/support.h"
 #include "vmxkit/checks/engine.h"
 #include "vmxkit/core/error.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/formats/vmx/document.h"
 #include "vmxkit/formats/vsphere/load.h"
 #include "vmxkit/model/host.h"

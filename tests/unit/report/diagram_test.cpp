@@ -22,6 +22,7 @@
 #include "support/support.h"
 #include "vmxkit/analysis/topology.h"
 #include "vmxkit/core/error.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/model/host.h"
 
 using vmxkit::pci::Diagram;

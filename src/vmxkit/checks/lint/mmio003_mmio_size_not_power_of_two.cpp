@@ -3,8 +3,8 @@
 
 #include <algorithm>
 
-#include "vmxkit/analysis/mmio_requirement.h"
 #include "vmxkit/checks/all.h"
+#include "vmxkit/checks/mmio_requirement.h"
 #include "vmxkit/checks/util.h"
 
 namespace vmxkit::checks {

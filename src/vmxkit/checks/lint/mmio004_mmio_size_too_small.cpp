@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
-#include "vmxkit/analysis/mmio_requirement.h"
 #include "vmxkit/checks/all.h"
+#include "vmxkit/checks/mmio_requirement.h"
 #include "vmxkit/checks/util.h"
 
 namespace vmxkit::checks {

@@ -3,9 +3,9 @@
 
 #include <algorithm>
 
-#include "vmxkit/analysis/mmio_requirement.h"
-#include "vmxkit/analysis/vm_pairs.h"
 #include "vmxkit/checks/all.h"
+#include "vmxkit/checks/mmio_requirement.h"
+#include "vmxkit/checks/vm_pairs.h"
 #include "vmxkit/devices/role.h"
 
 namespace vmxkit::checks {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
-#include "vmxkit/analysis/vm_pairs.h"
 #include "vmxkit/checks/all.h"
+#include "vmxkit/checks/vm_pairs.h"
 
 namespace vmxkit::checks {
 namespace topo004 {

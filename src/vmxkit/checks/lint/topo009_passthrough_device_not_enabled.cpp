@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vmxkit/analysis/readiness.h"
-#include "vmxkit/analysis/vm_pairs.h"
 #include "vmxkit/checks/all.h"
+#include "vmxkit/checks/vm_pairs.h"
 
 namespace vmxkit::checks {
 namespace topo009 {

@@ -5,8 +5,8 @@
 #include <charconv>
 #include <set>
 
-#include "vmxkit/analysis/vm_pairs.h"
 #include "vmxkit/checks/all.h"
+#include "vmxkit/checks/vm_pairs.h"
 #include "vmxkit/core/text.h"
 
 namespace vmxkit::checks {

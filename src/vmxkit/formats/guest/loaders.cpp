@@ -10,6 +10,7 @@
 
 #include "vmxkit/core/error.h"
 #include "vmxkit/formats/host/cmdline.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/formats/host/nvidia_smi_topo.h"
 #include "vmxkit/formats/host/text.h"
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Which input format a HOST text is, from its first meaningful line.
 #include "vmxkit/core/error.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/formats/host/nvidia_smi_topo.h"
 #include "vmxkit/formats/host/text.h"
 #include "vmxkit/model/host.h"

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "vmxkit/core/error.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/formats/host/text.h"
 #include "vmxkit/model/host.h"
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `esxcli hardware pci pcipassthru list`: which devices are enabled for passthrough.
 #include "vmxkit/core/error.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/formats/host/text.h"
 #include "vmxkit/model/host.h"
 

@@ -6,6 +6,7 @@
 
 #include "vmxkit/core/error.h"
 #include "vmxkit/devices/pci_names.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/formats/host/text.h"
 #include "vmxkit/model/host.h"
 

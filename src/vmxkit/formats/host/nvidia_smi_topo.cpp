@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "vmxkit/core/error.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/formats/host/text.h"
 #include "vmxkit/model/host.h"
 

@@ -31,6 +31,7 @@
 #include "vmxkit/core/error.h"
 #include "vmxkit/devices/catalog.h"
 #include "vmxkit/formats/host/config_space.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/formats/host/text.h"
 #include "vmxkit/model/host.h"
 

@@ -12,6 +12,7 @@
 
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/source_file.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/formats/host/vsphere_api.h"
 #include "vmxkit/formats/vsphere/soap.h"
 #include "vmxkit/formats/vsphere/xml_support.h"

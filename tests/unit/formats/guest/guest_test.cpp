@@ -9,6 +9,7 @@
 
 #include "support/support.h"
 #include "vmxkit/core/error.h"
+#include "vmxkit/formats/guest/load.h"
 
 namespace {
 
@@ -23,7 +24,7 @@ std::string fixture(const std::string& name) {
 // A guest from (name, text) pairs.
 Guest guest_of(const std::vector<std::pair<std::string, std::string>>& inputs) {
   Guest g;
-  for (const auto& [name, text] : inputs) g.load_text(text, name);
+  for (const auto& [name, text] : inputs) load_text(g, text, name);
   g.finalize();
   return g;
 }
@@ -72,13 +73,13 @@ TEST_CASE("guest inputs are detected by their content", "[guest][detect]") {
 TEST_CASE("an unknown or empty guest input is an error with file, line and column",
           "[guest][detect]") {
   Guest g;
-  REQUIRE_THROWS_WITH(g.load_text("\n   something else entirely\n", "x.txt"),
+  REQUIRE_THROWS_WITH(load_text(g, "\n   something else entirely\n", "x.txt"),
                       Catch::StartsWith("x.txt:2:4: unknown guest input"));
   Guest e;
-  REQUIRE_THROWS_WITH(e.load_text("\n\n", "empty.txt"),
+  REQUIRE_THROWS_WITH(load_text(e, "\n\n", "empty.txt"),
                       Catch::StartsWith("empty.txt: empty guest input"));
   Guest p;
-  REQUIRE_THROWS_WITH(p.load_text("$ lsmod\n", "p.txt"),
+  REQUIRE_THROWS_WITH(load_text(p, "$ lsmod\n", "p.txt"),
                       Catch::Contains("no command output after the shell prompts"));
 }
 
@@ -98,16 +99,16 @@ TEST_CASE("each loader reports bad lines with file:line:col instead of reading t
   for (const auto& [text, message] : cases) {
     INFO(text);
     Guest g;
-    REQUIRE_THROWS_WITH(g.load_text(text, "bad.txt"), Catch::StartsWith(message));
+    REQUIRE_THROWS_WITH(load_text(g, text, "bad.txt"), Catch::StartsWith(message));
   }
 }
 
 TEST_CASE("a very long line is an input error, not a crash", "[guest][loaders]") {
   const std::string line(1 << 20, 'x');
   Guest g;
-  REQUIRE_THROWS_AS(g.load_text(line + "\n", "long.txt"), Error);
+  REQUIRE_THROWS_AS(load_text(g, line + "\n", "long.txt"), Error);
   Guest m;
-  REQUIRE_THROWS_AS(m.load_text("Module Size Used by\n" + line + " 12 0\n" + line + "\n", "m.txt"),
+  REQUIRE_THROWS_AS(load_text(m, "Module Size Used by\n" + line + " 12 0\n" + line + "\n", "m.txt"),
                     Error);
 }
 
@@ -152,7 +153,7 @@ TEST_CASE("a capture of several commands splits at the shell prompts, keeping fi
   std::string bad = fixture(kEsxiCapture);
   bad.replace(bad.find("5.15.0-91-generic\n"), 18, "five\n");
   Guest b;
-  REQUIRE_THROWS_WITH(b.load_text(bad, "cap.txt"), Catch::StartsWith("cap.txt:2:1:"));
+  REQUIRE_THROWS_WITH(load_text(b, bad, "cap.txt"), Catch::StartsWith("cap.txt:2:1:"));
 }
 
 TEST_CASE("uname -a, modinfo and the kernel image name give the release and module flavour",

@@ -12,6 +12,7 @@
 #include "support/support.h"
 #include "vmxkit/checks/guest_context.h"
 #include "vmxkit/core/error.h"
+#include "vmxkit/formats/guest/load.h"
 #include "vmxkit/model/guest.h"
 #include "vmxkit/report/nccl_topo_xml.h"
 
@@ -28,7 +29,7 @@ std::string fixture(const std::string& name) {
 
 Guest guest_of(const std::vector<std::pair<std::string, std::string>>& inputs) {
   Guest g;
-  for (const auto& [name, text] : inputs) g.load_text(text, name);
+  for (const auto& [name, text] : inputs) load_text(g, text, name);
   g.finalize();
   return g;
 }
@@ -240,7 +241,7 @@ TEST_CASE("NCCL's topology dump is a guest input detected by its content", "[gue
 
 TEST_CASE("a topology dump that is not XML is an input error with its line", "[guest][nccl-dump]") {
   Guest g;
-  g.load_text("<system version=\"1\">\n  <cpu numaid=\"0\">\n</system>\n", "dump.xml");
+  load_text(g, "<system version=\"1\">\n  <cpu numaid=\"0\">\n</system>\n", "dump.xml");
   g.finalize();
   REQUIRE(g.nccl_topo_dump());
   CHECK_THROWS_AS(vmxkit::guest::read_nccl_topo_xml(g.nccl_topo_dump()->text, "dump.xml"),

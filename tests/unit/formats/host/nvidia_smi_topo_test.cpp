@@ -7,6 +7,7 @@
 
 #include "support/support.h"
 #include "vmxkit/core/error.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/model/host.h"
 
 using vmxkit::pci::InputFormat;

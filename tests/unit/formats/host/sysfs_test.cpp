@@ -16,6 +16,7 @@
 #include "support/support.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/devices/catalog.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/model/host.h"
 
 using vmxkit::Bdf;

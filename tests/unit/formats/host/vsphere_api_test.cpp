@@ -8,6 +8,7 @@
 #include "vmxkit/analysis/topology.h"
 #include "vmxkit/checks/host_context.h"
 #include "vmxkit/core/error.h"
+#include "vmxkit/formats/host/load.h"
 
 using vmxkit::pci::ApiHost;
 using vmxkit::pci::ApiPassthru;

@@ -10,6 +10,7 @@
 #include "support/support.h"
 #include "vmxkit/analysis/topology.h"
 #include "vmxkit/core/error.h"
+#include "vmxkit/formats/host/load.h"
 #include "vmxkit/formats/host/vsphere_api.h"
 #include "vmxkit/model/host.h"
 

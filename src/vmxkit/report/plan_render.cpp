@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "vmxkit/formats/plan_render.h"
+#include "vmxkit/report/plan_render.h"
 
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "vmxkit/analysis/mmio_requirement.h"
+#include "vmxkit/checks/mmio_requirement.h"
 
 #include "vmxkit/core/pci_address.h"
 #include "vmxkit/devices/role.h"

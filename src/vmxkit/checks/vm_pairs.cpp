@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "vmxkit/analysis/vm_pairs.h"
+#include "vmxkit/checks/vm_pairs.h"
 
 #include "vmxkit/core/pci_address.h"
 

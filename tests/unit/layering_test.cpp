@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+// The library's layers include downwards only (docs/design.md, "Data flows one way"): a file of
+// one folder of src/vmxkit/ includes headers of its own layer or of the layers below it.
+#include <array>
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <regex>
+#include <string>
+#include <string_view>
+
+#include "support/support.h"
+
+namespace {
+
+// Lowest first.
+constexpr std::array<std::string_view, 8> kLayers = {"core",     "devices", "model",  "formats",
+                                                     "analysis", "checks",  "report", "vsphere"};
+
+int rank(std::string_view folder) {
+  for (std::size_t i = 0; i < kLayers.size(); ++i) {
+    if (kLayers[i] == folder) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// The one link upwards on purpose: generate's plan document is written from the facade's
+// vmxkit::Plan, so that the CLI and the Python package hand out the same values.
+bool allowed(const std::string& file, const std::string& header) {
+  return file.ends_with("report/plan_json.h") && header == "vmxkit.h";
+}
+
+}  // namespace
+
+TEST_CASE("every layer of the library includes only its own layer and those below", "[layering]") {
+  const std::filesystem::path root = vmxkit::test::source_path("src/vmxkit");
+  const std::regex include(R"re(#include "vmxkit/([^"]+)")re");
+  int files = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+    const std::string ext = entry.path().extension().string();
+    if (!entry.is_regular_file() || (ext != ".h" && ext != ".cpp")) continue;
+    const std::string relative = std::filesystem::relative(entry.path(), root).generic_string();
+    const auto slash = relative.find('/');
+    if (slash == std::string::npos) continue;  // the facade (vmxkit.h, api.cpp) is above all
+    const int own = rank(relative.substr(0, slash));
+    INFO(relative);
+    REQUIRE(own >= 0);  // a new folder gets its place in kLayers
+    ++files;
+    const std::string text = vmxkit::test::read_bytes(entry.path());
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), include);
+         it != std::sregex_iterator(); ++it) {
+      const std::string header = (*it)[1];
+      const auto at = header.find('/');
+      const int theirs =
+          at == std::string::npos ? static_cast<int>(kLayers.size()) : rank(header.substr(0, at));
+      INFO("includes vmxkit/" << header);
+      CHECK((theirs <= own || allowed(relative, header)));
+    }
+  }
+  CHECK(files > 200);
+}
