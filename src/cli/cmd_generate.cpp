@@ -53,11 +53,20 @@ int list_templates(Context& ctx) {
   return kExitClean;
 }
 
+// The catalogue's nvlink column as it is written: "no", "bridge", "bridge:2", "baseboard", or
+// "-" when not sourced (and for a NIC).
+std::string nvlink_column(const CatalogModel& m) {
+  if (m.role != DeviceRole::gpu || m.nvlink == NvlinkSupport::unknown) return "-";
+  if (m.nvlink_bridge_gpus) return fmt::format("{}:{}", to_string(m.nvlink), *m.nvlink_bridge_gpus);
+  return std::string(to_string(m.nvlink));
+}
+
 int list_models(const Catalog& catalog, Context& ctx) {
-  ctx.out << fmt::format("{:<14} {:<10} {:<9} {}\n", "ALIAS", "ID", "ROLE", "MODEL");
+  constexpr std::string_view kRow = "{:<14} {:<10} {:<9} {:<9} {}\n";
+  ctx.out << fmt::format(kRow, "ALIAS", "ID", "ROLE", "NVLINK", "MODEL");
   for (const CatalogModel& m : catalog.models()) {
     if (m.alias.empty() || (m.role != DeviceRole::gpu && m.role != DeviceRole::rdma_nic)) continue;
-    ctx.out << fmt::format("{:<14} {:<10} {:<9} {}\n", m.alias, m.id(), to_string(m.role), m.model);
+    ctx.out << fmt::format(kRow, m.alias, m.id(), to_string(m.role), nvlink_column(m), m.model);
   }
   return kExitClean;
 }

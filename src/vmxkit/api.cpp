@@ -130,6 +130,34 @@ pci::PathClass to_internal(PathClass c) {
   return pci::PathClass::unknown;
 }
 
+NvlinkSupport from_internal(pci::NvlinkSupport n) {
+  switch (n) {
+    case pci::NvlinkSupport::unknown:
+      return NvlinkSupport::unknown;
+    case pci::NvlinkSupport::no:
+      return NvlinkSupport::no;
+    case pci::NvlinkSupport::bridge:
+      return NvlinkSupport::bridge;
+    case pci::NvlinkSupport::baseboard:
+      return NvlinkSupport::baseboard;
+  }
+  return NvlinkSupport::unknown;
+}
+
+pci::NvlinkSupport to_internal(NvlinkSupport n) {
+  switch (n) {
+    case NvlinkSupport::unknown:
+      return pci::NvlinkSupport::unknown;
+    case NvlinkSupport::no:
+      return pci::NvlinkSupport::no;
+    case NvlinkSupport::bridge:
+      return pci::NvlinkSupport::bridge;
+    case NvlinkSupport::baseboard:
+      return pci::NvlinkSupport::baseboard;
+  }
+  return pci::NvlinkSupport::unknown;
+}
+
 Verdict from_internal(pci::Verdict v) {
   switch (v) {
     case pci::Verdict::ok:
@@ -164,6 +192,8 @@ CatalogModel to_model(const pci::CatalogEntry& e) {
   m.model = e.model;
   m.role = from_internal(e.role);
   m.framebuffer_gb = e.framebuffer_gb;
+  m.nvlink = from_internal(e.nvlink);
+  m.nvlink_bridge_gpus = e.nvlink_bridge_gpus;
   m.origin = e.origin;
   return m;
 }
@@ -407,6 +437,8 @@ Input load_file(const std::string& path) { return load(path, read_file(path)); }
 // --- catalogue
 
 std::string_view to_string(DeviceRole role) { return pci::to_string(to_internal(role)); }
+
+std::string_view to_string(NvlinkSupport nvlink) { return pci::to_string(to_internal(nvlink)); }
 
 std::string CatalogModel::id() const { return fmt::format("{:04x}:{:04x}", vendor_id, device_id); }
 

@@ -135,6 +135,16 @@ enum class DeviceRole : unsigned char {
 /// "other", "bridge", "gpu", "rdma-nic", "nic-vf", "nic".
 std::string_view to_string(DeviceRole role);
 
+/// A GPU model's NVLink, as the catalogue's sources say.
+enum class NvlinkSupport : unsigned char {
+  unknown,    ///< not sourced (also every model that is not a GPU)
+  no,         ///< the model has no NVLink
+  bridge,     ///< a PCIe board that takes an NVLink bridge to boards of its model
+  baseboard,  ///< an SXM/OAM/superchip part: NVLink to peers or NVSwitches on its baseboard
+};
+/// "unknown", "no", "bridge", "baseboard".
+std::string_view to_string(NvlinkSupport nvlink);
+
 /// One model the catalogue knows.
 struct CatalogModel {
   std::uint16_t vendor_id = 0;
@@ -143,6 +153,9 @@ struct CatalogModel {
   std::string model;  ///< "H100 PCIe"
   DeviceRole role = DeviceRole::other;
   std::optional<unsigned> framebuffer_gb;
+  NvlinkSupport nvlink = NvlinkSupport::unknown;
+  /// For `bridge`: the most boards one NVLink bridge set joins, when the sources say.
+  std::optional<unsigned> nvlink_bridge_gpus;
   std::string origin;  ///< "built-in", or FILE:LINE of the user file that gave it
 
   std::string id() const;  ///< "10de:2331"

@@ -160,6 +160,13 @@ TEST_CASE("the catalogue finds models by alias and id, user files override it", 
   CHECK(h100->role == vmxkit::DeviceRole::gpu);
   CHECK(vmxkit::to_string(h100->role) == "gpu");
   CHECK(builtin.find("10de:2331")->model == h100->model);
+  CHECK(h100->nvlink == vmxkit::NvlinkSupport::bridge);
+  CHECK_FALSE(h100->nvlink_bridge_gpus);
+  CHECK(builtin.find("h200-nvl")->nvlink_bridge_gpus == 4u);
+  CHECK(builtin.find("h100-sxm")->nvlink == vmxkit::NvlinkSupport::baseboard);
+  CHECK(builtin.find("l40s")->nvlink == vmxkit::NvlinkSupport::no);
+  CHECK(builtin.find("t4")->nvlink == vmxkit::NvlinkSupport::unknown);
+  CHECK(vmxkit::to_string(vmxkit::NvlinkSupport::baseboard) == "baseboard");
   CHECK_FALSE(builtin.find("no-such-gpu"));
   CHECK(builtin.models().size() > 10);
 

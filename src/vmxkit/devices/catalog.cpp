@@ -20,7 +20,12 @@ extern const std::size_t kPciCatalogFiles_count;
 namespace vmxkit::pci {
 namespace {
 
-constexpr std::size_t kColumns = 11;
+constexpr std::size_t kColumns = 12;
+// The columns before `nvlink` was added after `gdr`: such a line is still read (nvlink -).
+constexpr std::size_t kColumnsWithoutNvlink = 11;
+constexpr std::size_t kNvlinkColumn = 9;
+// The most boards one NVLink bridge set joins that the column accepts (NVIDIA's largest is 4).
+constexpr unsigned kMaxNvlinkBridgeGpus = 8;
 
 // A field that does not parse: which one (0-based) and why.
 struct FieldError : std::invalid_argument {
@@ -53,6 +58,51 @@ std::optional<std::uint64_t> parse_bar_size(std::string_view text) {
   return size;
 }
 
+// The other 64-bit BARs: "3:32M,5:16M".
+std::vector<Bar> parse_other_bars(std::string_view text) {
+  std::vector<Bar> bars;
+  for (std::string_view item : split_any(text, ",")) {
+    const auto c = item.find(':');
+    const auto index = parse_decimal(item.substr(0, c));
+    const auto size =
+        c == std::string_view::npos ? std::nullopt : parse_bar_size(item.substr(c + 1));
+    if (!index || !size || *index > 5) {
+      throw FieldError(7, fmt::format("bars must be like 3:32M,5:16M (sizes at most {})",
+                                      format_size(kMaxBarBytes)));
+    }
+    Bar bar;
+    bar.index = static_cast<int>(*index);
+    bar.size = size;
+    bar.is_64bit = true;
+    bar.prefetchable = true;
+    bars.push_back(bar);
+  }
+  return bars;
+}
+
+// The nvlink column: no, bridge, bridge:N (N boards, 2 to 8, joined by one bridge set),
+// baseboard, or - (unknown; `unknown` is read as it is for gdr).
+void parse_nvlink(std::string_view text, CatalogEntry& e) {
+  if (text == "-" || text == "unknown") return;
+  if (text == "no") {
+    e.nvlink = NvlinkSupport::no;
+  } else if (text == "baseboard") {
+    e.nvlink = NvlinkSupport::baseboard;
+  } else if (text == "bridge") {
+    e.nvlink = NvlinkSupport::bridge;
+  } else if (text.substr(0, 7) == "bridge:") {
+    const auto n = parse_decimal(text.substr(7));
+    if (!n || *n < 2 || *n > kMaxNvlinkBridgeGpus) {
+      throw FieldError(9, fmt::format("nvlink bridge:N takes a number of boards from 2 to {}",
+                                      kMaxNvlinkBridgeGpus));
+    }
+    e.nvlink = NvlinkSupport::bridge;
+    e.nvlink_bridge_gpus = static_cast<unsigned>(*n);
+  } else {
+    throw FieldError(9, "nvlink must be no, bridge, bridge:N, baseboard or -");
+  }
+}
+
 CatalogEntry parse_entry(const std::vector<std::string_view>& f) {
   CatalogEntry e;
   const auto colon = f[0].find(':');
@@ -82,24 +132,7 @@ CatalogEntry parse_entry(const std::vector<std::string_view>& f) {
                                       format_size(kMaxBarBytes)));
     }
   }
-  if (f[7] != "-") {
-    for (std::string_view item : split_any(f[7], ",")) {
-      const auto c = item.find(':');
-      const auto index = parse_decimal(item.substr(0, c));
-      const auto size =
-          c == std::string_view::npos ? std::nullopt : parse_bar_size(item.substr(c + 1));
-      if (!index || !size || *index > 5) {
-        throw FieldError(7, fmt::format("bars must be like 3:32M,5:16M (sizes at most {})",
-                                        format_size(kMaxBarBytes)));
-      }
-      Bar bar;
-      bar.index = static_cast<int>(*index);
-      bar.size = size;
-      bar.is_64bit = true;
-      bar.prefetchable = true;
-      e.other_bars.push_back(bar);
-    }
-  }
+  if (f[7] != "-") e.other_bars = parse_other_bars(f[7]);
   if (f[8] == "yes") {
     e.gdr = GdrSupport::yes;
   } else if (f[8] == "no") {
@@ -107,8 +140,9 @@ CatalogEntry parse_entry(const std::vector<std::string_view>& f) {
   } else if (f[8] != "unknown" && f[8] != "-") {
     throw FieldError(8, "gdr must be yes, no or unknown");
   }
-  e.vf_device_id = parse_id_field(f[9], 9);
-  e.source = std::string(f[10]);
+  parse_nvlink(f[9], e);
+  e.vf_device_id = parse_id_field(f[10], 10);
+  e.source = std::string(f[11]);
   return e;
 }
 
@@ -121,6 +155,20 @@ std::string_view to_string(GdrSupport gdr) {
     case GdrSupport::no:
       return "no";
     case GdrSupport::unknown:
+      return "unknown";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(NvlinkSupport nvlink) {
+  switch (nvlink) {
+    case NvlinkSupport::no:
+      return "no";
+    case NvlinkSupport::bridge:
+      return "bridge";
+    case NvlinkSupport::baseboard:
+      return "baseboard";
+    case NvlinkSupport::unknown:
       return "unknown";
   }
   return "unknown";
@@ -181,11 +229,18 @@ Catalog Catalog::parse(std::string_view text, const std::string& path) {
       if (tab == std::string_view::npos) break;
       start = tab + 1;
     }
+    if (fields.size() == kColumnsWithoutNvlink) {
+      // Errors never point at the `-` put in; the vf_id's column keeps its place.
+      const std::uint32_t vf_id_column = columns[kNvlinkColumn];
+      fields.insert(fields.begin() + kNvlinkColumn, "-");
+      columns.insert(columns.begin() + kNvlinkColumn, vf_id_column);
+    }
     if (fields.size() != kColumns) {
       throw Error(path, line_no, 1,
                   fmt::format("expected {} tab-separated columns (id alias model role lspci_name "
-                              "framebuffer_gb bar1 other_64bit_bars gdr vf_id source), found {}",
-                              kColumns, fields.size()));
+                              "framebuffer_gb bar1 other_64bit_bars gdr nvlink vf_id source; or "
+                              "the {} without nvlink), found {}",
+                              kColumns, kColumnsWithoutNvlink, fields.size()));
     }
     try {
       CatalogEntry entry = parse_entry(fields);

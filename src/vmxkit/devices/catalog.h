@@ -22,6 +22,16 @@ inline constexpr std::uint64_t kMaxBarBytes = std::uint64_t{1} << 52;
 enum class GdrSupport : unsigned char { unknown, yes, no };
 std::string_view to_string(GdrSupport gdr);
 
+/// NVLink of a GPU model as its sources say.
+enum class NvlinkSupport : unsigned char {
+  unknown,    ///< not sourced (`-`)
+  no,         ///< the model has no NVLink
+  bridge,     ///< a PCIe board that takes an NVLink bridge to boards of its model
+  baseboard,  ///< an SXM/OAM/superchip part: NVLink to peers or NVSwitches on its baseboard
+};
+/// "unknown", "no", "bridge", "baseboard".
+std::string_view to_string(NvlinkSupport nvlink);
+
 /// What the catalogue knows about one vendor:device id. Unknown facts stay nullopt/empty.
 struct CatalogEntry {
   std::uint16_t vendor_id = 0;
@@ -36,6 +46,9 @@ struct CatalogEntry {
   std::optional<std::uint64_t> bar1_bytes;
   std::vector<Bar> other_bars;  ///< the other 64-bit memory BARs (index, size)
   GdrSupport gdr = GdrSupport::unknown;
+  NvlinkSupport nvlink = NvlinkSupport::unknown;
+  /// `bridge:N`: the most boards one NVLink bridge set joins, when the sources say.
+  std::optional<unsigned> nvlink_bridge_gpus;
   std::optional<std::uint16_t> vf_device_id;
   std::string source;  ///< where the facts come from
   std::string origin;  ///< "built-in" or "FILE:LINE" of a user catalogue
@@ -49,7 +62,8 @@ class Catalog {
  public:
   /// The built-in catalogue (parsed once; thread-safe).
   static const Catalog& builtin();
-  /// Parses catalogue text (the catalog.tsv format). Throws vmxkit::Error with file:line:col.
+  /// Parses catalogue text (the catalog.tsv format; a line of the 11 columns before `nvlink`
+  /// is read with nvlink unknown). Throws vmxkit::Error with file:line:col.
   static Catalog parse(std::string_view text, const std::string& path);
   /// Adds or replaces (by vendor:device) every entry of `overrides`.
   void merge(const Catalog& overrides);

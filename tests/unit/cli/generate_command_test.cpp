@@ -100,6 +100,19 @@ TEST_CASE("generate lists templates and models", "[cli][generate]") {
   r = run_cli({"generate", "--list-models"});
   CHECK(r.out.find("h100-pcie") != std::string::npos);
   CHECK(r.out.find("cx7") != std::string::npos);
+  // The catalogue's nvlink column, as it is written (a NIC's is -).
+  CHECK(r.out.rfind("ALIAS          ID         ROLE      NVLINK    MODEL\n", 0) == 0);
+  CHECK(r.out.find("\na100-80g       10de:20b5  gpu       bridge:2  A100 PCIe 80GB\n") !=
+        std::string::npos);
+  CHECK(r.out.find("\nh100-pcie      10de:2331  gpu       bridge    H100 PCIe\n") !=
+        std::string::npos);
+  CHECK(r.out.find("\nh100-sxm       10de:2330  gpu       baseboard H100 SXM5 80GB\n") !=
+        std::string::npos);
+  CHECK(r.out.find("\nl40s           10de:26b9  gpu       no        L40S\n") != std::string::npos);
+  CHECK(r.out.find("\nt4             10de:1eb8  gpu       -         Tesla T4\n") !=
+        std::string::npos);
+  CHECK(r.out.find("\ncx7            15b3:1021  rdma-nic  -         ConnectX-7\n") !=
+        std::string::npos);
 }
 
 TEST_CASE("generate --memory-mb takes 1 MB to 24560 GB, the vSphere maximum, else exit 2",
@@ -144,7 +157,7 @@ TEST_CASE("what generate writes for every GPU count lints clean against the same
       std::vector<std::string> args = {"generate", "--host", host,    "--gpu",  "auto",
                                        "--gpus",   n,        "--nic", "auto",   "--system-id",
                                        "U",        "-o",     out,     "--force"};
-      if (sriov) args.push_back("--sriov");
+      if (sriov) args.emplace_back("--sriov");
       REQUIRE(vmxkit::test::run_cli(args).code == 0);
       const auto lint = vmxkit::test::run_cli({"lint", "--host", host, out});
       CHECK(lint.out == "No problems found in 1 file.\n");
