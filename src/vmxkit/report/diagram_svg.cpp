@@ -13,7 +13,6 @@
 // relocated at the start of every command, though only `topo --format svg` renders. The
 // libraries' sonames and the plugins' paths are those found at build time
 // (src/vmxkit/report/CMakeLists.txt).
-#include <dlfcn.h>
 #include <gvc.h>
 #include <gvplugin.h>
 
@@ -22,6 +21,7 @@
 #include <string>
 
 #include "vmxkit/core/error.h"
+#include "vmxkit/core/shared_library.h"
 #include "vmxkit/report/diagram.h"
 
 namespace vmxkit::pci {
@@ -44,48 +44,29 @@ struct Graphviz {
   gvplugin_library_t* core;
 };
 
-[[noreturn]] void cannot_load(const std::string& why) {
-  throw Error("SVG output needs Graphviz's libraries, which cannot be loaded (" + why +
-              "); install them (Debian: apt-get install libgvc6)");
-}
-
-void* open_library(const char* name) {
-  // Never closed: Graphviz keeps global state (its error handler, plugin tables).
-  void* handle = ::dlopen(name, RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    const char* error = ::dlerror();
-    cannot_load(error != nullptr ? error : name);
-  }
-  return handle;
-}
-
-template <class T>
-void resolve(void* handle, const char* library, const char* name, T& to) {
-  void* symbol = ::dlsym(handle, name);
-  if (symbol == nullptr) cannot_load(std::string(library) + " has no " + name);
-  to = reinterpret_cast<T>(symbol);
-}
+// Never closed: Graphviz keeps global state (its error handler, plugin tables).
+constexpr LibraryNeed kGraphvizNeed{"SVG output needs Graphviz's libraries",
+                                    "install them (Debian: apt-get install libgvc6)"};
 
 Graphviz load() {
-  void* gvc = open_library(VMXKIT_GVC_SONAME);
-  void* cgraph = open_library(VMXKIT_CGRAPH_SONAME);
-  void* dot_layout = open_library(VMXKIT_GVPLUGIN_DOT_LAYOUT_PATH);
-  void* core = open_library(VMXKIT_GVPLUGIN_CORE_PATH);
+  const SharedLibrary gvc(VMXKIT_GVC_SONAME, kGraphvizNeed);
+  const SharedLibrary cgraph(VMXKIT_CGRAPH_SONAME, kGraphvizNeed);
+  const SharedLibrary dot_layout(VMXKIT_GVPLUGIN_DOT_LAYOUT_PATH, kGraphvizNeed);
+  const SharedLibrary core(VMXKIT_GVPLUGIN_CORE_PATH, kGraphvizNeed);
   Graphviz g{};
-  resolve(gvc, VMXKIT_GVC_SONAME, "gvContextPlugins", g.context_plugins);
-  resolve(gvc, VMXKIT_GVC_SONAME, "gvFreeContext", g.free_context);
-  resolve(gvc, VMXKIT_GVC_SONAME, "gvLayout", g.layout);
-  resolve(gvc, VMXKIT_GVC_SONAME, "gvFreeLayout", g.free_layout);
-  resolve(gvc, VMXKIT_GVC_SONAME, "gvRenderData", g.render_data);
-  resolve(gvc, VMXKIT_GVC_SONAME, "gvFreeRenderData", g.free_render_data);
-  resolve(cgraph, VMXKIT_CGRAPH_SONAME, "agmemread", g.memread);
-  resolve(cgraph, VMXKIT_CGRAPH_SONAME, "agclose", g.close);
-  resolve(cgraph, VMXKIT_CGRAPH_SONAME, "agseterrf", g.seterrf);
-  resolve(cgraph, VMXKIT_CGRAPH_SONAME, "agreseterrors", g.reseterrors);
-  resolve(cgraph, VMXKIT_CGRAPH_SONAME, "agerrors", g.errors);
-  resolve(dot_layout, VMXKIT_GVPLUGIN_DOT_LAYOUT_PATH, "gvplugin_dot_layout_LTX_library",
-          g.dot_layout);
-  resolve(core, VMXKIT_GVPLUGIN_CORE_PATH, "gvplugin_core_LTX_library", g.core);
+  gvc.resolve("gvContextPlugins", g.context_plugins);
+  gvc.resolve("gvFreeContext", g.free_context);
+  gvc.resolve("gvLayout", g.layout);
+  gvc.resolve("gvFreeLayout", g.free_layout);
+  gvc.resolve("gvRenderData", g.render_data);
+  gvc.resolve("gvFreeRenderData", g.free_render_data);
+  cgraph.resolve("agmemread", g.memread);
+  cgraph.resolve("agclose", g.close);
+  cgraph.resolve("agseterrf", g.seterrf);
+  cgraph.resolve("agreseterrors", g.reseterrors);
+  cgraph.resolve("agerrors", g.errors);
+  dot_layout.resolve("gvplugin_dot_layout_LTX_library", g.dot_layout);
+  core.resolve("gvplugin_core_LTX_library", g.core);
   return g;
 }
 
