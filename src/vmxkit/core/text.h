@@ -33,6 +33,11 @@ constexpr bool istarts_with(std::string_view s, std::string_view prefix) {
   return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
 }
 
+/// `text` holds `part` (std::string_view::contains is C++23).
+constexpr bool contains(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
+
 /// `text` holds `word`, ignoring ASCII case.
 constexpr bool icontains(std::string_view text, std::string_view word) {
   for (std::size_t i = 0; i + word.size() <= text.size(); ++i) {

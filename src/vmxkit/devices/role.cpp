@@ -10,10 +10,6 @@ namespace {
 constexpr std::uint16_t kDisplayClass = 0x03;  // VGA, XGA, 3D controller (PCI base class 03h)
 constexpr std::uint16_t kNetworkClass = 0x02;  // Ethernet, InfiniBand... (base class 02h)
 
-bool contains(std::string_view hay, std::string_view needle) {
-  return hay.find(needle) != std::string_view::npos;
-}
-
 // `lspci -tv` names: what they say when no ids and no class are known.
 Role role_of_name(std::string_view n) {
   if (n.starts_with("NVIDIA Corporation ")) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "vmxkit/core/error.h"
+#include "vmxkit/core/text.h"
 #include "vmxkit/formats/host/cmdline.h"
 #include "vmxkit/formats/host/load.h"
 #include "vmxkit/formats/host/nvidia_smi_topo.h"
@@ -34,10 +35,6 @@ struct At {
 };
 
 std::vector<std::string_view> words(std::string_view s) { return split_any(s, " \t"); }
-
-bool contains(std::string_view hay, std::string_view needle) {
-  return hay.find(needle) != std::string_view::npos;
-}
 
 // "key : value" / "key: value": the trimmed key and value, split at the first ':'.
 std::optional<std::pair<std::string_view, std::string_view>> key_value(std::string_view line) {

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "vmxkit/core/error.h"
+#include "vmxkit/core/text.h"
 #include "vmxkit/formats/host/load.h"
 #include "vmxkit/formats/host/text.h"
 #include "vmxkit/model/host.h"
@@ -106,10 +107,6 @@ std::optional<std::pair<int, std::string_view>> bar_message(std::string_view m) 
   }
   if (!index || *index > 5) return std::nullopt;
   return std::pair{static_cast<int>(*index), rest};
-}
-
-bool contains(std::string_view hay, std::string_view needle) {
-  return hay.find(needle) != std::string_view::npos;
 }
 
 void read_bar(Device& d, int index, std::string_view rest, const Origin& at) {

@@ -9,16 +9,13 @@
 #include <algorithm>
 
 #include "vmxkit/core/error.h"
+#include "vmxkit/core/text.h"
 #include "vmxkit/formats/host/load.h"
 #include "vmxkit/formats/host/text.h"
 #include "vmxkit/model/host.h"
 
 namespace vmxkit::pci {
 namespace {
-
-bool contains(std::string_view hay, std::string_view needle) {
-  return hay.find(needle) != std::string_view::npos;
-}
 
 std::uint32_t column(std::string_view line, std::string_view at) {
   if (at.data() < line.data() || at.data() > line.data() + line.size()) return 1;
