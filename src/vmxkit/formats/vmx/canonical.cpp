@@ -71,10 +71,16 @@ LineCounts build_lines(LineScanner& scanner, std::string_view bytes, LineEnding 
       const std::size_t run = scanner.offset();
       const std::uint32_t first = scanner.number();
       out.copy(bytes.substr(run, scanner.skip_canonical(ending) - run));
-      const std::size_t lines = scanner.number() - first;
-      counts.lf += ending == LineEnding::lf ? lines : 0;
-      counts.crlf += ending == LineEnding::crlf ? lines : 0;
-      counts.cr += ending == LineEnding::cr ? lines : 0;
+      counts.add(ending, scanner.number() - first);
+      // Then lines canonical but for their ending (a CRLF line in an LF text): their bytes,
+      // with `ending`.
+      const LineEnding other = ending == LineEnding::lf ? LineEnding::crlf : LineEnding::lf;
+      const std::uint32_t recoded = scanner.append_with_ending(other, ending, out.text());
+      if (recoded != 0) {
+        out.appended();
+        counts.add(other, recoded);
+        continue;  // more canonical lines may follow
+      }
     }
     if (!scanner.next(line)) break;
     counts.add(line.ending);

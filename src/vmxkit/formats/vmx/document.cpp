@@ -9,6 +9,7 @@
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/text.h"
 #include "vmxkit/core/wide_encoding.h"
+#include "vmxkit/formats/vmx/canonical_blocks.h"
 #include "vmxkit/formats/vmx/escape.h"
 
 #if defined(__SSE2__)
@@ -232,39 +233,100 @@ bool LineScanner::next(Line& line) {
   return true;
 }
 
-std::size_t LineScanner::skip_canonical(LineEnding ending) {
-  // Each test below mirrors what scan_line() and canonical_form() do with the line: a line
-  // passes only when the canonical form would write back exactly its bytes.
-  const auto* b = reinterpret_cast<const unsigned char*>(bytes_.data());
-  const std::size_t size = bytes_.size();
-  if (ending == LineEnding::none) return pos_;  // every line of the canonical form has an ending
+namespace {
+
+// The end of the canonical line starting at `p` (just after its ending), or `size` when it is
+// not one. Each test mirrors what scan_line() and canonical_form() do with the line: a line
+// passes only when the canonical form would write back exactly its bytes.
+std::size_t skip_canonical_line(const unsigned char* b, std::size_t p, std::size_t size,
+                                LineEnding ending) {
   const bool crlf = ending == LineEnding::crlf;
   const unsigned char first = ending == LineEnding::lf ? '\n' : '\r';
-  std::size_t p = pos_;
-  while (p < size) {
-    std::size_t q = p;  // the end of the line's content
-    if (b[p] == '#') {
-      q = static_cast<std::size_t>(find_line_break(bytes_.data() + p, bytes_.data() + size) -
-                                   bytes_.data());
-      if (b[q - 1] == ' ' || b[q - 1] == '\t') break;  // trailing blanks are trimmed
-    } else if (b[p] != '\n' && b[p] != '\r') {
-      const std::size_t key_end = find_key_stop(b, p, size);
-      if (key_end == p || size - key_end < 4 || std::memcmp(b + key_end, " = \"", 4) != 0) break;
-      const std::size_t close = find_escape_stop(b, key_end + 4, size);
-      if (close == size || b[close] != '"') break;
-      q = close + 1;
+  std::size_t q = p;  // the end of the line's content
+  if (b[p] == '#') {
+    const auto* chars = reinterpret_cast<const char*>(b);
+    q = static_cast<std::size_t>(find_line_break(chars + p, chars + size) - chars);
+    if (b[q - 1] == ' ' || b[q - 1] == '\t') return p;  // trailing blanks are trimmed
+  } else if (b[p] != '\n' && b[p] != '\r') {
+    const std::size_t key_end = find_key_stop(b, p, size);
+    if (key_end == p || size - key_end < 4 || std::memcmp(b + key_end, " = \"", 4) != 0) {
+      return p;
     }
-    // The line must end in `ending` (a CR followed by LF is a CRLF line, not a CR one).
-    if (q == size || b[q] != first) break;
-    if (crlf ? q + 1 == size || b[q + 1] != '\n'
-             : ending == LineEnding::cr && q + 1 < size && b[q + 1] == '\n') {
-      break;
-    }
-    p = q + (crlf ? 2 : 1);
-    ++number_;
+    const std::size_t close = find_escape_stop(b, key_end + 4, size);
+    if (close == size || b[close] != '"') return p;
+    q = close + 1;
   }
-  pos_ = p;
+  // The line must end in `ending` (a CR followed by LF is a CRLF line, not a CR one).
+  if (q == size || b[q] != first) return p;
+  if (crlf ? q + 1 == size || b[q + 1] != '\n'
+           : ending == LineEnding::cr && q + 1 < size && b[q + 1] == '\n') {
+    return p;
+  }
+  return q + (crlf ? 2 : 1);
+}
+
+}  // namespace
+
+namespace {
+
+/// Where a run of lines from `p` on stops: `blocks(p)` takes whole 64-byte blocks of them from
+/// `p` (returns where it stopped; `p` where it cannot judge them), then `line(p)` takes them one
+/// by one (returns where the next starts, or `p` to stop the run) up to the end of the block
+/// that did not pass, and blocks are tried again.
+template <class Blocks, class OneLine>
+std::size_t take_run(std::size_t p, std::size_t size, Blocks blocks, OneLine line) {
+  while (p < size) {
+    p = blocks(p);
+    for (const std::size_t until = std::min(size, p + 64); p < until;) {
+      const std::size_t next = line(p);
+      if (next == p) return p;
+      p = next;
+    }
+  }
   return p;
+}
+
+}  // namespace
+
+std::size_t LineScanner::skip_canonical(LineEnding ending) {
+  if (ending == LineEnding::none) return pos_;  // every line of the canonical form has an ending
+  const auto* b = reinterpret_cast<const unsigned char*>(bytes_.data());
+  const std::size_t size = bytes_.size();
+  pos_ = take_run(
+      pos_, size,
+      [&](std::size_t p) {
+        return ending == LineEnding::lf ? detail::skip_canonical_lf_blocks(b, p, size, number_) : p;
+      },
+      [&](std::size_t p) {
+        const std::size_t next = skip_canonical_line(b, p, size, ending);
+        number_ += next != p ? 1 : 0;
+        return next;
+      });
+  return pos_;
+}
+
+std::uint32_t LineScanner::append_with_ending(LineEnding from, LineEnding to, std::string& out) {
+  if (from == LineEnding::none || to == LineEnding::none || from == to) return 0;
+  const auto* b = reinterpret_cast<const unsigned char*>(bytes_.data());
+  const std::size_t size = bytes_.size();
+  const std::uint32_t first = number_;
+  const std::string_view eol = text(to);
+  const std::size_t from_size = text(from).size();
+  const bool crlf_to_lf = from == LineEnding::crlf && to == LineEnding::lf;
+  pos_ = take_run(
+      pos_, size,
+      [&](std::size_t p) {
+        return crlf_to_lf ? detail::crlf_blocks_to_lf(b, p, size, number_, out) : p;
+      },
+      [&](std::size_t p) {
+        const std::size_t next = skip_canonical_line(b, p, size, from);
+        if (next != p) {
+          out.append(bytes_.substr(p, next - from_size - p)).append(eol);
+          ++number_;
+        }
+        return next;
+      });
+  return number_ - first;
 }
 
 LineCounts count_lines(std::string_view bytes) {

@@ -113,6 +113,10 @@ class LineScanner {
   /// `ending`, and returns where the first other line starts: fmt copies such runs as they are
   /// instead of splitting and classifying each line.
   std::size_t skip_canonical(LineEnding ending);
+  /// Appends to `out` the lines from offset() on that are in canonical form but end in `from`,
+  /// not `to` (a CRLF line of a Windows-edited file whose text is mostly LF): each line's bytes
+  /// with `to` as their ending, as the canonical form writes them. Returns how many.
+  std::uint32_t append_with_ending(LineEnding from, LineEnding to, std::string& out);
 
  private:
   LineScanner() = default;
@@ -130,11 +134,12 @@ struct LineCounts {
   std::size_t unterminated = 0;  ///< 1 when the last line has no line ending, else 0
 
   std::size_t lines() const { return lf + crlf + cr + unterminated; }
-  /// Counts one line's ending (none counts nothing: it is the last line, told apart by the text).
-  void add(LineEnding ending) {
-    lf += ending == LineEnding::lf;
-    crlf += ending == LineEnding::crlf;
-    cr += ending == LineEnding::cr;
+  /// Counts `lines` lines of one ending (none counts nothing: it is the last line, told apart by
+  /// the text).
+  void add(LineEnding ending, std::size_t lines = 1) {
+    lf += ending == LineEnding::lf ? lines : 0;
+    crlf += ending == LineEnding::crlf ? lines : 0;
+    cr += ending == LineEnding::cr ? lines : 0;
   }
   /// The line ending most lines use; LF when there are none (Document::dominant_line_ending()).
   LineEnding dominant() const;
