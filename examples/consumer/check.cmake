@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Installs a built vmxkit tree to a scratch prefix, checks that exactly the public headers were
 # installed (vmxkit/vmxkit.h and what it includes), builds examples/consumer against the installed
-# package only with find_package(vmxkit), and runs it on an example VM and host. Run as a ctest
+# package only with find_package(vmxkit) (vmxkit::client, and through it vmxkit::core), and runs
+# it on an example VM and host, and against a server that is not there. Run as a ctest
 # test, or by hand:
 #   cmake -DBUILD_DIR=<vmxkit build dir> -DSOURCE_DIR=<vmxkit source dir> -DWORK_DIR=<scratch dir>
 #         -DVERSION=<project version> -P examples/consumer/check.cmake
@@ -82,5 +83,13 @@ expect(vmx
 run("${WORK_DIR}/build/vmxkit_consumer" "${vm}" "${host}" ${uuid} soap)
 expect(soap "<_this type=\"VirtualMachine\">vm-1</_this>" "<id>0000:18:00.0</id>"
        "<key>pciPassthru.64bitMMIOSizeGB</key>")
+# vmxkit::client links from the installed package: apply_plan() gets as far as the server, which
+# is not there (nothing listens on port 9), and says so.
+execute_process(COMMAND "${WORK_DIR}/build/vmxkit_consumer" "${vm}" "${host}" ${uuid} vmx
+                        https://user:secret@127.0.0.1:9/sdk
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "vmxkit_consumer: https://127.0.0.1:9/sdk: cannot connect")
+  message(FATAL_ERROR "the consumer's apply to a server that is not there: ${rc}\n${out}\n${err}")
+endif()
 file(REMOVE_RECURSE "${WORK_DIR}")
 message(STATUS "find_package(vmxkit) consumer: OK")

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // A program outside the vmxkit tree using the installed library through its one public header:
 // lints a VM's .vmx, plans the GPUDirect RDMA settings of two GPUs and their NICs on a host,
-// renders them, and lints the result against the same host.
+// renders them, and lints the result against the same host; given a server, checks the plan
+// against a VM there without changing it (apply_plan() with dry_run).
 //
-//     vmxkit_consumer gpu-vm.vmx host.lspci-vvv.txt SYSTEM_UUID [configspec-xml|soap|vi-json|...]
+//     vmxkit_consumer gpu-vm.vmx host.lspci-vvv.txt SYSTEM_UUID [configspec-xml|soap|...] [SERVER]
 #include <vmxkit/vmxkit.h>
 
 #include <iostream>
@@ -25,12 +26,12 @@ void print(const std::string& path, const vmxkit::LintReport& report) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 4 && argc != 5) {
-    std::cerr << "usage: vmxkit_consumer VM.vmx HOST SYSTEM_UUID [FORMAT]\n";
+  if (argc < 4 || argc > 6) {
+    std::cerr << "usage: vmxkit_consumer VM.vmx HOST SYSTEM_UUID [FORMAT] [SERVER]\n";
     return 2;
   }
   try {
-    const std::string format = argc == 5 ? argv[4] : "vmx";
+    const std::string format = argc >= 5 ? argv[4] : "vmx";
     const std::optional<vmxkit::FormatInfo> info = vmxkit::find_format(format);
     if (!info || !info->output) throw vmxkit::Error("unknown output format " + format);
     std::cout << "# vmxkit " << vmxkit::version() << '\n';
@@ -60,6 +61,20 @@ int main(int argc, char** argv) {
     // What lint says about the planned .vmx on the same host.
     const std::string planned = vmxkit::render(plan, "vmx");
     print("planned.vmx", vmxkit::lint(vmxkit::load("planned.vmx", planned), {.host = &host}));
+
+    // The plan against the VM vm-1 of a server: the change and every precondition, nothing sent.
+    if (argc == 6) {
+      vmxkit::ApplyRequest apply;
+      apply.server.url = argv[5];
+      apply.vm.moid = "vm-1";
+      apply.plan = vmxkit::DocumentSource::from_bytes("planned.vmx", planned);
+      apply.dry_run = true;
+      const vmxkit::ApplyReport report = vmxkit::apply_plan(apply);
+      std::cout << "# apply: " << vmxkit::to_string(report.status) << '\n';
+      for (const vmxkit::DiffLine& l : report.change.diff) {
+        std::cout << "# " << l.sign << ' ' << l.what << '\n';
+      }
+    }
   } catch (const vmxkit::Error& e) {
     std::cerr << "vmxkit_consumer: " << e.what() << '\n';
     return 2;

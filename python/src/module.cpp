@@ -9,12 +9,13 @@
 // half turns into dataclasses. The GIL is released while the library works (loading, linting,
 // analysing, planning, rendering, file I/O); arguments are converted before and results after.
 // A vmxkit::Error becomes vmxkit.Error with its path, line and column; nothing else the library
-// throws is expected (pybind11 turns it into RuntimeError, never a crash).
+// throws is expected (pybind11 turns it into RuntimeError, never a crash). Everything here goes
+// through the public API, vmxkit/vmxkit.h, alone (tests/unit/layering_test.cpp checks it): what
+// the package does, a C++ program can do the same way.
 #include <Python.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -26,17 +27,7 @@
 #include <utility>
 #include <vector>
 
-#include "vmxkit/analysis/apply_change.h"
-#include "vmxkit/checks/check.h"
-#include "vmxkit/core/error.h"
-#include "vmxkit/core/io.h"
-#include "vmxkit/formats/host/load.h"
-#include "vmxkit/formats/vmx/document.h"
-#include "vmxkit/formats/vmx/edit.h"
-#include "vmxkit/formats/vsphere/configspec_xml.h"
 #include "vmxkit/vmxkit.h"
-#include "vmxkit/vsphere/apply.h"
-#include "vmxkit/vsphere/client.h"
 
 namespace py = pybind11;
 
@@ -65,6 +56,7 @@ py::list texts(const std::vector<std::string>& strings) {
   return out;
 }
 
+// NOLINTNEXTLINE(performance-unnecessary-value-param): pybind11's translator type takes it so
 void translate(std::exception_ptr p) {
   try {
     if (p) std::rethrow_exception(p);
@@ -72,7 +64,7 @@ void translate(std::exception_ptr p) {
     py::object path = optional_text(e.path());
     py::object line = e.line() != 0 ? py::object(py::int_(e.line())) : py::none();
     py::object column = e.column() != 0 ? py::object(py::int_(e.column())) : py::none();
-    py::object type = py::reinterpret_borrow<py::object>(g_error_type);
+    auto type = py::reinterpret_borrow<py::object>(g_error_type);
     py::object error = type(text(e.what()), path, line, column);
     PyErr_SetObject(g_error_type, error.ptr());
   }
@@ -97,11 +89,10 @@ vmxkit::Input load_input(const std::string& name, const std::optional<std::strin
 
 // --- lint
 
-// A finding of a lint report (vmxkit::LintReport, or the checks::LintResult apply returns).
-template <class Report>
-py::tuple finding(const Report& report, const vmxkit::Diagnostic& d) {
+// A finding of a lint report.
+py::tuple finding(const vmxkit::LintReport& report, const vmxkit::Diagnostic& d) {
   const vmxkit::Location at = report.location(d.begin);
-  const vmxkit::checks::Check* rule = vmxkit::checks::find_check(d.rule_id);
+  const std::optional<vmxkit::RuleInfo> rule = vmxkit::find_rule(d.rule_id);
   py::list notes;
   for (const vmxkit::Note& n : d.notes) {
     const vmxkit::Location note_at = report.location(n.begin);
@@ -109,7 +100,7 @@ py::tuple finding(const Report& report, const vmxkit::Diagnostic& d) {
   }
   py::object fix = py::none();
   if (d.fix) fix = py::make_tuple(text(d.fix->title), text(vmxkit::to_string(d.fix->safety)));
-  return py::make_tuple(text(d.rule_id), text(rule != nullptr ? rule->name : std::string_view()),
+  return py::make_tuple(text(d.rule_id), text(rule ? rule->name : std::string_view()),
                         text(vmxkit::to_string(d.severity)), text(d.message), text(report.path),
                         at.line, at.column, notes, fix);
 }
@@ -181,10 +172,9 @@ py::bytes convert(const std::string& name, const std::optional<std::string>& dat
 
 py::list rules() {
   py::list out;
-  for (const vmxkit::checks::Check* r : vmxkit::checks::all_checks()) {
-    if (r->status == vmxkit::checks::CheckStatus::removed) continue;
-    out.append(py::make_tuple(text(r->id), text(r->name), text(vmxkit::to_string(r->severity)),
-                              text(r->summary), r->needs_host));
+  for (const vmxkit::RuleInfo& r : vmxkit::rules()) {
+    out.append(py::make_tuple(text(r.id), text(r.name), text(vmxkit::to_string(r.severity)),
+                              text(r.summary), r.needs_host));
   }
   return out;
 }
@@ -311,8 +301,8 @@ vmxkit::Plan plan(const vmxkit::Host* host, const std::vector<std::string>& gpus
   r.device_group = device_group;
   if (config_target) {
     r.config_target_name = config_target->first;
-    r.config_target =
-        config_target->second ? *config_target->second : vmxkit::read_file(config_target->first);
+    r.config_target = config_target->second ? *config_target->second
+                                            : vmxkit::read_file_bytes(config_target->first);
   }
   return vmxkit::plan(host, r);
 }
@@ -338,17 +328,17 @@ py::bytes render_plan(const vmxkit::Plan& p, const std::string& format_name,
 
 // --- apply
 
-py::list diff_lines(const vmxkit::apply::Change& change) {
+py::list diff_lines(const std::vector<vmxkit::DiffLine>& diff) {
   py::list out;
-  for (const vmxkit::apply::DiffLine& l : change.diff) {
+  for (const vmxkit::DiffLine& l : diff) {
     out.append(py::make_tuple(text(std::string(1, l.sign)), text(l.what)));
   }
   return out;
 }
 
 // A document named `name` (read from that file when `data` is None), as given by the Python half.
-std::string document_bytes(const std::string& name, const std::optional<std::string>& data) {
-  return data ? *data : vmxkit::read_file(name);
+vmxkit::DocumentSource document(const std::string& name, const std::optional<std::string>& data) {
+  return data ? vmxkit::DocumentSource::from_bytes(name, *data) : vmxkit::DocumentSource(name);
 }
 
 // (spec_xml, diff, placeholders, empty): the change that makes the VM of `vm` (a ConfigInfo
@@ -358,110 +348,84 @@ py::tuple config_change(const std::string& vm_name, const std::optional<std::str
                         bool firmware_change, bool keep_memory) {
   if (!vm_data) path_arg(vm_name);
   if (!plan_data) path_arg(plan_name);
-  vmxkit::apply::Change change;
-  std::string xml;
+  vmxkit::ConfigChange change;
   {
     py::gil_scoped_release release;
-    const vmxkit::vsphere::ConfigSpec current =
-        vmxkit::apply::read_vm(vm_name, document_bytes(vm_name, vm_data));
-    const vmxkit::vsphere::ConfigSpec plan =
-        vmxkit::apply::read_plan(plan_name, document_bytes(plan_name, plan_data));
-    change = vmxkit::apply::compute_change(current, plan, {firmware_change, keep_memory});
-    xml = vmxkit::vsphere::write_configspec_xml(change.spec);
+    change = vmxkit::config_change(document(vm_name, vm_data), document(plan_name, plan_data),
+                                   {firmware_change, keep_memory});
   }
-  return py::make_tuple(raw(xml), diff_lines(change), texts(change.placeholders), change.empty());
+  return py::make_tuple(raw(change.spec_xml), diff_lines(change.diff), texts(change.placeholders),
+                        change.nothing_to_send);
 }
 
-// The server and the VM of vmxkit.apply(), as the Python half passes them.
-struct ApplyTarget {
-  std::string server;
-  std::optional<std::string> username;
-  std::optional<std::string> password;
-  bool insecure = false;
-  std::string proxy;
-  double timeout_s = 60;
-  vmxkit::vsphere::VmSelector vm;
-};
+// Seconds as the Python half gives them, in whole milliseconds.
+std::chrono::milliseconds to_ms(double seconds) {
+  return std::chrono::milliseconds(static_cast<long>(seconds * 1000));
+}
 
 // The dict vmxkit.apply() passes: server, username, password (None: from the URL or the
 // environment), insecure, proxy, timeout; the VM's name, uuid, instance_uuid, moid, datacenter
 // and folder.
-ApplyTarget target_of(const py::dict& d) {
+vmxkit::ApplyRequest request_of(const py::dict& d) {
   auto str = [&](const char* key) { return d[key].cast<std::string>(); };
   auto opt = [&](const char* key) {
     const py::object v = d[key];
     return v.is_none() ? std::nullopt : std::optional<std::string>(v.cast<std::string>());
   };
-  ApplyTarget t;
-  t.server = str("server");
-  t.username = opt("username");
-  t.password = opt("password");
-  t.insecure = d["insecure"].cast<bool>();
-  t.proxy = str("proxy");
-  t.timeout_s = d["timeout"].cast<double>();
-  t.vm.name = str("name");
-  t.vm.uuid = str("uuid");
-  t.vm.instance_uuid = d["instance_uuid"].cast<bool>();
-  t.vm.moid = str("moid");
-  t.vm.datacenter = str("datacenter");
-  t.vm.folder = str("folder");
-  return t;
+  vmxkit::ApplyRequest r;
+  r.server.url = str("server");
+  r.server.username = opt("username");
+  r.server.password = opt("password");
+  r.server.insecure = d["insecure"].cast<bool>();
+  r.server.proxy = str("proxy");
+  r.server.timeout = to_ms(d["timeout"].cast<double>());
+  r.vm.name = str("name");
+  r.vm.uuid = str("uuid");
+  r.vm.instance_uuid = d["instance_uuid"].cast<bool>();
+  r.vm.moid = str("moid");
+  r.vm.datacenter = str("datacenter");
+  r.vm.folder = str("folder");
+  return r;
 }
 
-vmxkit::vsphere::ClientOptions client_options(const ApplyTarget& t) {
-  vmxkit::vsphere::ClientOptions o =
-      vmxkit::vsphere::options_from_environment(t.server, t.insecure);
-  if (t.username || t.password) {
-    o.username = t.username.value_or("");
-    o.password = t.password.value_or("");
-    o.override_url_credentials = true;
-  }
-  if (!t.proxy.empty()) o.proxy = t.proxy;
-  o.timeout_ms = static_cast<long>(t.timeout_s * 1000);
-  o.connect_timeout_ms = std::min(o.connect_timeout_ms, o.timeout_ms);
-  return o;
-}
-
-py::dict apply_result(const vmxkit::vsphere::ApplyResult& r) {
+py::dict apply_result(const vmxkit::ApplyReport& r) {
   py::dict d;
-  d["status"] = text(vmxkit::vsphere::to_string(r.status));
-  d["changed"] = r.changed();
-  d["vm"] = py::make_tuple(text(r.vm.name), text(r.vm.ref.value), text(r.vm.power_state));
-  d["diff"] = diff_lines(r.change);
+  d["status"] = text(vmxkit::to_string(r.status));
+  d["changed"] = r.changed;
+  d["vm"] = py::make_tuple(text(r.vm.name), text(r.vm.moref), text(r.vm.power_state));
+  d["diff"] = diff_lines(r.change.diff);
   d["placeholders"] = texts(r.change.placeholders);
   d["checks"] =
       py::make_tuple(texts(r.checks.passed), texts(r.checks.failed), texts(r.checks.not_checked));
-  d["task"] = r.task.empty()
-                  ? py::object(py::none())
-                  : py::object(py::make_tuple(text(r.task.value), r.outcome.success,
-                                              text(r.outcome.fault), text(r.outcome.message)));
+  d["task"] = !r.task ? py::object(py::none())
+                      : py::object(py::make_tuple(text(r.task->moref), r.task->success,
+                                                  text(r.task->fault), text(r.task->message)));
   d["left"] = diff_lines(r.left);
   py::list findings;
-  for (const vmxkit::Diagnostic& diag : r.lint.diagnostics) findings.append(finding(r.lint, diag));
-  d["lint_path"] = text(r.lint.path);
+  if (r.lint) {
+    for (const vmxkit::Diagnostic& diag : r.lint->diagnostics) {
+      findings.append(finding(*r.lint, diag));
+    }
+  }
+  d["lint_path"] = text(r.lint ? std::string_view(r.lint->path) : std::string_view());
   d["findings"] = findings;
   return d;
 }
 
-// vmxkit.apply(): apply_plan() against the server, as `vmxkit apply` runs it.
-py::dict apply(const py::dict& target_dict, const std::string& plan_name,
+// vmxkit.apply(): vmxkit::apply_plan() against the server, as `vmxkit apply` runs it.
+py::dict apply(const py::dict& target, const std::string& plan_name,
                const std::optional<std::string>& plan_data, bool dry_run, bool firmware_change,
                bool keep_memory, double task_timeout_s) {
   if (!plan_data) path_arg(plan_name);
-  const ApplyTarget target = target_of(target_dict);
-  vmxkit::vsphere::ApplyResult result;
+  vmxkit::ApplyRequest request = request_of(target);
+  vmxkit::ApplyReport result;
   {
     py::gil_scoped_release release;
-    vmxkit::vsphere::ApplyRequest request;
-    request.vm = target.vm;
-    request.plan = vmxkit::apply::read_plan(plan_name, document_bytes(plan_name, plan_data));
+    request.plan = document(plan_name, plan_data);
     request.change = {firmware_change, keep_memory};
     request.dry_run = dry_run;
-    request.task_timeout = std::chrono::milliseconds(static_cast<long>(task_timeout_s * 1000));
-    vmxkit::vsphere::Client client(client_options(target));
-    client.connect();
-    result = vmxkit::vsphere::apply_plan(client, request);
-    client.logout();
+    request.task_timeout = to_ms(task_timeout_s);
+    result = vmxkit::apply_plan(request);
   }
   return apply_result(result);
 }
@@ -479,7 +443,7 @@ void add_apply(py::module_& m) {
 
 /// The bytes of a `.vmx` being edited, parsed when a read needs it (and again after an edit).
 /// Its methods keep the GIL: they change the object, which other Python threads may be reading,
-/// and a .vmx edit is quick (the file-level work, save_in_place() and write_file(), releases it).
+/// and a .vmx edit is quick (the file-level work, read_file() and save(), releases it).
 class EditableDocument {
  public:
   EditableDocument(std::string bytes, std::string path)
@@ -494,63 +458,56 @@ class EditableDocument {
 
   // (key, value) of every entry, in file order, keys as written, values decoded.
   py::list entries() {
-    const vmxkit::vmx::Document& doc = parsed();
     py::list out;
-    for (const vmxkit::vmx::Line& line : doc.lines()) {
-      if (line.is_entry()) out.append(py::make_tuple(raw(doc.key(line)), raw(doc.value(line))));
+    for (const vmxkit::VmxEntry& e : parsed().entries()) {
+      out.append(py::make_tuple(raw(e.key), raw(e.value)));
     }
     return out;
   }
 
   void set(const std::string& key, const std::string& value) {
-    bytes_ = vmxkit::vmx::set_bytes(bytes_, key, value);
+    bytes_ = vmxkit::vmx_set(bytes_, key, value);
     doc_.reset();
   }
 
   bool unset(const std::string& key) {
     bool removed = false;
-    bytes_ = vmxkit::vmx::unset_bytes(bytes_, key, &removed);
+    bytes_ = vmxkit::vmx_unset(bytes_, key, &removed);
     doc_.reset();
     return removed;
   }
 
   // (message, line, column) of each line VMware cannot read.
   py::list problems() {
-    const vmxkit::vmx::Document& doc = parsed();
     py::list out;
-    for (const vmxkit::vmx::LineProblem& p : doc.problems()) {
-      const vmxkit::Location at = doc.location(p.begin);
-      out.append(py::make_tuple(text(p.message), at.line, at.column));
+    for (const vmxkit::VmxProblem& p : parsed().problems()) {
+      out.append(py::make_tuple(text(p.message), p.location.line, p.location.column));
     }
     return out;
   }
 
  private:
-  const vmxkit::vmx::Document& parsed() {
-    if (!doc_) doc_ = vmxkit::vmx::Document::parse(bytes_, path_);
+  const vmxkit::VmxDocument& parsed() {
+    if (!doc_) doc_ = vmxkit::VmxDocument::parse(bytes_, path_);
     return *doc_;
   }
 
   std::string bytes_;
   std::string path_;
-  std::optional<vmxkit::vmx::Document> doc_;
+  std::optional<vmxkit::VmxDocument> doc_;
 };
-
-vmxkit::LockOptions lock_options(bool force) {
-  return vmxkit::LockOptions{force, "pass force=True"};
-}
 
 py::bytes read_file(const std::string& path) {
   path_arg(path);
   std::string bytes;
   {
     py::gil_scoped_release release;
-    bytes = vmxkit::read_file(path);
+    bytes = vmxkit::read_file_bytes(path);
   }
   return raw(bytes);
 }
 
-// Document.save(): writes `data` to `target` through the one write path (vmxkit::OutputLock),
+// Document.save(): writes `data` to `target` through the one write path (vmxkit::write_file_bytes),
 // refused while the VM holds its lock unless `force`. When the Document was read from a file
 // (`source`, holding `expected` then) and `target` is that file, decided under the lock (the
 // same path once links are resolved, or the same device and inode), the save is the edit
@@ -561,18 +518,11 @@ bool save(const std::string& target, const std::optional<std::string>& source,
   path_arg(target);
   if (source) path_arg(*source);
   py::gil_scoped_release release;
-  vmxkit::OutputLock lock(target, lock_options(force));
-  if (source && expected && lock.holds(*source)) {
-    const std::string current = lock.read();
-    if (current != *expected) {
-      throw vmxkit::Error(target,
-                          "changed on disk since the Document was read; read it again and "
-                          "redo the edit");
-    }
-    if (current == data) return false;
-  }
-  lock.replace(data);
-  return true;
+  vmxkit::WriteOptions options;
+  options.ignore_vm_lock = force;
+  options.override_hint = "pass force=True";
+  if (source && expected) options.edit_of = vmxkit::EditedFile{*source, *expected, "the Document"};
+  return vmxkit::write_file_bytes(target, data, options);
 }
 
 }  // namespace
@@ -648,8 +598,6 @@ PYBIND11_MODULE(_vmxkit, m) {
         py::arg("expected").none(true), py::arg("data"), py::arg("force"));
   m.def(
       "lock_present",
-      [](const std::string& path) {
-        return optional_text(vmxkit::vmx_lock_present(path_arg(path)));
-      },
+      [](const std::string& path) { return optional_text(vmxkit::vm_lock(path_arg(path))); },
       py::arg("path"));
 }

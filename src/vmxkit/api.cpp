@@ -9,6 +9,7 @@
 #include "vmxkit/analysis/plan.h"
 #include "vmxkit/analysis/topology.h"
 #include "vmxkit/api_internal.h"
+#include "vmxkit/checks/check.h"
 #include "vmxkit/checks/engine.h"
 #include "vmxkit/checks/parse_problems.h"
 #include "vmxkit/core/io.h"
@@ -237,16 +238,6 @@ PlannedDevice to_planned(const generate::Choice& c) {
   d.label = c.label;
   if (c.model != nullptr) d.model = c.model->model;
   return d;
-}
-
-LintReport to_report(checks::LintResult&& r) {
-  LintReport out;
-  out.format = std::string(r.format->name);
-  out.path = std::move(r.path);
-  out.bytes = std::move(r.bytes);
-  out.diagnostics = std::move(r.diagnostics);
-  out.lines = std::move(r.lines);
-  return out;
 }
 
 const Catalog& builtin_catalog() {
@@ -557,6 +548,16 @@ MmioSize size_mmio(const Host* host, const std::vector<std::string>& devices,
 
 // --- lint and fix
 
+LintReport detail::to_lint_report(checks::LintResult&& r) {
+  LintReport out;
+  if (r.format != nullptr) out.format = std::string(r.format->name);
+  out.path = std::move(r.path);
+  out.bytes = std::move(r.bytes);
+  out.diagnostics = std::move(r.diagnostics);
+  out.lines = std::move(r.lines);
+  return out;
+}
+
 std::size_t LintReport::count_at_least(Severity threshold) const {
   std::size_t n = 0;
   for (const Diagnostic& d : diagnostics) {
@@ -566,7 +567,8 @@ std::size_t LintReport::count_at_least(Severity threshold) const {
 }
 
 LintReport lint(const Input& input, const LintOptions& options) {
-  return to_report(checks::lint(input.path, input.bytes, detail::Access::lint_options(options)));
+  return detail::to_lint_report(
+      checks::lint(input.path, input.bytes, detail::Access::lint_options(options)));
 }
 
 FixResult fix(const Input& input, const FixOptions& options) {
@@ -576,8 +578,55 @@ FixResult fix(const Input& input, const FixOptions& options) {
   out.bytes = std::move(r.bytes);
   out.fixes_applied = r.fixes_applied;
   out.fixed_rules = std::move(r.fixed_rules);
-  out.remaining = to_report(std::move(r.remaining));
+  out.remaining = detail::to_lint_report(std::move(r.remaining));
   return out;
+}
+
+// --- the rule catalogue
+
+std::string_view to_string(RuleKind kind) {
+  switch (kind) {
+    case RuleKind::lint:
+      return checks::to_string(checks::Kind::lint);
+    case RuleKind::host:
+      return checks::to_string(checks::Kind::host);
+    case RuleKind::guest:
+      return checks::to_string(checks::Kind::guest);
+  }
+  return "lint";
+}
+
+namespace {
+
+RuleInfo to_rule(const checks::Check& c) {
+  RuleInfo r;
+  r.id = c.id;
+  r.name = c.name;
+  r.kind = c.kind == checks::Kind::host    ? RuleKind::host
+           : c.kind == checks::Kind::guest ? RuleKind::guest
+                                           : RuleKind::lint;
+  r.severity = c.severity;
+  r.summary = c.summary;
+  r.doc = c.doc;
+  r.needs_host = c.needs_host;
+  r.removed = c.status == checks::CheckStatus::removed;
+  return r;
+}
+
+}  // namespace
+
+std::vector<RuleInfo> rules() {
+  std::vector<RuleInfo> out;
+  for (const checks::Check* c : checks::all_checks()) {
+    if (c->status != checks::CheckStatus::removed) out.push_back(to_rule(*c));
+  }
+  return out;
+}
+
+std::optional<RuleInfo> find_rule(std::string_view id) {
+  const checks::Check* c = checks::find_check(id);
+  if (c == nullptr) return std::nullopt;
+  return to_rule(*c);
 }
 
 // --- plan

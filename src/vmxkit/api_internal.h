@@ -1,11 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
-// What the command line reaches behind the public API (vmxkit.h) and users do not: not
-// installed.
+// What the command line and the facade's own files (api*.cpp) reach behind the public API
+// (vmxkit.h) and users do not: not installed.
 #pragma once
 
 #include "vmxkit/devices/catalog.h"
 #include "vmxkit/model/host.h"
 #include "vmxkit/vmxkit.h"
+
+namespace vmxkit {
+namespace apply {
+struct Change;
+}  // namespace apply
+namespace checks {
+struct LintResult;
+}  // namespace checks
+}  // namespace vmxkit
 
 namespace vmxkit::detail {
 
@@ -13,5 +22,9 @@ namespace vmxkit::detail {
 Host wrap_host(pci::Host host, const Catalog& catalog);
 /// The pci::Catalog behind a public Catalog.
 const pci::Catalog& internal_catalog(const Catalog& catalog);
+/// A public LintReport of a lint result (`format` stays "vmx" for one that has no format).
+LintReport to_lint_report(checks::LintResult&& result);
+/// A public ConfigChange of an apply::Change, its spec written as XML.
+ConfigChange to_config_change(const apply::Change& change);
 
 }  // namespace vmxkit::detail

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -30,12 +31,19 @@
 ///     vmxkit::Plan p = vmxkit::plan(&host, {.gpus = {"auto"}, .nics = {"auto"}});
 ///     std::string vmx = vmxkit::render(p, "vmx");            // or any output of format_table()
 ///
+/// And around it: the rule catalogue (rules()), `.vmx` edits that keep every other byte
+/// (VmxDocument, vmx_set(), vmx_unset()), the one write path (read_file_bytes(),
+/// write_file_bytes(): atomic, locked, compare-and-swap) and `vmxkit apply` (config_change()
+/// without a server, apply_plan() against one; apply_plan() is in `vmxkit::client`, which links the
+/// vSphere client and loads libcurl when it first talks to a server).
+///
 /// Conventions: every function returns values (no handles to free; Host, Catalog and Plan are
 /// cheap to copy and immutable). Problems in a user's file are `Diagnostic` values; a condition
 /// that stops the work (unreadable file, input that cannot be read as its format, a request
 /// that cannot work) throws `vmxkit::Error`, whose `what()` starts with `file:line:col: ` when
-/// there is one. The library never prints and never exits. Host, Catalog and Plan values never
-/// change once made, so threads may share them and call these functions on them at once.
+/// there is one. The library never prints and never exits. Host, Catalog, Plan and VmxDocument
+/// values never change once made, so threads may share them and call these functions on them
+/// at once.
 ///
 /// Re-exported as they are: Diagnostic, Severity, Fix, FixSafety, Note, TextEdit (fixes),
 /// Location, LineIndex, SourceSpan (positions), Bdf (PCI addresses), VmConfig, Setting,
@@ -379,6 +387,33 @@ struct FixResult {
 FixResult fix(const Input& input, const FixOptions& options = {});
 
 // ------------------------------------------------------------------------------------------------
+// The rule catalogue (`vmxkit rules`)
+
+/// What a rule judges: a VM's configuration (lint()), a host (`vmxkit host-check`) or a guest
+/// (`vmxkit guest-check`).
+enum class RuleKind : unsigned char { lint, host, guest };
+/// "lint", "host", "guest".
+std::string_view to_string(RuleKind kind);
+
+/// One rule of the catalogue. The strings are the catalogue's own: they stay valid for the
+/// program's life (as Diagnostic::rule_id does).
+struct RuleInfo {
+  std::string_view id;    ///< "VMX001": a prefix and 3 digits, never reused
+  std::string_view name;  ///< kebab-case, reads well after "allow": "duplicate-key"
+  RuleKind kind = RuleKind::lint;
+  Severity severity = Severity::warning;
+  std::string_view summary;  ///< one line
+  /// Markdown: what it does, why it matters, an example, its fix's safety and its sources.
+  std::string_view doc;
+  bool needs_host = false;  ///< lint: only run with LintOptions::host
+  bool removed = false;     ///< retired: kept so that old suppressions still resolve
+};
+/// Every rule in force (lint, host and guest rules; retired ones left out), sorted by id.
+std::vector<RuleInfo> rules();
+/// A rule by id (exact, uppercase: "VMX001"), retired ones included, or nullopt.
+std::optional<RuleInfo> find_rule(std::string_view id);
+
+// ------------------------------------------------------------------------------------------------
 // Plan: the VM settings for GPU/NIC passthrough with P2P
 
 /// The most guest memory a plan accepts, in MB: 24560 GB, the vSphere maximum for a VM (ESXi 7.0
@@ -497,5 +532,259 @@ struct TemplateInfo {
 };
 /// The built-in templates, sorted by name.
 std::vector<TemplateInfo> templates();
+
+// ------------------------------------------------------------------------------------------------
+// .vmx documents: edits that keep every byte they do not touch
+
+/// An entry of a `.vmx`: the key as written, the value as VMware reads it (`|22` is `"`).
+struct VmxEntry {
+  std::string key;
+  std::string value;
+};
+
+/// A line VMware cannot read (VMX001 and VMX002 of lint()), kept as it is by edits.
+struct VmxProblem {
+  std::string message;
+  std::size_t begin = 0;  ///< byte offset of the problem in VmxDocument::bytes()
+  Location location;      ///< its line and column
+};
+
+/// A `.vmx` as VMware reads it, from bytes kept exactly as given: comments, order, key case,
+/// quoting, line endings and malformed lines included. Cheap to copy and immutable; edit the
+/// bytes with vmx_set() and vmx_unset() and parse the result again when it is to be read.
+class VmxDocument {
+ public:
+  /// Reads `bytes` (named `path` in messages). Never fails on content: a line VMware cannot
+  /// read is in problems(). Throws vmxkit::Error for 4 GiB and more, and for UTF-16 or UTF-32
+  /// text.
+  static VmxDocument parse(std::string bytes, std::string path = {});
+
+  const std::string& path() const;
+  std::string_view bytes() const;
+  /// The value of the first entry of `key` (ASCII case-insensitive, as VMware compares keys).
+  std::optional<std::string> get(std::string_view key) const;
+  /// Every entry, in file order.
+  std::vector<VmxEntry> entries() const;
+  /// Every line VMware cannot read, in file order.
+  std::vector<VmxProblem> problems() const;
+
+ private:
+  struct Impl;
+  VmxDocument() = default;
+  std::shared_ptr<const Impl> impl_;
+};
+
+/// `bytes` of a `.vmx` with `key` set to `value` (as `vmxkit set` does): the first entry of the
+/// key (any case) gets the value, with its spelling, quoting, comment and line ending kept, and
+/// later duplicates are removed; a new key goes after the entries sharing its prefix. Every
+/// other byte stays. One pass over the bytes, without a VmxDocument. Throws vmxkit::Error as
+/// VmxDocument::parse() does.
+std::string vmx_set(std::string_view bytes, std::string_view key, std::string_view value);
+/// `bytes` without any entry of `key` (any case), as `vmxkit unset` does; `removed`, when
+/// given, says whether there was one (without one the bytes come back unchanged).
+std::string vmx_unset(std::string_view bytes, std::string_view key, bool* removed = nullptr);
+
+// ------------------------------------------------------------------------------------------------
+// Files: the one write path of the command line and the Python package
+
+/// Reads a whole file, as load_file() does. Throws vmxkit::Error naming it when it cannot be
+/// read or is larger than 1 GiB.
+std::string read_file_bytes(const std::string& path);
+
+/// The lock VMware keeps while a VM runs, `<file>.lck` beside its `.vmx` (for a `.vmx` reached
+/// through a symbolic link, beside the link and beside the file it resolves to): the path of
+/// the first that exists, or an empty string.
+std::string vm_lock(const std::string& vmx_path);
+
+/// The bytes a write was made from: write_file_bytes() then edits that file rather than
+/// overwriting it.
+struct EditedFile {
+  std::string path;   ///< the file read
+  std::string bytes;  ///< what it held
+  /// How the refusal of a changed file names what was read: "changed on disk since it was
+  /// read".
+  std::string what = "it";
+};
+
+struct WriteOptions {
+  /// Write even while the VM holds its lock (vm_lock()); otherwise that is refused.
+  bool ignore_vm_lock = false;
+  /// How the user overrides that refusal ("pass --force"); ends its message.
+  std::string override_hint;
+  /// When the target is the file the new bytes were made from (decided under its lock: the
+  /// same file once links are resolved, or the same device and inode), the write is an edit of
+  /// it, as `vmxkit set -i` makes: refused with vmxkit::Error when the file no longer holds
+  /// `edit_of->bytes`, skipped when it holds the new bytes already. Any other target is
+  /// written whole.
+  std::optional<EditedFile> edit_of;
+};
+
+/// Writes `bytes` as the whole content of `path`, atomically: a temporary file beside it,
+/// fsynced and renamed over it. Waits (up to a minute) for other vmxkit writers of the file,
+/// whose lock it takes before reading anything. An existing file keeps its whole mode and its
+/// owner where the process may set them, and is replaced by compare-and-swap: a file another
+/// program changed or replaced since the lock was taken is left as it is (vmxkit::Error). A
+/// new file is never written over one that appeared meanwhile. A symbolic link is followed
+/// (the file it names is written; the link stays). Refused while the VM holds its lock unless
+/// `options.ignore_vm_lock`, checked when the lock is taken and again just before the rename.
+/// Returns whether it wrote. Throws vmxkit::Error with the file as it was.
+bool write_file_bytes(const std::string& path, std::string_view bytes,
+                      const WriteOptions& options = {});
+
+// ------------------------------------------------------------------------------------------------
+// Apply: a plan made a live VM's (`vmxkit apply`)
+
+/// A document for config_change() and apply_plan(): a file, or bytes already read.
+struct DocumentSource {
+  std::string path;                  ///< the file; names `bytes` in messages when given
+  std::optional<std::string> bytes;  ///< the document's bytes (read from stdin, a socket...)
+
+  DocumentSource() = default;
+  /// Implicit, so a path is a source: `config_change("vm.xml", "plan.vmx")`.
+  DocumentSource(std::string source) : path(std::move(source)) {}
+  DocumentSource(const char* source) : path(source) {}
+  /// Bytes already read; `name` is how messages call them.
+  static DocumentSource from_bytes(std::string name, std::string bytes);
+};
+
+struct ChangeOptions {
+  /// Send a firmware that differs from the VM's (`--firmware-change`); otherwise the firmware
+  /// is left as it is and the diff says so.
+  bool firmware_change = false;
+  /// The plan's memory size is a default, not the user's: keep the VM's size (the reservation
+  /// still follows it) rather than grow or shrink the VM to it.
+  bool keep_memory = false;
+};
+
+/// One line of a change's diff.
+struct DiffLine {
+  /// `-` a device or value that goes, `+` one that comes, `~` a value that changes, `=`
+  /// something the plan asks that is not sent (with why).
+  char sign = '~';
+  std::string what;  ///< "passthrough 0000:18:00.0 (10de:2331)", "memoryMB 16384 -> 65536"
+};
+
+/// What one ReconfigVM_Task sends to make a VM what a plan says.
+struct ConfigChange {
+  /// The VirtualMachineConfigSpec to send, as XML: the devices that go (by the server's keys),
+  /// those that come, the extraConfig keys that differ, memory, reservation and firmware where
+  /// they differ.
+  std::string spec_xml;
+  std::vector<DiffLine> diff;
+  /// What the plan holds that no server may be sent (`<fill in: ...>` placeholders: the host's
+  /// systemId, a device id), each as "where: value". Any makes the change unusable.
+  std::vector<std::string> placeholders;
+  bool firmware_changes = false;  ///< the firmware is sent (needs the VM off)
+  bool devices_change = false;    ///< devices go or come (needs the VM off)
+  bool memory_changes = false;
+  bool nothing_to_send = false;  ///< the VM already is the plan
+};
+
+/// The change that makes the VM `vm` (a ConfigInfo document as a vSphere client reads it, or a
+/// RetrievePropertiesEx answer holding one VM's `config`, as pyVmomi serializes either) what
+/// `plan` (any VM document load() reads: a `.vmx`, a ConfigSpec...) asks, as `vmxkit apply`
+/// computes it. Devices are matched by what they are (address, ids, profile), never passed
+/// through twice; memory changes only when the plan gives it. Throws vmxkit::Error when a
+/// document cannot be read, when `vm` is not such a document (a `.vmx` holds no device keys),
+/// and when either holds more or less than one VM.
+ConfigChange config_change(const DocumentSource& vm, const DocumentSource& plan,
+                           const ChangeOptions& options = {});
+
+/// A vCenter or ESXi server, as govc names one.
+struct VsphereServer {
+  /// `https://user:password@host/sdk`, or a host name (https and /sdk implied); empty:
+  /// VMXKIT_SERVER, else GOVC_URL. Credentials also come from VMXKIT_USERNAME/VMXKIT_PASSWORD
+  /// (where the URL has none), GOVC_USERNAME/GOVC_PASSWORD or a session (VMXKIT_SESSION).
+  std::string url;
+  /// Given (either), they replace the URL's and the environment's credentials.
+  std::optional<std::string> username;
+  std::optional<std::string> password;
+  /// Skip the TLS certificate and host name checks (also VMXKIT_INSECURE, GOVC_INSECURE).
+  bool insecure = false;
+  /// An HTTP proxy (`http://host:port`); empty: VMXKIT_PROXY, else libcurl's environment.
+  std::string proxy;
+  /// Per request, connection included; the connection's own limit is at most this.
+  std::chrono::milliseconds timeout{60'000};
+};
+
+/// Which VM, as the community.vmware modules name one: exactly one of `name` (or its moref),
+/// `uuid` and `moid`.
+struct VmSelector {
+  std::string name;  ///< looked up under `folder`, or in `datacenter`, when given
+  /// Its BIOS UUID (`config.uuid`), or with `instance_uuid` its `config.instanceUuid`.
+  std::string uuid;
+  bool instance_uuid = false;
+  std::string moid;  ///< `vm-42`
+  std::string datacenter;
+  /// An inventory path (`/DC0/vm/gpu`), or a folder of `datacenter` (`gpu`, `vm/gpu`).
+  std::string folder;
+};
+
+struct ApplyRequest {
+  VsphereServer server;
+  VmSelector vm;
+  DocumentSource plan;  ///< as config_change()'s `plan`
+  ChangeOptions change;
+  bool dry_run = false;  ///< compute the change and check every precondition; send nothing
+  /// How long the task may run before apply_plan() gives up waiting (it may still run).
+  std::chrono::milliseconds task_timeout{600'000};
+};
+
+/// How an apply ended.
+enum class ApplyStatus : unsigned char {
+  no_changes,     ///< the VM already holds the plan: nothing checked, nothing sent
+  checks_failed,  ///< a precondition failed: nothing was sent
+  dry_run,        ///< every check passed; nothing was sent (ApplyRequest::dry_run)
+  applied,        ///< the task succeeded and the VM read back holds the plan
+  task_failed,    ///< the task ended in error
+  not_held,       ///< the task succeeded but the VM read back lacks part of the plan (`left`)
+};
+/// "no-changes", "checks-failed", "dry-run", "applied", "task-failed", "not-held".
+std::string_view to_string(ApplyStatus status);
+
+/// The VM as read before anything was sent.
+struct AppliedVm {
+  std::string name;
+  std::string moref;        ///< `vm-42`
+  std::string power_state;  ///< poweredOn, poweredOff, suspended
+};
+
+/// The preconditions: each that passed, each that failed, and each that could not be checked
+/// (with why).
+struct ApplyChecks {
+  std::vector<std::string> passed;
+  std::vector<std::string> failed;
+  std::vector<std::string> not_checked;
+};
+
+/// The ReconfigVM_Task sent, and how it ended.
+struct ApplyTask {
+  std::string moref;  ///< `task-17`
+  bool success = false;
+  std::string fault;    ///< the fault type of an error
+  std::string message;  ///< its localized message
+};
+
+struct ApplyReport {
+  ApplyStatus status = ApplyStatus::no_changes;
+  bool changed = false;  ///< the task was sent and did not fail: the VM changed
+  AppliedVm vm;
+  ConfigChange change;
+  ApplyChecks checks;             ///< none made for no_changes
+  std::optional<ApplyTask> task;  ///< once sent
+  std::vector<DiffLine> left;     ///< not_held: what the VM read back still lacks of the plan
+  /// applied: the VM read back, linted against its host as `vmxkit lint --server` lints it.
+  std::optional<LintReport> lint;
+};
+
+/// `vmxkit apply`: reads the plan, connects, finds the VM, computes the change
+/// (config_change()), and when there is one reads the host and checks every precondition
+/// before any change (placeholders, power state, each device on the host with passthrough
+/// active and held by no other VM, vGPU profiles, memory); unless one failed or `dry_run`,
+/// sends one ReconfigVM_Task, waits for it, reads the VM back and lints it. How it ended is the
+/// report's status; throws vmxkit::Error for what stops the work (a plan that cannot be read,
+/// no such VM, a server that cannot be reached or refuses a request, a SOAP fault, a task that
+/// outlives `task_timeout`). Defined in `vmxkit::client`.
+ApplyReport apply_plan(const ApplyRequest& request);
 
 }  // namespace vmxkit

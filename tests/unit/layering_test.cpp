@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The library's layers include downwards only (docs/design.md, "Data flows one way"): a file of
-// one folder of src/vmxkit/ includes headers of its own layer or of the layers below it.
+// one folder of src/vmxkit/ includes headers of its own layer or of the layers below it. The
+// Python module and the installed package's example use the public API, vmxkit/vmxkit.h, alone.
 #include <array>
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -57,4 +58,24 @@ TEST_CASE("every layer of the library includes only its own layer and those belo
     }
   }
   CHECK(files > 200);
+}
+
+TEST_CASE("the Python module and the package's example include vmxkit/vmxkit.h alone",
+          "[layering]") {
+  // What the Python package does goes through the public API, so a C++ program can do the
+  // same: a binding that reached behind it would grow an API of its own, untested from C++.
+  const std::regex include(R"re(#\s*include\s*[<"](vmxkit/[^">]+)[">])re");
+  for (const char* file : {"python/src/module.cpp", "examples/consumer/main.cpp"}) {
+    INFO(file);
+    const std::string text = vmxkit::test::read_bytes(vmxkit::test::source_path(file));
+    int facade = 0;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), include);
+         it != std::sregex_iterator(); ++it) {
+      const std::string header = (*it)[1];
+      INFO("includes " << header);
+      CHECK(header == "vmxkit/vmxkit.h");
+      facade += header == "vmxkit/vmxkit.h" ? 1 : 0;
+    }
+    CHECK(facade == 1);
+  }
 }
