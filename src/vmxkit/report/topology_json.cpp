@@ -72,6 +72,7 @@ Json nearest_json(const pci::Topology& t) {
     for (const pci::Peer& p : list) {
       out.push_back({{"label", t.label(offset + p.index)},
                      {"path", pci::to_string(p.cls)},
+                     {"nvlinks", p.nvlinks ? Json(*p.nvlinks) : Json(nullptr)},
                      {"verdict", pci::to_string(p.verdict)}});
     }
     return out;

@@ -68,7 +68,8 @@ bool render_nearest(const Host& host, const Topology& t, std::string& out) {
     for (const Peer& p : list) {
       any_unknown = any_unknown || p.cls == PathClass::unknown;
       if (!text.empty()) text += ", ";
-      text += fmt::format("{} ({}, {})", t.label(offset + p.index), to_string(p.cls),
+      text += fmt::format("{} ({}, {})", t.label(offset + p.index),
+                          p.nvlinks ? fmt::format("NV{}", *p.nvlinks) : to_string(p.cls),
                           to_string(p.verdict));
     }
     return text;
