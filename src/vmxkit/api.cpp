@@ -21,6 +21,7 @@
 #include "vmxkit/formats/vsphere/text_checks.h"
 #include "vmxkit/model/host.h"
 #include "vmxkit/report/plan_render.h"
+#include "vmxkit/report/topology_text.h"
 #include "vmxkit/vmxkit.h"
 
 #ifndef VMXKIT_VERSION
@@ -349,6 +350,15 @@ struct detail::Access {
     const pci::Host* h = impl->host ? &impl->host->impl_->host : nullptr;
     impl->plan = generate::make_plan(r, h, h != nullptr ? h->catalog() : catalog(impl->catalog));
 
+    // The NVLink notes' prose, after the pair verdicts.
+    generate::Plan& planned = impl->plan;
+    std::vector<std::string> notes;
+    for (const pci::NvlinkNote& n : planned.nvlink_notes) {
+      if (h != nullptr) notes.push_back("note: " + report::nvlink_note_text(*h, n));
+    }
+    planned.explanation.insert(
+        planned.explanation.begin() + static_cast<std::ptrdiff_t>(planned.nvlink_notes_at),
+        notes.begin(), notes.end());
     const generate::Plan& p = impl->plan;
     for (const generate::Choice& c : p.gpus) impl->gpus.push_back(to_planned(c));
     for (const generate::Choice& c : p.nics) impl->nics.push_back(to_planned(c));

@@ -205,6 +205,9 @@ std::string socket(unsigned rb, int numa, const std::vector<std::string>& endpoi
     if (e.rfind("gpu", 0) == 0) {
       const char* id = e == "gpu-geforce"     ? "10de:2684"
                        : e == "gpu-small-bar" ? "10de:2230"
+                       : e == "gpu-l40s"      ? "10de:26b9"
+                       : e == "gpu-a30"       ? "10de:20b7"
+                       : e == "gpu-sxm"       ? "10de:2330"
                                               : "10de:2331";
       out += fmt::format(
           "0000:{:02x}:00.0 3D controller [0302]: NVIDIA Corporation Device [{}]\n"

@@ -14,9 +14,9 @@ namespace vmxkit::test {
 
 /// A host from (name, text) inputs, each loaded as one HOST file would be.
 /// One host bridge (root bus rb, NUMA node numa) with a root port and a switch, as
-/// `lspci -vvv -nn -D` text; below the switch one device per entry of `endpoints` ("gpu",
-/// "gpu-geforce", "nic", "nic-ats-off", "gpu-small-bar"). `acs` sets ACSCtl on the switch's
-/// downstream ports.
+/// `lspci -vvv -nn -D` text; below the switch one device per entry of `endpoints` ("gpu", an
+/// H100 PCIe; "gpu-geforce", "gpu-small-bar" (RTX A6000), "gpu-l40s", "gpu-a30", "gpu-sxm"
+/// (H100 SXM5 80GB), "nic", "nic-ats-off"). `acs` sets ACSCtl on the switch's downstream ports.
 std::string socket(unsigned rb, int numa, const std::vector<std::string>& endpoints,
                    bool acs = false);
 

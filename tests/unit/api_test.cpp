@@ -265,6 +265,38 @@ TEST_CASE("size_mmio sizes host devices and catalogue models, and names what it 
                     StartsWith("h200-nvl-9: not an address"));
 }
 
+TEST_CASE(
+    "plan notes once, after its pair verdicts, that its GPUs take an NVLink bridge lspci cannot "
+    "show, but not for one GPU or vGPUs",
+    "[api][plan][nvlink]") {
+  vmxkit::PlanRequest request;
+  request.gpus = {"auto"};
+  request.gpu_count = 4;
+  request.system_id = kSystemId;
+  const vmxkit::Plan plan = vmxkit::plan(&example_host(), request);
+  const std::vector<std::string>& lines = plan.explanation();
+  const auto is_note = [](const std::string& l) { return l.find("NVLink bridge") != l.npos; };
+  REQUIRE(std::count_if(lines.begin(), lines.end(), is_note) == 1);
+  const auto note = std::find_if(lines.begin(), lines.end(), is_note);
+  CHECK(*note ==
+        "note: GPUs 0000:18:00.0, 0000:1a:00.0, 0000:3a:00.0, 0000:3c:00.0 (H100 PCIe) take an "
+        "NVLink bridge, which the PCI inputs cannot show (a bridge is not a PCI device): the "
+        "GPU<->GPU verdicts here are PCIe-only; give `nvidia-smi topo -m` with --host to include "
+        "NVLink (catalogue 10de:2331; NVLink: NVAIE6 P2P table lists H100-80C (H100 PCIe 80GB: a "
+        "PCIe board, so a bridge))");
+  // After the last pair verdict (GPU2 <-> GPU3 and its reason), before the MMIO window.
+  REQUIRE(note != lines.begin());
+  CHECK((note - 1)->find("  - ") == 0);
+  CHECK((note + 1)->find("64-bit MMIO window") == 0);
+  CHECK(contains_text(lines, "GPU2 <-> GPU3: ") != "");
+
+  request.gpu_count = 1;
+  CHECK(contains_text(vmxkit::plan(&example_host(), request).explanation(), "NVLink bridge") == "");
+  request.gpu_count = 2;
+  request.vgpu = "nvidia_h100-80c";
+  CHECK(contains_text(vmxkit::plan(&example_host(), request).explanation(), "NVLink bridge") == "");
+}
+
 TEST_CASE("plan picks GPUs and NICs on a host and explains why", "[api][plan]") {
   vmxkit::PlanRequest request;
   request.gpus = {"auto"};

@@ -492,6 +492,20 @@ std::vector<std::string> judge_pairs(Plan& plan, const Request& request, const p
   return refused;
 }
 
+// The VM's GPUs of a model with NVLink that no `nvidia-smi topo -m` covers: their pair
+// verdicts above are PCIe-only. Not for vGPUs, which get no P2P over PCIe at all.
+void note_nvlink(Plan& plan, const Request& request, const pci::Host& host) {
+  if (request.vgpu) return;
+  std::vector<std::size_t> gpus;
+  for (const Choice& c : plan.gpus) {
+    if (c.host_index) gpus.push_back(*c.host_index);
+  }
+  std::sort(gpus.begin(), gpus.end(),
+            [&](std::size_t a, std::size_t b) { return host.at(a).bdf < host.at(b).bdf; });
+  plan.nvlink_notes = pci::nvlink_notes(host, gpus);
+  plan.nvlink_notes_at = plan.explanation.size();
+}
+
 // ESXi ownership of the chosen devices, when the capture says it (esxcli): the plan stands,
 // the host needs a change first, so it is explained with its fix. An SR-IOV entry's device is
 // its PF, owned by the VMkernel.
@@ -677,6 +691,7 @@ Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog
         "group of the GPU and NIC (vSphere 8.0 U1, added in vCenter) makes sure of (rule P2P005)");
   }
   const std::vector<std::string> refused = judge_pairs(plan, request, host);
+  if (host != nullptr) note_nvlink(plan, request, *host);
   if (host != nullptr) explain_esxi_owners(plan, request, *host);
   if (!refused.empty()) {
     // A nearer device that `auto` left out because the host has not readied it is the way out.

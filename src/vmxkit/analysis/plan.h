@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "vmxkit/analysis/mmio.h"
+#include "vmxkit/analysis/nvlink_note.h"
 #include "vmxkit/analysis/topology.h"
 #include "vmxkit/core/pci_address.h"
 #include "vmxkit/devices/catalog.h"
@@ -91,6 +92,12 @@ struct Plan {
   /// "<why>\n    fix: <command>" each (also in the explanation).
   std::vector<std::string> not_ready;
   std::optional<PlannedGroup> device_group;  ///< Request::device_group applied
+  /// The VM's GPUs (passed whole, at least two) whose NVLink the host's PCI inputs cannot show,
+  /// per model (pci::nvlink_notes): their GPU pairs above are judged on PCIe only.
+  std::vector<pci::NvlinkNote> nvlink_notes;
+  /// Where in `explanation` the notes' text belongs (after the pair verdicts): prose is the
+  /// report layer's, so the facade inserts it there (report::nvlink_note_text).
+  std::size_t nvlink_notes_at = 0;
 };
 
 /// Builds the plan. Throws vmxkit::Error for a request that cannot work: a device not on the

@@ -701,9 +701,50 @@ void tree_order(const Host& host, std::vector<std::size_t>& tin, std::vector<std
   }
 }
 
+constexpr std::size_t kNoPosition = static_cast<std::size_t>(-1);
+
 std::size_t bad_reasons(const PairVerdict& v) {
   return static_cast<std::size_t>(std::count_if(
       v.reasons.begin(), v.reasons.end(), [](const Reason& r) { return r.effect != Verdict::ok; }));
+}
+
+// The GPUs `nvidia-smi topo -m` joins to GPU `g` by NVLink, as (links, position in t.gpus), most
+// links first, then PCI address: NCCL's paths take NVLink (PATH_NVL) before any PCIe type, so
+// they are g's nearest GPU peers whatever their PCIe class. `position`: device -> t.gpus index.
+std::vector<std::pair<unsigned, std::size_t>> nvlink_peers(const Host& host, std::size_t g,
+                                                           const std::vector<std::size_t>& position,
+                                                           std::size_t limit) {
+  std::vector<std::pair<unsigned, std::size_t>> peers;
+  if (!host.smi_topo() || !host.smi_label(g)) return peers;
+  for (const std::optional<std::size_t>& dev : host.smi_devices()) {
+    if (!dev || *dev == g || position[*dev] == kNoPosition) continue;
+    if (const auto links = host.nvlinks(g, *dev); links && *links > 0) {
+      peers.emplace_back(*links, position[*dev]);
+    }
+  }
+  std::sort(peers.begin(), peers.end(), [](const auto& x, const auto& y) {
+    return std::tie(y.first, x.second) < std::tie(x.first, y.second);
+  });
+  if (peers.size() > limit) peers.resize(limit);
+  return peers;
+}
+
+// GPU `g`'s nearest GPU peers, each judged: its NVLink peers, then its nearest by PCIe class.
+std::vector<Peer> nearest_gpus(const Host& host, const AnalysisOptions& options, const Topology& t,
+                               const PeerIndex& gpu_index, std::size_t g,
+                               const std::vector<std::size_t>& position) {
+  std::vector<Peer> out;
+  for (const auto& [links, j] : nvlink_peers(host, g, position, kNearestPeers)) {
+    out.push_back(Peer{j, path_class(host, g, t.gpus[j]), links,
+                       judge_pair(host, g, t.gpus[j], options).verdict});
+  }
+  for (const auto& [cls, pos] : gpu_index.nearest(g, kNearestPeers)) {
+    if (out.size() >= kNearestPeers) break;
+    const std::size_t j = pos;  // a copy: a lambda cannot capture a structured binding in C++20
+    if (std::any_of(out.begin(), out.end(), [&](const Peer& p) { return p.index == j; })) continue;
+    out.push_back(Peer{j, cls, std::nullopt, judge_pair(host, g, t.gpus[j], options).verdict});
+  }
+  return out;
 }
 
 // The listing of a large host: each GPU's nearest NICs and GPU peers, each judged, and the best
@@ -716,20 +757,20 @@ void list_nearest(const Host& host, const AnalysisOptions& options, Topology& t)
   const PeerIndex nic_index(host, t.nics, tin, tout);
   t.nearest.resize(t.gpus.size());
   t.best_nic.assign(t.gpus.size(), std::nullopt);
+  std::vector<std::size_t> position(host.devices().size(), kNoPosition);
+  for (std::size_t i = 0; i < t.gpus.size(); ++i) position[t.gpus[i]] = i;
   for (std::size_t i = 0; i < t.gpus.size(); ++i) {
     const std::size_t g = t.gpus[i];
     NearestPeers& np = t.nearest[i];
     std::optional<std::tuple<Verdict, PathClass, std::size_t, std::size_t>> best;
     for (const auto& [cls, j] : nic_index.nearest(g, kNearestPeers)) {
       const PairVerdict v = judge_pair(host, g, t.nics[j], options);
-      np.nics.push_back(Peer{j, cls, v.verdict});
+      np.nics.push_back(Peer{j, cls, std::nullopt, v.verdict});
       const auto key = std::make_tuple(v.verdict, cls, bad_reasons(v), j);
       if (!best || key < *best) best = key;
     }
     if (best) t.best_nic[i] = std::get<3>(*best);
-    for (const auto& [cls, j] : gpu_index.nearest(g, kNearestPeers)) {
-      np.gpus.push_back(Peer{j, cls, judge_pair(host, g, t.gpus[j], options).verdict});
-    }
+    np.gpus = nearest_gpus(host, options, t, gpu_index, g, position);
   }
 }
 

@@ -165,13 +165,16 @@ class PathMatrix {
 
 /// A GPU's peer in the large-host listing.
 struct Peer {
-  std::size_t index = 0;  ///< into Topology::nics, or Topology::gpus for a GPU peer
-  PathClass cls = PathClass::unknown;
+  std::size_t index = 0;               ///< into Topology::nics, or Topology::gpus for a GPU peer
+  PathClass cls = PathClass::unknown;  ///< the PCIe class, also for a GPU joined by NVLink
+  /// A GPU peer's bonded NVLinks per `nvidia-smi topo -m` (Host::nvlinks); nullopt: none.
+  std::optional<unsigned> nvlinks;
   Verdict verdict = Verdict::ok;
 };
 
-/// A GPU's nearest NICs and GPU peers: up to kNearestPeers each, closest first (path class,
-/// then PCI address).
+/// A GPU's nearest NICs and GPU peers: up to kNearestPeers each, closest first. GPU peers joined
+/// by NVLink in `nvidia-smi topo -m` come first (most links first, then PCI address), as NCCL
+/// takes NVLink before any PCIe path; then, as NICs, by path class, then PCI address.
 struct NearestPeers {
   std::vector<Peer> nics;
   std::vector<Peer> gpus;

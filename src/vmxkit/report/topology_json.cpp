@@ -3,10 +3,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <optional>
 #include <span>
 #include <vector>
 
+#include "vmxkit/analysis/nvlink_note.h"
 #include "vmxkit/analysis/smi_topology.h"
+#include "vmxkit/report/topology_text.h"
 
 namespace vmxkit::report {
 namespace {
@@ -68,6 +72,7 @@ Json nearest_json(const pci::Topology& t) {
     for (const pci::Peer& p : list) {
       out.push_back({{"label", t.label(offset + p.index)},
                      {"path", pci::to_string(p.cls)},
+                     {"nvlinks", p.nvlinks ? Json(*p.nvlinks) : Json(nullptr)},
                      {"verdict", pci::to_string(p.verdict)}});
     }
     return out;
@@ -79,6 +84,28 @@ Json nearest_json(const pci::Topology& t) {
                        {"gpus", peers(t.nearest[i].gpus, 0)}});
   }
   return nearest;
+}
+
+// GPUs whose NVLink the PCI inputs cannot show (pci::nvlink_notes), one object per model.
+Json nvlink_notes_json(const pci::Host& host, const pci::Topology& t) {
+  Json notes = Json::array();
+  for (const pci::NvlinkNote& note : pci::nvlink_notes(host, t.gpus)) {
+    Json labels = Json::array();
+    for (const std::size_t g : note.gpus) {
+      const auto it = std::find(t.gpus.begin(), t.gpus.end(), g);
+      labels.push_back(t.label(static_cast<std::size_t>(it - t.gpus.begin())));
+    }
+    const std::optional<unsigned> width = note.model->nvlink_bridge_gpus;
+    notes.push_back({{"model", json_text(note.model->model)},
+                     {"vendor_device", note.model->id_string()},
+                     {"nvlink", pci::to_string(note.kind)},
+                     {"bridge_gpus", width ? Json(*width) : Json(nullptr)},
+                     {"gpus", std::move(labels)},
+                     {"bdfs", bdfs(host, note.gpus)},
+                     {"source", json_text(note.source)},
+                     {"text", json_text(nvlink_note_text(host, note))}});
+  }
+  return notes;
 }
 
 }  // namespace
@@ -104,7 +131,8 @@ Json topology_json(const pci::Host& host, const pci::Topology& t) {
   for (const std::string& w : pci::smi_warnings(host)) warnings.push_back(json_text(w));
   Json doc = {{"gpus", std::move(gpus)},         {"nics", std::move(nics)},
               {"matrix", std::move(matrix)},     {"pairs", pairs_json(host, t)},
-              {"best_nic", std::move(best_nic)}, {"warnings", std::move(warnings)}};
+              {"best_nic", std::move(best_nic)}, {"nvlink_notes", nvlink_notes_json(host, t)},
+              {"warnings", std::move(warnings)}};
   if (t.listed) {
     doc["note"] = t.listing_note();
     doc["nearest"] = nearest_json(t);

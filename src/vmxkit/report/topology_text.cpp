@@ -2,9 +2,11 @@
 #include "vmxkit/report/topology_text.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "vmxkit/analysis/smi_topology.h"
 #include "vmxkit/core/text.h"
@@ -66,7 +68,8 @@ bool render_nearest(const Host& host, const Topology& t, std::string& out) {
     for (const Peer& p : list) {
       any_unknown = any_unknown || p.cls == PathClass::unknown;
       if (!text.empty()) text += ", ";
-      text += fmt::format("{} ({}, {})", t.label(offset + p.index), to_string(p.cls),
+      text += fmt::format("{} ({}, {})", t.label(offset + p.index),
+                          p.nvlinks ? fmt::format("NV{}", *p.nvlinks) : to_string(p.cls),
                           to_string(p.verdict));
     }
     return text;
@@ -131,6 +134,13 @@ void render_device_legend(const Host& host, const Topology& t, std::string& out)
   }
 }
 
+// The host's NVLink notes: GPUs whose NVLink the PCI inputs cannot show.
+void render_nvlink_notes(const Host& host, const Topology& t, std::string& out) {
+  for (const NvlinkNote& note : nvlink_notes(host, t.gpus)) {
+    out += "\nNote: " + nvlink_note_text(host, note) + "\n";
+  }
+}
+
 // Each judged pair: its class and verdict, the reasons, and the fix of each that is not ok.
 void render_pairs(const Host& host, const Topology& t, std::string& out) {
   const std::size_t n = t.size();
@@ -181,12 +191,34 @@ std::string render(const Host& host, const Topology& t) {
   const bool any_unknown = t.listed ? render_nearest(host, t, out) : render_matrix(host, t, out);
   render_class_legend(host, any_unknown, out);
   render_device_legend(host, t, out);
+  render_nvlink_notes(host, t, out);
   render_pairs(host, t, out);
   render_best_nics(host, t, out);
   return out;
 }
 
 }  // namespace topology_text
+
+std::string nvlink_note_text(const pci::Host& host, const pci::NvlinkNote& note) {
+  std::vector<std::string> bdfs;
+  bdfs.reserve(note.gpus.size());
+  for (const std::size_t g : note.gpus) bdfs.push_back(host.at(g).bdf.to_string());
+  const std::string gpus = fmt::format("GPUs {} ({})", fmt::join(bdfs, ", "), note.model->model);
+  const std::string cited = fmt::format("catalogue {}; {}", note.model->id_string(), note.source);
+  if (note.kind == pci::NvlinkSupport::baseboard) {
+    return fmt::format(
+        "{} are joined by NVLink or NVSwitches on their baseboard, which the PCI inputs cannot "
+        "show: the GPU<->GPU verdicts here are PCIe-only and understate their P2P; give "
+        "`nvidia-smi topo -m` with --host to include NVLink ({})",
+        gpus, cited);
+  }
+  const std::optional<unsigned> width = note.model->nvlink_bridge_gpus;
+  return fmt::format(
+      "{} take an NVLink bridge{}, which the PCI inputs cannot show (a bridge is not a PCI "
+      "device): the GPU<->GPU verdicts here are PCIe-only; give `nvidia-smi topo -m` with --host "
+      "to include NVLink ({})",
+      gpus, width ? fmt::format(" (one bridge set joins at most {} boards)", *width) : "", cited);
+}
 
 std::string render_topology_text(const pci::Host& host, const pci::Topology& topo) {
   return topology_text::render(host, topo);

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "vmxkit/analysis/nvlink_note.h"
 #include "vmxkit/analysis/topology.h"
 #include "vmxkit/model/host.h"
 
@@ -14,5 +15,11 @@ namespace vmxkit::report {
 /// A `listed` topology prints its note and each GPU's nearest peers in place of the matrix and
 /// the verdicts.
 std::string render_topology_text(const pci::Host& host, const pci::Topology& topo);
+
+/// One sentence for a note of pci::nvlink_notes(): the GPUs' addresses and model, what their
+/// NVLink is (a bridge, or the baseboard's NVLink/NVSwitch), that the GPU<->GPU verdicts are
+/// PCIe-only, how to include NVLink (`nvidia-smi topo -m` with --host), and the catalogue row's
+/// NVLink source. `topo` prints it after the legends, `generate` after its pair verdicts.
+std::string nvlink_note_text(const pci::Host& host, const pci::NvlinkNote& note);
 
 }  // namespace vmxkit::report

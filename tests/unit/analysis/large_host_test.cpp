@@ -20,6 +20,7 @@
 #include "support/support.h"
 #include "vmxkit/analysis/topology.h"
 #include "vmxkit/model/host.h"
+#include "vmxkit/report/topology_json.h"
 #include "vmxkit/report/topology_text.h"
 
 using vmxkit::pci::analyze;
@@ -131,6 +132,7 @@ std::vector<std::pair<PathClass, std::size_t>> brute_force_nearest(
 
 std::vector<std::pair<PathClass, std::size_t>> listed(const std::vector<vmxkit::pci::Peer>& peers) {
   std::vector<std::pair<PathClass, std::size_t>> out;
+  out.reserve(peers.size());
   for (const auto& p : peers) out.emplace_back(p.cls, p.index);
   return out;
 }
@@ -330,7 +332,7 @@ TEST_CASE("topo lists a large host's nearest peers with a note, and --matrix for
   r = vmxkit::test::run_cli({"topo", "--matrix", farm});
   CHECK(r.code == 0);
   CHECK(r.out.rfind("\tGPU0\tGPU1\tGPU2\t", 0) == 0);
-  CHECK(r.out.find("Note:") == std::string::npos);
+  CHECK(r.out.find("Note: 65 GPUs") == std::string::npos);
   CHECK(r.out.find("\n  GPU0 <-> GPU64  NODE  degraded\n") != std::string::npos);
 
   r = vmxkit::test::run_cli({"topo", "--format", "json", farm});
@@ -344,12 +346,74 @@ TEST_CASE("topo lists a large host's nearest peers with a note, and --matrix for
   CHECK(j["nearest"][1]["gpu"] == "GPU1");
   CHECK(j["nearest"][1]["nics"].empty());
   CHECK(j["nearest"][1]["gpus"][0] ==
-        nlohmann::json({{"label", "GPU3"}, {"path", "NODE"}, {"verdict", "degraded"}}));
+        nlohmann::json(
+            {{"label", "GPU3"}, {"path", "NODE"}, {"nvlinks", nullptr}, {"verdict", "degraded"}}));
 
   r = vmxkit::test::run_cli({"topo", "--format", "json", "--matrix", farm});
   const auto m = nlohmann::json::parse(r.out);
   CHECK(m["matrix"].size() == 65);
   CHECK(!m.contains("nearest"));
+}
+
+TEST_CASE(
+    "a large host's listing puts the GPUs nvidia-smi topo -m joins by NVLink first, most links "
+    "first, then the nearest by PCIe",
+    "[pci][topology][scale][nvlink][smi]") {
+  // 65 H100s, each under its own root port, NUMA nodes alternating: GPU0's nearest by PCIe are
+  // GPU2, GPU4, GPU6, GPU8 (NODE). The matrix joins GPU0 to GPU1 (SYS) by NV4 and to GPU64
+  // (NODE) by NV12.
+  const std::size_t n = 65;
+  std::string smi;
+  for (std::size_t i = 0; i < n; ++i) smi += fmt::format("\tGPU{}", i);
+  smi += "\tCPU Affinity\n";
+  auto cell = [](std::size_t i, std::size_t j) -> std::string {
+    if (i == j) return " X ";
+    if (std::min(i, j) == 0 && std::max(i, j) == 1) return "NV4";
+    if (std::min(i, j) == 0 && std::max(i, j) == 64) return "NV12";
+    return i % 2 == j % 2 ? "NODE" : "SYS";
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    smi += fmt::format("GPU{}", i);
+    for (std::size_t j = 0; j < n; ++j) smi += "\t" + cell(i, j);
+    smi += "\t0\n";
+  }
+  const std::string farm = vmxkit::test::gpu_farm_text(65);
+  const auto host = host_from({{"farm.txt", farm}, {"smi.txt", smi}});
+  REQUIRE(host.smi_mismatch().empty());
+  const auto t = analyze(host, {});
+  REQUIRE(t.listed);
+  const auto& g0 = t.nearest[0].gpus;
+  REQUIRE(g0.size() == 4);
+  CHECK(g0[0].index == 64);
+  CHECK(g0[0].nvlinks == 12u);
+  CHECK(g0[0].cls == PathClass::node);  // the PCIe class stays
+  CHECK(g0[0].verdict == vmxkit::pci::Verdict::ok);
+  CHECK(g0[1].index == 1);
+  CHECK(g0[1].nvlinks == 4u);
+  CHECK(g0[1].cls == PathClass::sys);
+  CHECK(g0[1].verdict == vmxkit::pci::Verdict::ok);  // SYS over PCIe, but NVLink carries P2P
+  CHECK(g0[2].index == 2);
+  CHECK_FALSE(g0[2].nvlinks);
+  CHECK(g0[3].index == 4);
+  // GPU64 lists GPU0 first; GPU2 has no NVLink and keeps its PCIe listing.
+  CHECK(t.nearest[64].gpus[0].index == 0);
+  CHECK(t.nearest[64].gpus[0].nvlinks == 12u);
+  CHECK(t.nearest[2].gpus[0].index == 0);
+  CHECK_FALSE(t.nearest[2].gpus[0].nvlinks);
+  const std::string text = vmxkit::report::render_topology_text(host, t);
+  CHECK(text.find("\n  GPU0 (NUMA 0): NICs: none; GPUs: GPU64 (NV12, ok), GPU1 (NV4, ok), GPU2 "
+                  "(NODE, degraded), GPU4 (NODE, degraded)\n") != std::string::npos);
+  const auto j = vmxkit::report::topology_json(host, t);
+  CHECK(j["nearest"][0]["gpus"][0]["nvlinks"] == 12);
+  CHECK(j["nearest"][0]["gpus"][0]["path"] == "NODE");
+  CHECK(j["nearest"][0]["gpus"][2]["nvlinks"].is_null());
+  // The matrix covers every GPU: no NVLink note.
+  CHECK(j["nvlink_notes"].empty());
+
+  // Without the matrix, the listing is the PCIe one.
+  const auto plain = analyze(host_from({{"farm.txt", farm}}), {});
+  CHECK(plain.nearest[0].gpus[0].index == 2);
+  CHECK_FALSE(plain.nearest[0].gpus[0].nvlinks);
 }
 
 TEST_CASE(

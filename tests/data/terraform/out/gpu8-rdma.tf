@@ -111,6 +111,7 @@
 #     fix: place both devices under one PCIe switch
 # GPU6 <-> GPU7: PIX (ok)
 #   - PIX: through one switch below 0000:bd:00.0; GPU P2P stays below the host bridge
+# note: GPUs 0000:18:00.0, 0000:1a:00.0, 0000:3a:00.0, 0000:3c:00.0, 0000:9d:00.0, 0000:9f:00.0, 0000:bf:00.0, 0000:c1:00.0 (H100 PCIe) take an NVLink bridge, which the PCI inputs cannot show (a bridge is not a PCI device): the GPU<->GPU verdicts here are PCIe-only; give `nvidia-smi topo -m` with --host to include NVLink (catalogue 10de:2331; NVLink: NVAIE6 P2P table lists H100-80C (H100 PCIe 80GB: a PCIe board, so a bridge))
 # 64-bit MMIO window: 2048 GB
 #     128G at +0        BAR1  0000:18:00.0 (H100 PCIe)  [lspci examples/hosts/synthetic-2s-4sw-8gpu-8nic.lspci-vvv.txt:95]
 #     128G at +128G     BAR1  0000:1a:00.0 (H100 PCIe)  [lspci examples/hosts/synthetic-2s-4sw-8gpu-8nic.lspci-vvv.txt:132]
