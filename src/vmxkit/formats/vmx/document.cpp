@@ -235,8 +235,8 @@ bool LineScanner::next(Line& line) {
 
 namespace {
 
-// The end of the canonical line starting at `p` (just after its ending), or `size` when it is
-// not one. Each test mirrors what scan_line() and canonical_form() do with the line: a line
+// The end of the canonical line starting at `p` (just after its ending), or `p` when it is not
+// one. Each test mirrors what scan_line() and canonical_form() do with the line: a line
 // passes only when the canonical form would write back exactly its bytes.
 std::size_t skip_canonical_line(const unsigned char* b, std::size_t p, std::size_t size,
                                 LineEnding ending) {
@@ -264,10 +264,6 @@ std::size_t skip_canonical_line(const unsigned char* b, std::size_t p, std::size
   }
   return q + (crlf ? 2 : 1);
 }
-
-}  // namespace
-
-namespace {
 
 /// Where a run of lines from `p` on stops: `blocks(p)` takes whole 64-byte blocks of them from
 /// `p` (returns where it stopped; `p` where it cannot judge them), then `line(p)` takes them one
