@@ -13,6 +13,7 @@
 #include "vmxkit/devices/catalog.h"
 #include "vmxkit/formats/vmx/document.h"
 #include "vmxkit/model/host.h"
+#include "vmxkit/vmxkit.h"
 
 namespace CLI {
 class App;
@@ -39,6 +40,15 @@ vmx::Document load_vmx(const std::string& path, Context& ctx);
 /// Prints the document's malformed-line diagnostics as warnings: editing keeps those lines as
 /// they are, but VMware will still reject the file.
 void warn_malformed(const vmx::Document& doc, Context& ctx);
+
+/// Reads FILE, or stdin for `-` (read whole, named `<stdin>` in messages).
+std::string read_input(const std::string& path, Context& ctx);
+
+/// Reads FILE (or stdin for `-`) as a `.vmx` document, named as display_name() names it.
+VmxDocument read_vmx_document(const std::string& path, Context& ctx);
+
+/// warn_malformed() of the public document.
+void warn_malformed(const VmxDocument& doc, Context& ctx);
 
 /// `--host HOST` (repeatable) and `--catalog FILE`, shared by lint, fix and generate.
 struct HostOptions {

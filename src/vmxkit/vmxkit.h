@@ -563,10 +563,14 @@ class VmxDocument {
   std::string_view bytes() const;
   /// The value of the first entry of `key` (ASCII case-insensitive, as VMware compares keys).
   std::optional<std::string> get(std::string_view key) const;
+  /// The same entry's value as written: without its quotes, `|XX` escapes not decoded.
+  std::optional<std::string> get_raw(std::string_view key) const;
   /// Every entry, in file order.
   std::vector<VmxEntry> entries() const;
   /// Every line VMware cannot read, in file order.
   std::vector<VmxProblem> problems() const;
+  /// problems() as lint() reports them: VMX001 and VMX002 diagnostics, in file order.
+  std::vector<Diagnostic> diagnostics() const;
 
  private:
   struct Impl;
@@ -583,6 +587,20 @@ std::string vmx_set(std::string_view bytes, std::string_view key, std::string_vi
 /// `bytes` without any entry of `key` (any case), as `vmxkit unset` does; `removed`, when
 /// given, says whether there was one (without one the bytes come back unchanged).
 std::string vmx_unset(std::string_view bytes, std::string_view key, bool* removed = nullptr);
+/// Whether some line of `bytes` is one VMware cannot read (VmxDocument::problems() would not be
+/// empty), in one pass that stores nothing. Throws vmxkit::Error, naming `path`, as
+/// VmxDocument::parse() does.
+bool vmx_has_problems(std::string_view bytes, std::string_view path = {});
+
+// ------------------------------------------------------------------------------------------------
+// Reports: what the command line prints, for a program that prints the same
+
+/// A diagnostic as the command line prints it, GCC style: `path:line:col: severity: message
+/// [ID]`, then the source line of `text` (a window around the column when the line is long) and
+/// a caret, and each note likewise; a message is cut after 1000 bytes. `lines` indexes `text`.
+/// With `color`, ANSI colours.
+std::string render_diagnostic(std::string_view path, std::string_view text, const LineIndex& lines,
+                              const Diagnostic& diagnostic, bool color = false);
 
 // ------------------------------------------------------------------------------------------------
 // Files: the one write path of the command line and the Python package
