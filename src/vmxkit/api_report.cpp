@@ -1,12 +1,29 @@
 // SPDX-License-Identifier: Apache-2.0
 // The facade's reports (vmxkit/vmxkit.h): the text and JSON the command line prints, rendered
 // by report/ from the facade's values, so a command writes what the API hands out.
+#include <fmt/format.h>
+
+#include <sstream>
 #include <string>
 
+#include "vmxkit/checks/check.h"
+#include "vmxkit/report/check_docs.h"
 #include "vmxkit/report/diagnostic_text.h"
+#include "vmxkit/report/json.h"
 #include "vmxkit/vmxkit.h"
 
 namespace vmxkit {
+
+namespace {
+
+// A report's JSON document, as write_json_document writes it.
+std::string json_document(const report::Json& doc) {
+  std::ostringstream out;
+  report::write_json_document(out, doc);
+  return std::move(out).str();
+}
+
+}  // namespace
 
 // --- diagnostics
 
@@ -16,6 +33,42 @@ std::string render_diagnostic(std::string_view path, std::string_view text, cons
   std::string out;
   printer.print(out, diagnostic);
   return out;
+}
+
+// --- the rule catalogue
+
+namespace {
+
+// The catalogue's own check behind a RuleInfo (its strings are views of the check's).
+const checks::Check& check_of(const RuleInfo& rule) {
+  const checks::Check* c = checks::find_check(rule.id);
+  if (c == nullptr) throw Error(fmt::format("no check '{}'", rule.id));
+  return *c;
+}
+
+report::Json rule_json(const RuleInfo& r) {
+  using report::Json;
+  return {{"id", r.id},
+          {"name", r.name},
+          {"kind", to_string(r.kind)},
+          {"severity", to_string(r.severity)},
+          {"fix", to_string(r.fix)},
+          {"fix_safety", r.fix == RuleFix::none ? Json(nullptr) : Json(to_string(r.fix_safety))},
+          {"needs_host", r.needs_host},
+          {"status", r.removed ? "removed" : "stable"},
+          {"summary", r.summary}};
+}
+
+}  // namespace
+
+std::string render_rule_page(const RuleInfo& rule) { return checks::rule_page(check_of(rule)); }
+
+std::string render_rules_markdown() { return checks::catalogue_markdown(); }
+
+std::string render_rules_json(const std::vector<RuleInfo>& rules) {
+  report::Json items = report::Json::array();
+  for (const RuleInfo& r : rules) items.push_back(rule_json(r));
+  return json_document({{"checks", std::move(items)}});
 }
 
 }  // namespace vmxkit

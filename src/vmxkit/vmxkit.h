@@ -395,6 +395,15 @@ enum class RuleKind : unsigned char { lint, host, guest };
 /// "lint", "host", "guest".
 std::string_view to_string(RuleKind kind);
 
+/// Whether a rule's findings come with fixes.
+enum class RuleFix : unsigned char {
+  none,       ///< never
+  sometimes,  ///< some of its findings
+  always,     ///< every finding
+};
+/// "none", "sometimes", "always".
+std::string_view to_string(RuleFix fix);
+
 /// One rule of the catalogue. The strings are the catalogue's own: they stay valid for the
 /// program's life (as Diagnostic::rule_id does).
 struct RuleInfo {
@@ -407,11 +416,26 @@ struct RuleInfo {
   std::string_view doc;
   bool needs_host = false;  ///< lint: only run with LintOptions::host
   bool removed = false;     ///< retired: kept so that old suppressions still resolve
+  RuleFix fix = RuleFix::none;
+  FixSafety fix_safety = FixSafety::safe;  ///< of the fixes it offers (when `fix` is not none)
 };
 /// Every rule in force (lint, host and guest rules; retired ones left out), sorted by id.
 std::vector<RuleInfo> rules();
+/// Every rule, retired ones included, sorted by id (what `vmxkit rules` lists).
+std::vector<RuleInfo> all_rules();
 /// A rule by id (exact, uppercase: "VMX001"), retired ones included, or nullopt.
 std::optional<RuleInfo> find_rule(std::string_view id);
+
+/// A rule's page, as `vmxkit rule ID` prints it: a title line, its metadata and its doc. Throws
+/// vmxkit::Error for a rule the catalogue does not hold.
+std::string render_rule_page(const RuleInfo& rule);
+/// The whole catalogue as markdown (`vmxkit rules --format markdown`, docs/rules.md): a table,
+/// then every rule's page.
+std::string render_rules_markdown();
+/// `rules` as `vmxkit rules --format json` writes them: `{"checks": [...]}`, each with its id,
+/// name, kind, severity, fix, fix_safety (null without fixes), needs_host, status ("stable" or
+/// "removed") and summary; two-space indentation and a final newline.
+std::string render_rules_json(const std::vector<RuleInfo>& rules);
 
 // ------------------------------------------------------------------------------------------------
 // Plan: the VM settings for GPU/NIC passthrough with P2P
