@@ -25,6 +25,27 @@ std::string json_document(const report::Json& doc) {
 
 }  // namespace
 
+// --- the format table
+
+std::string render_formats_json(const std::vector<FormatInfo>& formats) {
+  report::Json items = report::Json::array();
+  for (const FormatInfo& f : formats) {
+    items.push_back({{"name", f.name},
+                     {"subject", f.subject},
+                     {"summary", f.summary},
+                     {"input", f.input},
+                     {"output", f.output},
+                     {"carries",
+                      {{"host_address", f.host_address},
+                       {"dynamic_directpath", f.dynamic_directpath},
+                       {"vgpu", f.vgpu},
+                       {"sriov", f.sriov},
+                       {"device_groups", f.device_groups},
+                       {"dvx", f.dvx}}}});
+  }
+  return json_document({{"formats", std::move(items)}});
+}
+
 // --- diagnostics
 
 std::string render_diagnostic(std::string_view path, std::string_view text, const LineIndex& lines,

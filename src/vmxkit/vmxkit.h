@@ -86,6 +86,10 @@ struct FormatInfo {
 std::vector<FormatInfo> format_table();
 /// A format by name, or nullopt.
 std::optional<FormatInfo> find_format(std::string_view name);
+/// `formats` as `vmxkit formats --format json` writes them: `{"formats": [...]}`, each with its
+/// name, subject, summary, input, output and what it carries; two-space indentation and a final
+/// newline.
+std::string render_formats_json(const std::vector<FormatInfo>& formats);
 
 /// One VM of an input file.
 struct InputVm {
