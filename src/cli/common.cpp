@@ -64,6 +64,23 @@ pci::Host load_host_inputs(const HostInputs& inputs, Context& ctx) {
   return host;
 }
 
+Host read_host_inputs(const HostInputs& inputs, Context& ctx) {
+  const Catalog catalog = load_catalog(inputs.flagged.catalogs);
+  std::vector<HostSource> sources;
+  for (const auto* list : {&inputs.positional, &inputs.flagged.hosts}) {
+    for (const std::string& source : *list) {
+      if (source == "-") {
+        sources.push_back(HostSource::from_text("<stdin>", read_stream(ctx.in, "<stdin>")));
+      } else {
+        sources.emplace_back(source);
+      }
+    }
+  }
+  Host host = load_host(sources, catalog);
+  for (const std::string& w : host.warnings()) ctx.err << "vmxkit: warning: " << w << '\n';
+  return host;
+}
+
 void load_host_inputs_into(pci::Host& host, const HostInputs& inputs, Context& ctx) {
   for (const auto* list : {&inputs.positional, &inputs.flagged.hosts}) {
     for (const std::string& source : *list) {

@@ -70,6 +70,8 @@ void add_host_inputs(CLI::App& sub, HostInputs& inputs, const std::string& posit
 /// Loads HOST inputs (positional first, then --host; `-` = stdin) with the catalogue and user
 /// overrides, and prints the input warnings to stderr.
 pci::Host load_host_inputs(const HostInputs& inputs, Context& ctx);
+/// load_host_inputs() through the public API.
+Host read_host_inputs(const HostInputs& inputs, Context& ctx);
 /// Loads the captures of `inputs` into `host` (which may already hold what the vSphere API
 /// said), finalizes it and prints its warnings.
 void load_host_inputs_into(pci::Host& host, const HostInputs& inputs, Context& ctx);

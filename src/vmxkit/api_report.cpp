@@ -56,6 +56,40 @@ std::string render_diagnostic(std::string_view path, std::string_view text, cons
   return out;
 }
 
+// --- pciPassthru.64bitMMIOSizeGB
+
+namespace {
+
+report::Json json_texts(const std::vector<std::string>& strings) {
+  report::Json array = report::Json::array();
+  for (const std::string& s : strings) array.push_back(report::json_text(s));
+  return array;
+}
+
+}  // namespace
+
+std::string render_mmio_json(const MmioSize& size) {
+  using report::Json, report::json_text;
+  Json bars = Json::array();
+  for (const MmioBar& b : size.bars) {
+    bars.push_back({{"device", json_text(b.device)},
+                    {"bar", json_text(b.bar)},
+                    {"size", b.size},
+                    {"offset", b.offset},
+                    {"source", json_text(b.source)}});
+  }
+  return json_document({{"size_gb", size.size_gb},
+                        {"kb323402_gb", size.kb_gb ? Json(*size.kb_gb) : Json(nullptr)},
+                        {"estimated", size.estimated},
+                        {"total_bytes", size.total_bytes},
+                        {"bars", std::move(bars)},
+                        {"unknown", json_texts(size.unknown)},
+                        {"unknown_gpus", json_texts(size.unknown_gpus)},
+                        {"below_4g", json_texts(size.below_4g)},
+                        {"unassigned", json_texts(size.unassigned)},
+                        {"lines", json_texts(size.lines)}});
+}
+
 // --- the rule catalogue
 
 namespace {

@@ -347,6 +347,11 @@ struct MmioSize {
 MmioSize size_mmio(const Host* host, const std::vector<std::string>& devices,
                    const Catalog& catalog = Catalog());
 
+/// `size` as `vmxkit mmio --format json` writes it: size_gb, kb323402_gb (null when not known),
+/// estimated, total_bytes, bars (device, bar, size, offset, source), unknown, unknown_gpus,
+/// below_4g, unassigned and lines; two-space indentation and a final newline.
+std::string render_mmio_json(const MmioSize& size);
+
 // ------------------------------------------------------------------------------------------------
 // Lint and fix
 
