@@ -478,6 +478,8 @@ Host detail::wrap_host(pci::Host host, const Catalog& catalog) {
   return detail::Access::make_host(std::move(host), catalog);
 }
 
+const pci::Host& detail::internal_host(const Host& host) { return detail::Access::host(host); }
+
 const pci::Catalog& detail::internal_catalog(const Catalog& catalog) {
   return detail::Access::catalog(catalog);
 }

@@ -90,6 +90,48 @@ std::string render_mmio_json(const MmioSize& size) {
                         {"lines", json_texts(size.lines)}});
 }
 
+// --- host checks
+
+namespace {
+
+report::Json optional_bool(const std::optional<bool>& b) {
+  return b ? report::Json(*b) : report::Json(nullptr);
+}
+
+// The vGPU types the host offers with what a VM holding each may do; null when not known.
+report::Json vgpu_types_json(const std::optional<HostVgpuTypes>& types) {
+  if (!types) return nullptr;
+  report::Json list = report::Json::array();
+  for (const VgpuTypeOffer& v : types->offered) {
+    list.push_back({{"vgpu", report::json_text(v.profile)},
+                    {"disk_snapshot_supported", optional_bool(v.disk_snapshot)},
+                    {"memory_snapshot_supported", optional_bool(v.memory_snapshot)},
+                    {"suspend_supported", optional_bool(v.suspend)},
+                    {"migrate_supported", optional_bool(v.migrate)}});
+  }
+  return list;
+}
+
+}  // namespace
+
+std::string render_host_check_json(const HostCheckReport& checked) {
+  using report::Json, report::json_text;
+  Json list = Json::array();
+  for (const CheckFinding& f : checked.findings) {
+    list.push_back({{"id", f.rule_id},
+                    {"name", f.rule_name},
+                    {"severity", to_string(f.severity)},
+                    {"subject", json_text(f.subject)},
+                    {"message", json_text(f.message)},
+                    {"fix", f.fix.empty() ? Json(nullptr) : Json(json_text(f.fix))}});
+  }
+  return json_document(
+      {{"host_kind",
+        checked.kind == HostKind::unknown ? Json(nullptr) : Json(to_string(checked.kind))},
+       {"findings", std::move(list)},
+       {"vgpu_types", vgpu_types_json(checked.vgpu_types)}});
+}
+
 // --- the rule catalogue
 
 namespace {

@@ -311,6 +311,77 @@ struct Topology {
 Topology analyze(const Host& host, const TopologyOptions& options = {});
 
 // ------------------------------------------------------------------------------------------------
+// Host checks: is a host ready for GPUDirect RDMA and SR-IOV (`vmxkit host-check`)
+
+/// What a host is, which decides what its checks ask.
+enum class HostKind : unsigned char {
+  unknown,     ///< a Linux host whose use the inputs do not show
+  esxi,        ///< an ESXi host
+  kvm,         ///< a Linux host that assigns devices to VMs
+  bare_metal,  ///< a Linux host for GPUDirect RDMA without VMs
+};
+/// "ESXi", "Linux KVM host", "Linux bare metal", "Linux, kind unknown".
+std::string_view to_string(HostKind kind);
+/// "esxi", "kvm", "bare-metal" (`--host-kind`); nullopt for anything else.
+std::optional<HostKind> parse_host_kind(std::string_view text);
+
+/// A host or guest check's finding, with the command or setting that fixes it.
+struct CheckFinding {
+  std::string_view rule_id;    ///< the check's id ("HOST003"), valid for the program's life
+  std::string_view rule_name;  ///< its name ("not-checked" when an input is missing to answer it)
+  Severity severity = Severity::warning;  ///< the check's, or lower where the check says why
+  std::string subject;  ///< the device (BDF), module or file it is about; empty for the whole
+  std::string message;
+  std::string fix;  ///< empty when none
+  /// The input and line the finding rests on; empty (and 0) for one about what no input showed.
+  std::string file;
+  std::uint32_t line = 0;
+};
+
+/// A vGPU type a host offers (config.sharedPassthruGpuTypes), with what a VM holding one may do
+/// (config.sharedGpuCapabilities); nullopt where the host does not say.
+struct VgpuTypeOffer {
+  std::string profile;  ///< "nvidia_h100xm-80c", as a VM's pciPassthruN.vgpu names it
+  std::optional<bool> disk_snapshot;
+  std::optional<bool> memory_snapshot;
+  std::optional<bool> suspend;
+  std::optional<bool> migrate;
+};
+
+/// The vGPU types of a host read from the vSphere API.
+struct HostVgpuTypes {
+  std::string host_name;  ///< the HostSystem's name; may be empty
+  std::vector<VgpuTypeOffer> offered;
+};
+
+struct HostCheckOptions {
+  /// The host's kernel command line: the text of /proc/cmdline or /etc/default/grub, named
+  /// `cmdline_name` in messages; nullopt when not given (its checks say so).
+  std::optional<std::string> cmdline;
+  std::string cmdline_name;
+  HostKind kind = HostKind::unknown;  ///< unknown: detected from the inputs
+};
+
+struct HostCheckReport {
+  /// The kind the checks judged: HostCheckOptions::kind, else the one the inputs show.
+  HostKind kind = HostKind::unknown;
+  std::vector<CheckFinding> findings;  ///< in check id order
+  /// The vGPU types the host offers, when the inputs say (the vSphere API's host properties).
+  std::optional<HostVgpuTypes> vgpu_types;
+};
+
+/// Runs every host check (`vmxkit rules --kind host`) over the host: IOMMU on the kernel command
+/// line, ESXi passthrough state, SR-IOV VFs, ATS and ACS on the GPU/NIC paths, what the inputs
+/// could not answer and the loaders' warnings. Throws vmxkit::Error when `cmdline` holds no
+/// kernel command line.
+HostCheckReport check_host(const Host& host, const HostCheckOptions& options = {});
+
+/// `report` as `vmxkit host-check --format json` writes it: host_kind (null when unknown),
+/// findings (id, name, severity, subject, message, fix or null) and vgpu_types (null when not
+/// known); two-space indentation and a final newline.
+std::string render_host_check_json(const HostCheckReport& report);
+
+// ------------------------------------------------------------------------------------------------
 // pciPassthru.64bitMMIOSizeGB
 
 /// One 64-bit memory BAR counted, where it was placed, and where its size came from.
