@@ -909,4 +909,23 @@ struct ApplyReport {
 /// outlives `task_timeout`). Defined in `vmxkit::client`.
 ApplyReport apply_plan(const ApplyRequest& request);
 
+// ------------------------------------------------------------------------------------------------
+// NCCL's topology file for a VM (`vmxkit nccl-topo`)
+
+/// An NCCL topology file (NCCL_TOPO_FILE) for a VM.
+struct NcclTopoFile {
+  std::string xml;                 ///< the file, as NCCL reads it
+  std::vector<std::string> notes;  ///< for the user: devices mapped or assumed, NUMA unknown
+};
+
+/// The tree NCCL's own sysfs walk builds on `host` above each passthrough GPU and NIC of `vm`
+/// (its pciPassthruN.id entries), with the bus ids the guest's captures (`lspci -vvv`, and
+/// `-tv`; read in order, files or bytes) give those devices, so that NCCL in the guest computes
+/// the path types the host has. `maps` are `GUEST_BDF=HOST_BDF`: which host device a guest
+/// device is where several share one vendor:device id. Throws vmxkit::Error when a capture
+/// cannot be read or is none of the guest formats, and for a mapping that does not work.
+NcclTopoFile nccl_topo(const Host& host, const VmxDocument& vm,
+                       const std::vector<DocumentSource>& guest,
+                       const std::vector<std::string>& maps = {});
+
 }  // namespace vmxkit
