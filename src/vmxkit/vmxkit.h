@@ -928,4 +928,43 @@ NcclTopoFile nccl_topo(const Host& host, const VmxDocument& vm,
                        const std::vector<DocumentSource>& guest,
                        const std::vector<std::string>& maps = {});
 
+// ------------------------------------------------------------------------------------------------
+// Guest checks: is a VM's guest ready for GPUDirect RDMA (`vmxkit guest-check`)
+
+struct GuestCheckOptions {
+  /// The NCCL topology file (NCCL_TOPO_FILE) the guest runs NCCL with, when it has one: its
+  /// bus ids must be the guest's, and NCCL's view is then the one with the file.
+  std::optional<DocumentSource> nccl_topo;
+};
+
+class GuestCheck;
+/// Reads the captures made in a guest (files or bytes, in order; each detected by its content:
+/// lspci -vvv / -tv, lsmod, /proc/cmdline, nvidia-smi, ibv_devinfo, NCCL's log and topology
+/// dump..., several in one text after their shell prompt lines) and runs every guest check
+/// (`vmxkit rules --kind guest`). Throws vmxkit::Error when a capture cannot be read or is none
+/// of the guest formats, and when the NCCL topology file cannot be read.
+GuestCheck check_guest(const std::vector<DocumentSource>& captures,
+                       const GuestCheckOptions& options = {});
+/// `check` as `vmxkit guest-check --format FORMAT` writes it: "text" (the findings, what NCCL
+/// does at its defaults for each GPU and its nearest NIC, what its log says it decided, the
+/// inputs read, the verdict), "json" (the same as one document) or "sarif" (SARIF 2.1.0). Throws
+/// vmxkit::Error for another format.
+std::string render_guest_check(const GuestCheck& check, std::string_view format);
+
+/// The guest checks' findings over one guest's captures.
+class GuestCheck {
+ public:
+  const std::vector<CheckFinding>& findings() const;
+  /// No error, no warning, and every check made: the guest is ready for GPUDirect RDMA.
+  bool ready() const;
+
+ private:
+  friend GuestCheck check_guest(const std::vector<DocumentSource>& captures,
+                                const GuestCheckOptions& options);
+  friend std::string render_guest_check(const GuestCheck& check, std::string_view format);
+  struct Impl;
+  GuestCheck() = default;
+  std::shared_ptr<const Impl> impl_;
+};
+
 }  // namespace vmxkit
