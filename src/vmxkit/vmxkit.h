@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -628,6 +629,30 @@ std::string render(const Plan& plan, std::string_view format, const RenderOption
 /// not used. Throws vmxkit::Error as render() for a plan.
 std::string render(const VmConfig& config, std::string_view format,
                    const RenderOptions& options = {});
+
+struct ConvertOptions {
+  /// The OVF VirtualSystem (by ovf:id) or the VM (by name or moref) to convert; empty: the
+  /// input's only one.
+  std::string system;
+  std::string vm;      ///< SOAP: the VirtualMachine moref (`vm-123`); empty: the input's own
+  bool color = false;  ///< ANSI colours in the diagnostics of `message`
+  /// Receives each message about what the input holds that the output will not, as the
+  /// conversion meets it, whole and as the command line prints it on stderr: a diagnostic with
+  /// its source line and caret, a `vmxkit: warning: ...` or `vmxkit: note: ...` line. Unset:
+  /// none is made.
+  std::function<void(std::string_view)> message;
+};
+
+/// `vmxkit convert`: the one VM of `bytes` (named `path`; any VM format load() reads) written
+/// as `format`, an output of format_table() ("soap": a ConfigSpec in a ReconfigVM_Task
+/// request). What the output cannot hold goes to `options.message` first: settings the OVF
+/// reader did not read, what a Terraform resource or VM class leaves to vSphere, device groups,
+/// empty values (whose meaning differs between a `.vmx` and extraConfig), keys vSphere sets
+/// itself. Throws vmxkit::Error for lines VMware cannot read (each reported as a message
+/// first; nothing is converted), for several VMs without `system` or a `system` that is none of
+/// them, and as render() for what the format cannot carry (at its place in the input).
+std::string convert(const std::string& path, std::string bytes, std::string_view format,
+                    const ConvertOptions& options = {});
 
 /// A scenario template compiled into vmxkit.
 struct TemplateInfo {
