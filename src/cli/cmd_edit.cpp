@@ -7,8 +7,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "vmxkit/core/error.h"
-#include "vmxkit/formats/vmx/edit.h"
+#include "vmxkit/vmxkit.h"
 
 namespace vmxkit::cli {
 namespace {
@@ -32,10 +31,10 @@ void check_key(const std::string& key, const std::string& item) {
   }
 }
 
-// The malformed-line warnings; the Document they need is built only when there is one.
+// The malformed-line warnings; the document they need is parsed only when there is one.
 void warn_if_malformed(std::string_view bytes, const std::string& file, Context& ctx) {
-  if (vmx::has_malformed_line(bytes, display_name(file))) {
-    warn_malformed(vmx::Document::parse(std::string(bytes), display_name(file)), ctx);
+  if (vmx_has_problems(bytes, display_name(file))) {
+    warn_malformed(VmxDocument::parse(std::string(bytes), display_name(file)), ctx);
   }
 }
 
@@ -49,11 +48,11 @@ int run_set(const EditOptions& o, Context& ctx) {
   }
   edit_input(o.file, o.write, ctx, [&](const std::string& bytes) {
     warn_if_malformed(bytes, o.file, ctx);
-    // Each edit streams the current bytes into the next: no Document, no extra copies.
+    // Each edit streams the current bytes into the next: no VmxDocument, no extra copies.
     std::string current;
     for (std::size_t i = 0; i < pairs.size(); ++i) {
       const auto& [key, value] = pairs[i];
-      current = vmx::set_bytes(i == 0 ? std::string_view(bytes) : current, key, value);
+      current = vmx_set(i == 0 ? std::string_view(bytes) : current, key, value);
     }
     return current;
   });
@@ -68,7 +67,7 @@ int run_unset(const EditOptions& o, Context& ctx) {
     for (std::size_t i = 0; i < o.items.size(); ++i) {
       const std::string& key = o.items[i];
       bool removed = false;
-      current = vmx::unset_bytes(i == 0 ? std::string_view(bytes) : current, key, &removed);
+      current = vmx_unset(i == 0 ? std::string_view(bytes) : current, key, &removed);
       if (!removed) {
         ctx.err << "vmxkit: " << display_name(o.file) << ": no key '" << key << "' to remove\n";
       }

@@ -10,12 +10,10 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "vmxkit/report/json.h"
 #include "vmxkit/vmxkit.h"
 
 namespace vmxkit::cli {
 
-using report::Json, report::json_text, report::write_json_document;
 namespace {
 
 // "host-address, vgpu, sriov" for a VM format; "-" for none or a capture.
@@ -35,22 +33,7 @@ std::string carries_text(const FormatInfo& f) {
 
 void list_formats(const std::string& format, Context& ctx) {
   if (format == "json") {
-    Json items = Json::array();
-    for (const FormatInfo& f : format_table()) {
-      items.push_back({{"name", f.name},
-                       {"subject", f.subject},
-                       {"summary", f.summary},
-                       {"input", f.input},
-                       {"output", f.output},
-                       {"carries",
-                        {{"host_address", f.host_address},
-                         {"dynamic_directpath", f.dynamic_directpath},
-                         {"vgpu", f.vgpu},
-                         {"sriov", f.sriov},
-                         {"device_groups", f.device_groups},
-                         {"dvx", f.dvx}}}});
-    }
-    write_json_document(ctx.out, {{"formats", std::move(items)}});
+    ctx.out << render_formats_json(format_table());
     return;
   }
   ctx.out << fmt::format("{:<19} {:<6} {:<7} {}\n", "NAME", "FOR", "IN/OUT", "CARRIES");

@@ -2,11 +2,13 @@
 // vmxkit get FILE KEY... : print the values of keys as VMware reads them.
 #include <CLI/CLI.hpp>
 #include <memory>
+#include <optional>
 #include <ostream>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "vmxkit/vmxkit.h"
 
 namespace vmxkit::cli {
 namespace {
@@ -18,21 +20,17 @@ struct GetOptions {
 };
 
 int run_get(const GetOptions& o, Context& ctx) {
-  const vmx::Document doc = load_vmx(o.file, ctx);
+  const VmxDocument doc = read_vmx_document(o.file, ctx);
   warn_malformed(doc, ctx);
   int code = kExitClean;
   for (const std::string& key : o.keys) {
-    const vmx::Line* line = doc.find(key);
-    if (line == nullptr) {
+    const std::optional<std::string> value = o.raw ? doc.get_raw(key) : doc.get(key);
+    if (!value) {
       ctx.err << "vmxkit: " << doc.path() << ": no key '" << key << "'\n";
       code = kExitFindings;
       continue;
     }
-    if (o.raw) {
-      ctx.out << doc.raw_value(*line) << '\n';
-    } else {
-      ctx.out << doc.value(*line) << '\n';
-    }
+    ctx.out << *value << '\n';
   }
   return code;
 }

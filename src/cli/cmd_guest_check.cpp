@@ -1,36 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 // vmxkit guest-check GUEST... : inside the VM, the GPUDirect RDMA kernel path, what NCCL does at
 // its defaults, and the guest's view of the passthrough GPUs and NICs.
-#include <fmt/format.h>
-
 #include <CLI/CLI.hpp>
 #include <map>
 #include <memory>
-#include <optional>
 #include <ostream>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "vmxkit/analysis/nccl_log.h"
-#include "vmxkit/analysis/nccl_view.h"
-#include "vmxkit/checks/guest_context.h"
-#include "vmxkit/core/error.h"
-#include "vmxkit/core/io.h"
-#include "vmxkit/core/text.h"
-#include "vmxkit/formats/guest/load.h"
-#include "vmxkit/model/guest.h"
-#include "vmxkit/report/json.h"
-#include "vmxkit/report/nccl_topo_xml.h"
-#include "vmxkit/report/sarif.h"
+#include "vmxkit/vmxkit.h"
 
 namespace vmxkit::cli {
 
-using report::Json, report::json_text, report::write_json_document;
-
 namespace {
 
-struct GuestCheckOptions {
+struct GuestCheckCli {
   std::vector<std::string> inputs;
   std::string nccl_topo;
   std::string format = "text";
@@ -40,308 +25,30 @@ struct GuestCheckOptions {
 const std::map<std::string, Severity> kFailOn = {
     {"error", Severity::error}, {"warning", Severity::warning}, {"info", Severity::info}};
 
-std::string input_list(const guest::Guest& g) {
-  std::string s;
-  for (const guest::InputRead& r : g.inputs()) {
-    s += fmt::format("  {}{}: {}\n", guest::to_string(r.kind),
-                     r.filtered ? " (filtered: " + r.command + ")" : "", r.where.to_string());
+int run_guest_check(const GuestCheckCli& o, Context& ctx) {
+  if (o.inputs.empty()) throw Error("guest-check: give at least one GUEST capture");
+  // Each `-` is stdin, read in the order the captures are read (the --nccl-topo file last).
+  auto source = [&](const std::string& path) {
+    return path == "-" ? DocumentSource::from_bytes(display_name(path), read_input(path, ctx))
+                       : DocumentSource(path);
+  };
+  std::vector<DocumentSource> captures;
+  for (const std::string& path : o.inputs) captures.push_back(source(path));
+  GuestCheckOptions options;
+  if (!o.nccl_topo.empty()) options.nccl_topo = source(o.nccl_topo);
+  const GuestCheck check = check_guest(captures, options);
+  ctx.out << render_guest_check(check, o.format);
+  const Severity threshold = kFailOn.at(o.fail_on);
+  for (const CheckFinding& f : check.findings()) {
+    if (f.severity <= threshold) return kExitFindings;
   }
-  return s;
-}
-
-std::string pair_gpu(const guest::Guest& g, const guest::NcclPair& p) {
-  return p.gpu_index ? g.pci().describe(*p.gpu_index) : p.gpu_label;
-}
-
-std::string pair_nic(const guest::Guest& g, const guest::NcclPair& p) {
-  std::string s = p.nic_index ? g.pci().at(*p.nic_index).bdf.to_string() : p.nic_label;
-  if (!p.nic_name.empty()) s += " (" + p.nic_name + ")";
-  return s;
-}
-
-const char* pair_from(const guest::NcclPair& p) {
-  return p.from_nccl_topo ? "NCCL_TOPO_FILE" : p.from_smi_topo ? "nvidia-smi topo -m" : "lspci";
-}
-
-// --- what NCCL's log says it decided (NcclLog, analysis/nccl_log.h) ---
-
-std::string decision_gpu(const checks::GuestContext& ctx, const guest::NcclGdrDecision& d) {
-  return d.gpu_index ? ctx.describe(*d.gpu_index) : "GPU " + d.line->gpu;
-}
-
-std::string decision_hca(const guest::NcclGdrDecision& d) {
-  return "HCA " + d.line->hca + (d.nic_name.empty() ? "" : " (" + d.nic_name + ")");
-}
-
-// "6 (PHB)" or "6" where the log gives no version to name it.
-std::string path_number(int number, const std::optional<guest::NcclPathType>& type) {
-  return type ? fmt::format("{} ({})", number, guest::to_string(*type)) : std::to_string(number);
-}
-
-std::string channel_counts(const guest::NcclLog& log) {
-  const guest::NcclNetUse u = guest::nccl_net_use(log);
-  return fmt::format("{} via NET with GDRDMA, {} via NET without, {} via NET/Socket, {} P2P or SHM",
-                     u.with_gdr.size(), u.without_gdr.size(), u.socket.size(), u.other);
-}
-
-void write_nccl_log_text(std::ostream& out, const checks::GuestContext& ctx) {
-  const auto& log = ctx.guest().nccl_log();
-  if (!log) return;
-  std::string devices;
-  for (const guest::NcclNetDevice& d : log->ib_devices) {
-    devices += (devices.empty() ? " (" : ", ") + d.name + (d.link.empty() ? "" : "/" + d.link);
-  }
-  out << fmt::format("\nNCCL's log: {}, network {}{}\n",
-                     log->version ? "NCCL " + log->version->value : "no NCCL version line",
-                     log->network ? log->network->value : "not said",
-                     devices.empty() ? "" : devices + ")");
-  for (const auto& [name, fact] : log->env) {
-    out << fmt::format("  {}={} (set by environment)\n", name, fact.value);
-  }
-  for (const guest::NcclGdrDecision& d : guest::nccl_gdr_decisions(ctx.guest())) {
-    out << fmt::format("  GPU Direct RDMA {}: {} - {}: distance {} {} {}\n",
-                       d.line->enabled ? "on" : "off", decision_gpu(ctx, d), decision_hca(d),
-                       path_number(d.line->distance, d.distance), d.line->enabled ? "<=" : ">",
-                       path_number(d.line->level, d.level));
-  }
-  for (const guest::NcclHcaGdrLine& h : log->hca_gdr) {
-    if (!h.enabled) {
-      out << fmt::format("  GPU Direct RDMA unsupported for HCA {} '{}'\n", h.index, h.name);
-    }
-  }
-  if (!log->channels.empty()) out << "  channels: " << channel_counts(*log) << '\n';
-}
-
-Json nccl_log_json(const checks::GuestContext& ctx) {
-  const auto& log = ctx.guest().nccl_log();
-  if (!log) return nullptr;
-  Json devices = Json::array();
-  for (const guest::NcclNetDevice& d : log->ib_devices) devices.push_back(json_text(d.name));
-  Json env = Json::object();
-  for (const auto& [name, fact] : log->env) env[name] = json_text(fact.value);
-  Json gdr = Json::array();
-  for (const guest::NcclGdrDecision& d : guest::nccl_gdr_decisions(ctx.guest())) {
-    const auto type = [](const std::optional<guest::NcclPathType>& t) {
-      return t ? Json(std::string(guest::to_string(*t))) : Json(nullptr);
-    };
-    gdr.push_back({{"gpu", json_text(decision_gpu(ctx, d))},
-                   {"hca", json_text(decision_hca(d))},
-                   {"enabled", d.line->enabled},
-                   {"distance", d.line->distance},
-                   {"distance_type", type(d.distance)},
-                   {"level", d.line->level},
-                   {"level_type", type(d.level)},
-                   {"location", json_text(d.line->where.to_string())}});
-  }
-  const guest::NcclNetUse u = guest::nccl_net_use(*log);
-  return {{"version", log->version ? Json(json_text(log->version->value)) : Json(nullptr)},
-          {"network", log->network ? Json(json_text(log->network->value)) : Json(nullptr)},
-          {"devices", std::move(devices)},
-          {"env", std::move(env)},
-          {"gdr", std::move(gdr)},
-          {"channels",
-           {{"net_gdrdma", u.with_gdr.size()},
-            {"net", u.without_gdr.size()},
-            {"socket", u.socket.size()},
-            {"other", u.other}}}};
-}
-
-// The check's section of docs/rules.md: "docs/rules.md#guest002-nccl-no-gdr".
-std::string doc_link(const checks::Check& c) {
-  return "docs/rules.md#" + ascii_lowercase(fmt::format("{}-{}", c.id, c.name));
-}
-
-// The `## References` of a check's doc on one line, its items joined by "; ".
-std::string references(std::string_view doc) {
-  constexpr std::string_view kHeading = "## References\n";
-  const auto at = doc.find(kHeading);
-  if (at == std::string_view::npos) return {};
-  std::string out;
-  std::string_view rest = doc.substr(at + kHeading.size());
-  while (!rest.empty()) {
-    const auto eol = rest.find('\n');
-    std::string_view line = rest.substr(0, eol);
-    rest = eol == std::string_view::npos ? std::string_view{} : rest.substr(eol + 1);
-    if (line.starts_with("## ")) break;
-    while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
-    if (line.empty()) continue;
-    if (line.starts_with("- ")) {
-      line.remove_prefix(2);
-      if (!out.empty()) out += "; ";
-    } else if (!out.empty()) {
-      out += ' ';
-    }
-    out += line;
-  }
-  return out;
-}
-
-// SARIF 2.1.0 as lint writes it: the guest checks of the registry as the driver's rules, one
-// result per finding, located at the input line the finding rests on (findings about what no
-// input showed have no location). A fix is a command or setting, not an edit of the input, so
-// it goes into the result's properties rather than SARIF's `fixes`.
-void write_sarif(std::ostream& out, const std::vector<checks::Finding>& findings) {
-  report::SarifLog log(out, checks::checks_of(checks::Kind::guest));
-  for (const checks::Finding& f : findings) {
-    Json locations = Json::array();
-    if (!f.where.path.empty()) {
-      Json region = Json::object();
-      if (f.where.line > 0) region["startLine"] = f.where.line;
-      locations.push_back(
-          {{"physicalLocation", report::physical_location(report::artifact_location(f.where.path),
-                                                          std::move(region))}});
-    }
-    const std::string text = f.subject.empty() ? f.message : f.subject + ": " + f.message;
-    Json result = log.result(f.check->id, f.severity, text, std::move(locations));
-    if (!f.fix.empty()) result["properties"] = {{"fix", json_text(f.fix)}};
-    log.add(result);
-  }
-  log.finish();
-}
-
-// The counts the summary line and the exit code rest on.
-struct Summary {
-  std::size_t errors = 0;
-  std::size_t warnings = 0;
-  std::size_t unchecked = 0;  ///< GUEST012 findings: checks not made
-  bool fail = false;          ///< a finding at or above --fail-on
-  bool ready() const { return errors == 0 && warnings == 0 && unchecked == 0; }
-};
-
-Summary summarize(const std::vector<checks::Finding>& findings, Severity threshold) {
-  Summary s;
-  for (const checks::Finding& f : findings) {
-    s.errors += f.severity == Severity::error;
-    s.warnings += f.severity == Severity::warning;
-    s.unchecked += f.check->id == "GUEST012";
-    s.fail = s.fail || f.severity <= threshold;
-  }
-  return s;
-}
-
-Json finding_json(const checks::Finding& f) {
-  const std::string location =
-      f.where.path.empty() ? std::string() : fmt::format("{}:{}", f.where.path, f.where.line);
-  return {{"id", f.check->id},
-          {"name", f.check->name},
-          {"severity", to_string(f.severity)},
-          {"subject", f.subject.empty() ? Json(nullptr) : Json(json_text(f.subject))},
-          {"message", json_text(f.message)},
-          {"fix", f.fix.empty() ? Json(nullptr) : Json(json_text(f.fix))},
-          {"location", location.empty() ? Json(nullptr) : Json(json_text(location))},
-          {"doc", doc_link(*f.check)},
-          {"source", references(f.check->doc)}};
-}
-
-void write_json(std::ostream& out, const checks::GuestContext& ctx,
-                const std::vector<checks::Finding>& findings, bool ready) {
-  const guest::Guest& g = ctx.guest();
-  Json inputs = Json::array();
-  for (const guest::InputRead& r : g.inputs()) {
-    inputs.push_back({{"kind", guest::to_string(r.kind)},
-                      {"file", json_text(r.where.path)},
-                      {"line", r.where.line},
-                      {"command", r.command.empty() ? Json(nullptr) : Json(json_text(r.command))},
-                      {"filtered", r.filtered}});
-  }
-  Json nccl = Json::array();
-  for (const guest::NcclPair& p : ctx.nccl_view()) {
-    nccl.push_back({{"gpu", json_text(pair_gpu(g, p))},
-                    {"nic", json_text(pair_nic(g, p))},
-                    {"path", pci::to_string(p.cls)},
-                    {"from", pair_from(p)},
-                    {"gdr_at_defaults", p.gdr}});
-  }
-  Json list = Json::array();
-  for (const checks::Finding& f : findings) list.push_back(finding_json(f));
-  write_json_document(out, {{"inputs", std::move(inputs)},
-                            {"nccl", std::move(nccl)},
-                            {"nccl_log", nccl_log_json(ctx)},
-                            {"findings", std::move(list)},
-                            {"ready", ready}});
-}
-
-void write_text(std::ostream& out, const checks::GuestContext& ctx,
-                const std::vector<checks::Finding>& findings, const Summary& s) {
-  const guest::Guest& g = ctx.guest();
-  for (const checks::Finding& f : findings) {
-    if (!f.subject.empty()) out << f.subject << ": ";
-    out << fmt::format("{}: {} [{} {}]\n", to_string(f.severity), f.message, f.check->id,
-                       f.check->name);
-    if (!f.fix.empty()) out << "  fix: " << f.fix << '\n';
-    if (f.severity != Severity::info) out << "  doc: vmxkit rule " << f.check->id << '\n';
-  }
-  if (!ctx.nccl_view().empty()) {
-    out << "\nNCCL at its defaults (NCCL_NET_GDR_LEVEL=PXB), each GPU and its nearest NIC"
-        << (ctx.nccl_topo() ? ", with NCCL_TOPO_FILE=" + ctx.nccl_topo()->path : std::string())
-        << ":\n";
-    for (const guest::NcclPair& p : ctx.nccl_view()) {
-      out << fmt::format("  {} -> {}: {}, GPUDirect RDMA {}{}\n", pair_gpu(g, p), pair_nic(g, p),
-                         pci::to_string(p.cls), p.gdr ? "on" : "off",
-                         p.from_smi_topo ? " (nvidia-smi topo -m)" : "");
-    }
-  }
-  write_nccl_log_text(out, ctx);
-  out << "\ninputs read:\n" << input_list(g);
-  if (s.ready()) {
-    out << "guest ready for GPUDirect RDMA: no problems found\n";
-  } else if (s.errors + s.warnings == 0) {
-    out << fmt::format(
-        "no problems in what the inputs show; {} check(s) not made: give the inputs named "
-        "above before calling the guest ready\n",
-        s.unchecked);
-  } else {
-    out << fmt::format("not ready: {} error(s), {} warning(s), {} check(s) not made\n", s.errors,
-                       s.warnings, s.unchecked);
-  }
-}
-
-void read_guest(const std::vector<std::string>& paths, Context& ctx, guest::Guest& g) {
-  if (paths.empty()) throw Error("guest-check: give at least one GUEST capture");
-  for (const std::string& path : paths) {
-    const std::string text = path == "-" ? read_stream(ctx.in, "<stdin>") : read_file(path);
-    load_text(g, text, display_name(path));
-  }
-  g.finalize();
-}
-
-// --nccl-topo FILE, read; nullopt when not given.
-std::optional<guest::NcclTopoInput> read_nccl_topo(const std::string& path, Context& ctx) {
-  if (path.empty()) return std::nullopt;
-  const std::string text = path == "-" ? read_stream(ctx.in, "<stdin>") : read_file(path);
-  return guest::NcclTopoInput{display_name(path),
-                              guest::read_nccl_topo_xml(text, display_name(path))};
-}
-
-// The NCCL_TOPO_DUMP_FILE among the guest inputs, read; nullopt when none was given.
-std::optional<guest::NcclTopoInput> read_nccl_dump(const guest::Guest& g) {
-  if (!g.nccl_topo_dump()) return std::nullopt;
-  const guest::NcclTopoDumpText& d = *g.nccl_topo_dump();
-  return guest::NcclTopoInput{d.where.path, guest::read_nccl_topo_xml(d.text, d.where.path)};
-}
-
-int run_guest_check(const GuestCheckOptions& o, Context& ctx) {
-  guest::Guest g;
-  read_guest(o.inputs, ctx, g);
-  const std::optional<guest::NcclTopoInput> topo = read_nccl_topo(o.nccl_topo, ctx);
-  const std::optional<guest::NcclTopoInput> dump = read_nccl_dump(g);
-  const checks::GuestContext guest_ctx(g, topo ? &*topo : nullptr, dump ? &*dump : nullptr);
-  const std::vector<checks::Finding> findings = checks::check_guest(guest_ctx);
-  const Summary summary = summarize(findings, kFailOn.at(o.fail_on));
-  if (o.format == "sarif") {
-    write_sarif(ctx.out, findings);
-  } else if (o.format == "json") {
-    write_json(ctx.out, guest_ctx, findings, summary.ready());
-  } else {
-    write_text(ctx.out, guest_ctx, findings, summary);
-  }
-  return summary.fail ? kExitFindings : kExitClean;
+  return kExitClean;
 }
 
 }  // namespace
 
 void setup_guest_check(CLI::App& app, Context& ctx) {
-  auto o = std::make_shared<GuestCheckOptions>();
+  auto o = std::make_shared<GuestCheckCli>();
   auto* sub = app.add_subcommand(
       "guest-check",
       "Inside the VM: check the GPUDirect RDMA kernel path (nvidia_peermem or DMA-BUF), what "

@@ -13,20 +13,13 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/live.h"
-#include "vmxkit/analysis/topology.h"
-#include "vmxkit/checks/host_context.h"
-#include "vmxkit/core/error.h"
-#include "vmxkit/core/io.h"
-#include "vmxkit/formats/host/cmdline.h"
-#include "vmxkit/report/json.h"
+#include "vmxkit/vmxkit.h"
 
 namespace vmxkit::cli {
 
-using report::Json, report::json_text, report::write_json_document;
-
 namespace {
 
-struct HostCheckOptions {
+struct HostCheckCli {
   HostInputs hosts;
   std::string cmdline;
   std::string host_kind;
@@ -36,25 +29,7 @@ struct HostCheckOptions {
 
 std::string yes_no(const std::optional<bool>& b) { return b ? (*b ? "yes" : "no") : "-"; }
 
-Json optional_bool(const std::optional<bool>& b) { return b ? Json(*b) : Json(nullptr); }
-
-// The vGPU types the host offers (config.sharedPassthruGpuTypes) with what a VM holding each may
-// do (config.sharedGpuCapabilities); null when the inputs do not say (not the vSphere API).
-Json vgpu_types_json(const pci::HostVgpuTypes& types) {
-  if (!types.known) return nullptr;
-  Json list = Json::array();
-  for (const pci::VgpuOffer& v : types.offered) {
-    list.push_back({{"vgpu", json_text(v.profile)},
-                    {"disk_snapshot_supported", optional_bool(v.disk_snapshot)},
-                    {"memory_snapshot_supported", optional_bool(v.memory_snapshot)},
-                    {"suspend_supported", optional_bool(v.suspend)},
-                    {"migrate_supported", optional_bool(v.migrate)}});
-  }
-  return list;
-}
-
-void print_vgpu_types(const pci::HostVgpuTypes& types, Context& ctx) {
-  if (!types.known) return;
+void print_vgpu_types(const HostVgpuTypes& types, Context& ctx) {
   const std::string name = types.host_name.empty() ? "the host" : types.host_name;
   if (types.offered.empty()) {
     ctx.out << fmt::format(
@@ -64,75 +39,58 @@ void print_vgpu_types(const pci::HostVgpuTypes& types, Context& ctx) {
     return;
   }
   std::size_t width = 7;  // "PROFILE"
-  for (const pci::VgpuOffer& v : types.offered) width = std::max(width, v.profile.size());
+  for (const VgpuTypeOffer& v : types.offered) width = std::max(width, v.profile.size());
   ctx.out << fmt::format("vGPU types offered by {} (config.sharedPassthruGpuTypes, {}):\n", name,
                          types.offered.size());
   ctx.out << fmt::format("  {:<{}}  DISK-SNAPSHOT  MEMORY-SNAPSHOT  SUSPEND  MIGRATE\n", "PROFILE",
                          width);
-  for (const pci::VgpuOffer& v : types.offered) {
+  for (const VgpuTypeOffer& v : types.offered) {
     ctx.out << fmt::format("  {:<{}}  {:<13}  {:<15}  {:<7}  {}\n", v.profile, width,
                            yes_no(v.disk_snapshot), yes_no(v.memory_snapshot), yes_no(v.suspend),
                            yes_no(v.migrate));
   }
 }
 
-void write_json(const std::vector<checks::Finding>& findings, pci::HostKind advised,
-                const pci::Host& host, Context& ctx) {
-  Json list = Json::array();
-  for (const checks::Finding& f : findings) {
-    list.push_back({{"id", f.check->id},
-                    {"name", f.check->name},
-                    {"severity", to_string(f.severity)},
-                    {"subject", json_text(f.subject)},
-                    {"message", json_text(f.message)},
-                    {"fix", f.fix.empty() ? Json(nullptr) : Json(json_text(f.fix))}});
-  }
-  write_json_document(
-      ctx.out,
-      {{"host_kind", advised == pci::HostKind::unknown ? Json(nullptr) : Json(to_string(advised))},
-       {"findings", std::move(list)},
-       {"vgpu_types", vgpu_types_json(host.vgpu_types())}});
-}
-
-int run_host_check(const HostCheckOptions& o, Context& ctx) {
+int run_host_check(const HostCheckCli& o, Context& ctx) {
   const bool from_server = server_host_wanted(o.server);
   if (o.hosts.empty() && !from_server) {
     throw vmxkit::Error("host-check: give at least one HOST, or --server URL --esx-host NAME");
   }
-  std::optional<pci::KernelCmdline> cmdline;
-  if (!o.cmdline.empty()) cmdline = pci::parse_kernel_cmdline(read_file(o.cmdline), o.cmdline);
+  vmxkit::HostCheckOptions options;
+  if (!o.cmdline.empty()) {
+    options.cmdline = read_file_bytes(o.cmdline);
+    options.cmdline_name = o.cmdline;
+  }
   std::ostringstream ignored;
   Context quiet{ctx.in, ctx.out, ignored};  // input warnings are findings here
-  const pci::Host host =
-      from_server ? load_server_host(o.server, o.hosts, quiet) : load_host_inputs(o.hosts, quiet);
+  const Host host =
+      from_server ? read_server_host(o.server, o.hosts, quiet) : read_host_inputs(o.hosts, quiet);
   // A host read from the vSphere API is an ESXi host.
-  pci::HostKind kind = from_server ? pci::HostKind::esxi : pci::HostKind::unknown;
-  if (!o.host_kind.empty()) kind = *pci::parse_host_kind(o.host_kind);  // checked by CLI11
-  const std::vector<checks::Finding> findings = checks::check_host(host, cmdline, kind);
-  const pci::HostKind detected = pci::detect_host_kind(host, cmdline);
-  const pci::HostKind advised = kind == pci::HostKind::unknown ? detected : kind;
+  options.kind = from_server ? HostKind::esxi : HostKind::unknown;
+  if (!o.host_kind.empty()) options.kind = *parse_host_kind(o.host_kind);  // checked by CLI11
+  const HostCheckReport report = check_host(host, options);
   int code = kExitClean;
-  for (const checks::Finding& f : findings) {
+  for (const CheckFinding& f : report.findings) {
     if (f.severity == Severity::error || f.severity == Severity::warning) code = kExitFindings;
   }
   if (o.format == "json") {
-    write_json(findings, advised, host, ctx);
+    ctx.out << render_host_check_json(report);
     return code;
   }
-  if (advised != pci::HostKind::unknown) {
-    ctx.out << fmt::format("host: {} ({})\n", to_string(advised),
-                           kind == pci::HostKind::unknown ? "from the inputs" : "--host-kind");
+  if (report.kind != HostKind::unknown) {
+    ctx.out << fmt::format("host: {} ({})\n", to_string(report.kind),
+                           options.kind == HostKind::unknown ? "from the inputs" : "--host-kind");
   }
-  print_vgpu_types(host.vgpu_types(), ctx);
-  for (const checks::Finding& f : findings) {
+  if (report.vgpu_types) print_vgpu_types(*report.vgpu_types, ctx);
+  for (const CheckFinding& f : report.findings) {
     if (!f.subject.empty()) ctx.out << f.subject << ": ";
-    ctx.out << fmt::format("{}: {} [{}]\n", to_string(f.severity), f.message, f.check->id);
+    ctx.out << fmt::format("{}: {} [{}]\n", to_string(f.severity), f.message, f.rule_id);
     if (!f.fix.empty()) ctx.out << "  fix: " << f.fix << '\n';
   }
   std::size_t unchecked = 0;
   std::size_t problems = 0;
-  for (const checks::Finding& f : findings) {
-    unchecked += f.check->name == "not-checked";
+  for (const CheckFinding& f : report.findings) {
+    unchecked += f.rule_name == "not-checked";
     problems += f.severity == Severity::error || f.severity == Severity::warning;
   }
   if (problems == 0 && unchecked == 0) {
@@ -150,7 +108,7 @@ int run_host_check(const HostCheckOptions& o, Context& ctx) {
 }  // namespace
 
 void setup_host_check(CLI::App& app, Context& ctx) {
-  auto o = std::make_shared<HostCheckOptions>();
+  auto o = std::make_shared<HostCheckCli>();
   auto* sub = app.add_subcommand(
       "host-check",
       "Check a host for GPUDirect RDMA and SR-IOV: IOMMU on the kernel command "

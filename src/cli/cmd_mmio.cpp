@@ -5,20 +5,16 @@
 
 #include <CLI/CLI.hpp>
 #include <memory>
+#include <optional>
 #include <ostream>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/live.h"
-#include "vmxkit/analysis/mmio.h"
-#include "vmxkit/analysis/topology.h"
-#include "vmxkit/core/error.h"
-#include "vmxkit/report/json.h"
+#include "vmxkit/vmxkit.h"
 
 namespace vmxkit::cli {
-
-using report::Json, report::json_text, report::write_json_document;
 
 namespace {
 
@@ -29,59 +25,40 @@ struct MmioOptions {
   ServerOptions server;
 };
 
-int run_mmio(const MmioOptions& o, Context& ctx) {
-  std::optional<pci::Host> host;
-  if (server_host_wanted(o.server)) {
-    host = load_server_host(o.server, o.hosts, ctx);
-  } else if (!o.hosts.empty()) {
-    host = load_host_inputs(o.hosts, ctx);
-  }
-  const pci::Catalog catalog = host ? host->catalog() : pci::catalog_with(o.hosts.flagged.catalogs);
-  std::vector<pci::MmioDevice> list;
+// Each --device names a device of the host or a catalogue model: refused here, with the
+// command's own words, before size_mmio() reads them.
+void check_devices(const MmioOptions& o, const Host* host, const Catalog& catalog) {
   for (const std::string& spec : o.devices) {
     if (const auto bdf = parse_bdf(spec)) {
-      if (!host)
+      if (host == nullptr) {
         throw vmxkit::Error(
             fmt::format("mmio: --device {} is an address; give the HOST it is on", spec));
-      const auto i = host->index_of(*bdf);
-      if (!i) throw vmxkit::Error(fmt::format("mmio: no device {} on the host", bdf->to_string()));
-      list.push_back(pci::MmioDevice{&host->at(*i), host->at(*i).model, host->describe(*i)});
-      continue;
-    }
-    const pci::CatalogEntry* e = (host ? host->catalog() : catalog).find_alias(spec);
-    if (e == nullptr) {
+      }
+      if (host->find(*bdf) == nullptr) {
+        throw vmxkit::Error(fmt::format("mmio: no device {} on the host", bdf->to_string()));
+      }
+    } else if (!catalog.find(spec)) {
       throw vmxkit::Error(
           fmt::format("mmio: --device {}: not a BDF (0000:3b:00.0), a catalogue id "
                       "(10de:2331) or a model alias (h100-pcie)",
                       spec));
     }
-    list.push_back(pci::MmioDevice{nullptr, e, fmt::format("{} ({})", e->id_string(), e->model)});
   }
-  const pci::MmioResult r = pci::size_64bit_mmio(list);
+}
+
+int run_mmio(const MmioOptions& o, Context& ctx) {
+  std::optional<Host> host;
+  if (server_host_wanted(o.server)) {
+    host = read_server_host(o.server, o.hosts, ctx);
+  } else if (!o.hosts.empty()) {
+    host = read_host_inputs(o.hosts, ctx);
+  }
+  const Catalog catalog = host ? host->catalog() : load_catalog(o.hosts.flagged.catalogs);
+  const Host* on = host ? &*host : nullptr;
+  check_devices(o, on, catalog);
+  const MmioSize r = size_mmio(on, o.devices, catalog);
   if (o.format == "json") {
-    Json bars = Json::array();
-    for (const pci::MmioBar& b : r.bars) {
-      bars.push_back({{"device", json_text(b.device)},
-                      {"bar", json_text(b.bar)},
-                      {"size", b.size},
-                      {"offset", b.offset},
-                      {"source", json_text(b.source)}});
-    }
-    auto texts = [](const std::vector<std::string>& strings) {
-      Json array = Json::array();
-      for (const std::string& s : strings) array.push_back(json_text(s));
-      return array;
-    };
-    write_json_document(ctx.out, {{"size_gb", r.size_gb},
-                                  {"kb323402_gb", r.kb_gb ? Json(*r.kb_gb) : Json(nullptr)},
-                                  {"estimated", r.estimated},
-                                  {"total_bytes", r.total_bytes},
-                                  {"bars", std::move(bars)},
-                                  {"unknown", texts(r.unknown)},
-                                  {"unknown_gpus", texts(r.unknown_gpus)},
-                                  {"below_4g", texts(r.below_4g)},
-                                  {"unassigned", texts(r.unassigned)},
-                                  {"lines", texts(r.lines)}});
+    ctx.out << render_mmio_json(r);
   } else {
     for (const std::string& line : r.lines) ctx.out << line << '\n';
     ctx.out << fmt::format("pciPassthru.64bitMMIOSizeGB = \"{}\"\n", r.size_gb);

@@ -8,12 +8,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "vmxkit/analysis/nccl_topo.h"
-#include "vmxkit/core/error.h"
-#include "vmxkit/core/io.h"
-#include "vmxkit/formats/guest/load.h"
-#include "vmxkit/model/guest.h"
-#include "vmxkit/report/nccl_topo_xml.h"
+#include "vmxkit/vmxkit.h"
 
 namespace vmxkit::cli {
 
@@ -33,20 +28,20 @@ int run_nccl_topo(const NcclTopoCliOptions& o, Context& ctx) {
   if (o.guests.empty()) throw Error("nccl-topo: give the guest's lspci with --guest GUEST");
   HostInputs inputs;
   inputs.flagged = o.host;
-  const pci::Host host = load_host_inputs(inputs, ctx);
-  const vmx::Document vm = load_vmx(o.vm, ctx);
+  const Host host = read_host_inputs(inputs, ctx);
+  const VmxDocument vm = read_vmx_document(o.vm, ctx);
   warn_malformed(vm, ctx);
-  guest::Guest g;
+  std::vector<DocumentSource> guest;
   for (const std::string& path : o.guests) {
-    const std::string text = path == "-" ? read_stream(ctx.in, "<stdin>") : read_file(path);
-    load_text(g, text, display_name(path));
+    if (path == "-") {
+      guest.push_back(DocumentSource::from_bytes(display_name(path), read_input(path, ctx)));
+    } else {
+      guest.emplace_back(path);
+    }
   }
-  g.finalize();
-  guest::NcclTopoOptions options;
-  options.maps = o.maps;
-  const guest::NcclTopo topo = guest::build_nccl_topo(host, vm, g, options);
+  const NcclTopoFile topo = nccl_topo(host, vm, guest, o.maps);
   for (const std::string& note : topo.notes) ctx.err << "note: " << note << '\n';
-  write_output(o.output, guest::nccl_topo_xml(topo), ctx, o.force);
+  write_output(o.output, topo.xml, ctx, o.force);
   return kExitClean;
 }
 

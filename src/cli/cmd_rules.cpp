@@ -3,21 +3,16 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <memory>
 #include <ostream>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "vmxkit/checks/check.h"
-#include "vmxkit/core/error.h"
-#include "vmxkit/core/text.h"
-#include "vmxkit/report/check_docs.h"
-#include "vmxkit/report/json.h"
+#include "vmxkit/vmxkit.h"
 
 namespace vmxkit::cli {
-
-using report::Json, report::json_text, report::write_json_document;
 
 namespace {
 
@@ -26,40 +21,31 @@ struct RulesOptions {
   std::string kind;  ///< empty: every kind
 };
 
-Json check_json(const checks::Check& c) {
-  return {{"id", c.id},
-          {"name", c.name},
-          {"kind", to_string(c.kind)},
-          {"severity", to_string(c.severity)},
-          {"fix", to_string(c.fix)},
-          {"fix_safety",
-           c.fix == checks::FixAvailability::none ? Json(nullptr) : Json(to_string(c.fix_safety))},
-          {"needs_host", c.needs_host},
-          {"status", c.status == checks::CheckStatus::stable ? "stable" : "removed"},
-          {"summary", c.summary}};
+// ASCII case-insensitive, as rule ids are matched (`vmxkit rule p2p001`).
+bool same_id(std::string_view a, std::string_view b) {
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [&](char x, char y) { return lower(x) == lower(y); });
 }
 
 void list_checks(const RulesOptions& o, Context& ctx) {
   if (o.format == "markdown") {
-    ctx.out << checks::catalogue_markdown();
+    ctx.out << render_rules_markdown();
     return;
   }
-  std::vector<const checks::Check*> list;
-  for (const checks::Check* c : checks::all_checks()) {
-    if (o.kind.empty() || to_string(c->kind) == o.kind) list.push_back(c);
+  std::vector<RuleInfo> list;
+  for (const RuleInfo& r : all_rules()) {
+    if (o.kind.empty() || to_string(r.kind) == o.kind) list.push_back(r);
   }
   if (o.format == "json") {
-    Json items = Json::array();
-    for (const checks::Check* c : list) items.push_back(check_json(*c));
-    write_json_document(ctx.out, {{"checks", std::move(items)}});
+    ctx.out << render_rules_json(list);
     return;
   }
   ctx.out << fmt::format("{:<8} {:<40} {:<5} {:<8} {}\n", "ID", "NAME", "KIND", "SEVERITY", "FIX");
-  for (const checks::Check* c : list) {
-    const std::string fix =
-        c->fix == checks::FixAvailability::none ? "-" : std::string(to_string(c->fix_safety));
-    ctx.out << fmt::format("{:<8} {:<40} {:<5} {:<8} {}\n", c->id, c->name, to_string(c->kind),
-                           to_string(c->severity), fix);
+  for (const RuleInfo& r : list) {
+    const std::string fix = r.fix == RuleFix::none ? "-" : std::string(to_string(r.fix_safety));
+    ctx.out << fmt::format("{:<8} {:<40} {:<5} {:<8} {}\n", r.id, r.name, to_string(r.kind),
+                           to_string(r.severity), fix);
   }
 }
 
@@ -81,9 +67,9 @@ void setup_rule(CLI::App& app, Context& ctx) {
   auto* sub = app.add_subcommand("rule", "Print a check's documentation (any kind)");
   sub->add_option("ID", *id, "Check id (P2P001) or name (missing-allow-p2p)")->required();
   sub->callback([id, &ctx] {
-    for (const checks::Check* r : checks::all_checks()) {
-      if (iequals(r->id, *id) || r->name == *id) {
-        ctx.out << checks::rule_page(*r);
+    for (const RuleInfo& r : all_rules()) {
+      if (same_id(r.id, *id) || r.name == *id) {
+        ctx.out << render_rule_page(r);
         return;
       }
     }

@@ -7,11 +7,9 @@
 #include <ostream>
 
 #include "vmxkit/analysis/smi_topology.h"
-#include "vmxkit/checks/parse_problems.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/formats/host/load.h"
-#include "vmxkit/report/diagnostic_text.h"
 
 namespace vmxkit::cli {
 
@@ -23,11 +21,25 @@ vmx::Document load_vmx(const std::string& path, Context& ctx) {
 }
 
 void warn_malformed(const vmx::Document& doc, Context& ctx) {
+  // The public document is parsed again only when there is something to say.
+  if (doc.problems().empty()) return;
+  warn_malformed(VmxDocument::parse(std::string(doc.bytes()), doc.path()), ctx);
+}
+
+std::string read_input(const std::string& path, Context& ctx) {
+  return path == "-" ? read_stream(ctx.in, "<stdin>") : read_file_bytes(path);
+}
+
+VmxDocument read_vmx_document(const std::string& path, Context& ctx) {
+  return VmxDocument::parse(read_input(path, ctx), display_name(path));
+}
+
+void warn_malformed(const VmxDocument& doc, Context& ctx) {
   const LineIndex index(doc.bytes());
-  for (Diagnostic d : checks::line_diagnostics(doc.problems())) {
+  for (Diagnostic d : doc.diagnostics()) {
     d.severity = Severity::warning;
     d.message += " (line kept as it is)";
-    report::print_diagnostic(ctx.err, doc.path(), doc.bytes(), index, d, ctx.color_err);
+    ctx.err << render_diagnostic(doc.path(), doc.bytes(), index, d, ctx.color_err);
   }
 }
 
@@ -49,6 +61,23 @@ void add_host_inputs(CLI::App& sub, HostInputs& inputs, const std::string& posit
 pci::Host load_host_inputs(const HostInputs& inputs, Context& ctx) {
   pci::Host host(pci::catalog_with(inputs.flagged.catalogs));
   load_host_inputs_into(host, inputs, ctx);
+  return host;
+}
+
+Host read_host_inputs(const HostInputs& inputs, Context& ctx) {
+  const Catalog catalog = load_catalog(inputs.flagged.catalogs);
+  std::vector<HostSource> sources;
+  for (const auto* list : {&inputs.positional, &inputs.flagged.hosts}) {
+    for (const std::string& source : *list) {
+      if (source == "-") {
+        sources.push_back(HostSource::from_text("<stdin>", read_stream(ctx.in, "<stdin>")));
+      } else {
+        sources.emplace_back(source);
+      }
+    }
+  }
+  Host host = load_host(sources, catalog);
+  for (const std::string& w : host.warnings()) ctx.err << "vmxkit: warning: " << w << '\n';
   return host;
 }
 

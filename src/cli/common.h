@@ -13,6 +13,7 @@
 #include "vmxkit/devices/catalog.h"
 #include "vmxkit/formats/vmx/document.h"
 #include "vmxkit/model/host.h"
+#include "vmxkit/vmxkit.h"
 
 namespace CLI {
 class App;
@@ -40,6 +41,15 @@ vmx::Document load_vmx(const std::string& path, Context& ctx);
 /// they are, but VMware will still reject the file.
 void warn_malformed(const vmx::Document& doc, Context& ctx);
 
+/// Reads FILE, or stdin for `-` (read whole, named `<stdin>` in messages).
+std::string read_input(const std::string& path, Context& ctx);
+
+/// Reads FILE (or stdin for `-`) as a `.vmx` document, named as display_name() names it.
+VmxDocument read_vmx_document(const std::string& path, Context& ctx);
+
+/// warn_malformed() of the public document.
+void warn_malformed(const VmxDocument& doc, Context& ctx);
+
 /// `--host HOST` (repeatable) and `--catalog FILE`, shared by lint, fix and generate.
 struct HostOptions {
   std::vector<std::string> hosts;
@@ -60,6 +70,8 @@ void add_host_inputs(CLI::App& sub, HostInputs& inputs, const std::string& posit
 /// Loads HOST inputs (positional first, then --host; `-` = stdin) with the catalogue and user
 /// overrides, and prints the input warnings to stderr.
 pci::Host load_host_inputs(const HostInputs& inputs, Context& ctx);
+/// load_host_inputs() through the public API.
+Host read_host_inputs(const HostInputs& inputs, Context& ctx);
 /// Loads the captures of `inputs` into `host` (which may already hold what the vSphere API
 /// said), finalizes it and prints its warnings.
 void load_host_inputs_into(pci::Host& host, const HostInputs& inputs, Context& ctx);

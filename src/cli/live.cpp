@@ -12,6 +12,7 @@
 #include <set>
 
 #include "cli/cli.h"
+#include "vmxkit/api_internal.h"
 #include "vmxkit/checks/engine.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
@@ -306,11 +307,13 @@ void report_requests(const vsphere::Client& client, const ServerOptions& o, doub
                          client.endpoint(), seconds);
 }
 
-pci::Host load_server_host(const ServerOptions& o, const HostInputs& inputs, Context& ctx,
-                           std::string* system_uuid, std::string* config_target,
+namespace {
+
+// load_server_host() into `host` (made with the catalogue the caller keeps).
+void read_server_host_into(pci::Host& host, const ServerOptions& o, const HostInputs& inputs,
+                           Context& ctx, std::string* system_uuid, std::string* config_target,
                            std::vector<std::string>* warnings) {
   const auto start = std::chrono::steady_clock::now();
-  pci::Host host(pci::catalog_with(inputs.flagged.catalogs));
   {
     const auto client = open_client(o, ctx);
     const pci::ApiHost api = vsphere::fetch_host(*client, o.esx_host);
@@ -334,7 +337,23 @@ pci::Host load_server_host(const ServerOptions& o, const HostInputs& inputs, Con
   if (warnings != nullptr) {
     for (const pci::HostWarning& w : host.warnings()) warnings->push_back(w.to_string());
   }
+}
+
+}  // namespace
+
+pci::Host load_server_host(const ServerOptions& o, const HostInputs& inputs, Context& ctx,
+                           std::string* system_uuid, std::string* config_target,
+                           std::vector<std::string>* warnings) {
+  pci::Host host(pci::catalog_with(inputs.flagged.catalogs));
+  read_server_host_into(host, o, inputs, ctx, system_uuid, config_target, warnings);
   return host;
+}
+
+Host read_server_host(const ServerOptions& o, const HostInputs& inputs, Context& ctx) {
+  const Catalog catalog = load_catalog(inputs.flagged.catalogs);
+  pci::Host host(detail::internal_catalog(catalog));
+  read_server_host_into(host, o, inputs, ctx, nullptr, nullptr, nullptr);
+  return detail::wrap_host(std::move(host), catalog);
 }
 
 int run_lint_live(const LiveLintOptions& o, Context& ctx) {

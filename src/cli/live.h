@@ -44,6 +44,9 @@ pci::Host load_server_host(const ServerOptions& options, const HostInputs& input
                            std::string* system_uuid = nullptr, std::string* config_target = nullptr,
                            std::vector<std::string>* warnings = nullptr);
 
+/// load_server_host() as a public Host, for the commands on the public API.
+Host read_server_host(const ServerOptions& options, const HostInputs& inputs, Context& ctx);
+
 /// Throws vmxkit::Error when --esx-host was given without a server or the other way round.
 bool server_host_wanted(const ServerOptions& options);
 

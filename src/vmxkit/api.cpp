@@ -488,6 +488,8 @@ Host detail::wrap_host(pci::Host host, const Catalog& catalog) {
   return detail::Access::make_host(std::move(host), catalog);
 }
 
+const pci::Host& detail::internal_host(const Host& host) { return detail::Access::host(host); }
+
 const pci::Catalog& detail::internal_catalog(const Catalog& catalog) {
   return detail::Access::catalog(catalog);
 }
@@ -606,6 +608,18 @@ std::string_view to_string(RuleKind kind) {
   return "lint";
 }
 
+std::string_view to_string(RuleFix fix) {
+  switch (fix) {
+    case RuleFix::none:
+      return checks::to_string(checks::FixAvailability::none);
+    case RuleFix::sometimes:
+      return checks::to_string(checks::FixAvailability::sometimes);
+    case RuleFix::always:
+      return checks::to_string(checks::FixAvailability::always);
+  }
+  return "none";
+}
+
 namespace {
 
 RuleInfo to_rule(const checks::Check& c) {
@@ -620,6 +634,10 @@ RuleInfo to_rule(const checks::Check& c) {
   r.doc = c.doc;
   r.needs_host = c.needs_host;
   r.removed = c.status == checks::CheckStatus::removed;
+  r.fix = c.fix == checks::FixAvailability::always      ? RuleFix::always
+          : c.fix == checks::FixAvailability::sometimes ? RuleFix::sometimes
+                                                        : RuleFix::none;
+  r.fix_safety = c.fix_safety;
   return r;
 }
 
@@ -630,6 +648,12 @@ std::vector<RuleInfo> rules() {
   for (const checks::Check* c : checks::all_checks()) {
     if (c->status != checks::CheckStatus::removed) out.push_back(to_rule(*c));
   }
+  return out;
+}
+
+std::vector<RuleInfo> all_rules() {
+  std::vector<RuleInfo> out;
+  for (const checks::Check* c : checks::all_checks()) out.push_back(to_rule(*c));
   return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include <utility>
 
+#include "vmxkit/checks/parse_problems.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/formats/vmx/document.h"
 #include "vmxkit/formats/vmx/edit.h"
@@ -43,6 +44,16 @@ std::vector<VmxEntry> VmxDocument::entries() const {
   return out;
 }
 
+std::optional<std::string> VmxDocument::get_raw(std::string_view key) const {
+  const vmx::Line* line = impl_->doc.find(key);
+  if (line == nullptr) return std::nullopt;
+  return std::string(impl_->doc.raw_value(*line));
+}
+
+std::vector<Diagnostic> VmxDocument::diagnostics() const {
+  return checks::line_diagnostics(impl_->doc.problems());
+}
+
 std::vector<VmxProblem> VmxDocument::problems() const {
   const vmx::Document& doc = impl_->doc;
   std::vector<VmxProblem> out;
@@ -58,6 +69,10 @@ std::string vmx_set(std::string_view bytes, std::string_view key, std::string_vi
 
 std::string vmx_unset(std::string_view bytes, std::string_view key, bool* removed) {
   return vmx::unset_bytes(bytes, key, removed);
+}
+
+bool vmx_has_problems(std::string_view bytes, std::string_view path) {
+  return vmx::has_malformed_line(bytes, path);
 }
 
 // --- files

@@ -12,6 +12,7 @@ namespace apply {
 struct Change;
 }  // namespace apply
 namespace checks {
+struct Finding;
 struct LintResult;
 }  // namespace checks
 }  // namespace vmxkit
@@ -20,10 +21,14 @@ namespace vmxkit::detail {
 
 /// A public Host around a finalized pci::Host (one read from the vSphere API, say).
 Host wrap_host(pci::Host host, const Catalog& catalog);
+/// The pci::Host behind a public Host.
+const pci::Host& internal_host(const Host& host);
 /// The pci::Catalog behind a public Catalog.
 const pci::Catalog& internal_catalog(const Catalog& catalog);
 /// A public LintReport of a lint result (`format` stays "vmx" for one that has no format).
 LintReport to_lint_report(checks::LintResult&& result);
+/// A public CheckFinding of a host or guest check's finding.
+CheckFinding to_check_finding(checks::Finding&& finding);
 /// A public ConfigChange of an apply::Change, its spec written as XML.
 ConfigChange to_config_change(const apply::Change& change);
 

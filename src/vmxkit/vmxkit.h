@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -86,6 +87,10 @@ struct FormatInfo {
 std::vector<FormatInfo> format_table();
 /// A format by name, or nullopt.
 std::optional<FormatInfo> find_format(std::string_view name);
+/// `formats` as `vmxkit formats --format json` writes them: `{"formats": [...]}`, each with its
+/// name, subject, summary, input, output and what it carries; two-space indentation and a final
+/// newline.
+std::string render_formats_json(const std::vector<FormatInfo>& formats);
 
 /// One VM of an input file.
 struct InputVm {
@@ -307,6 +312,77 @@ struct Topology {
 Topology analyze(const Host& host, const TopologyOptions& options = {});
 
 // ------------------------------------------------------------------------------------------------
+// Host checks: is a host ready for GPUDirect RDMA and SR-IOV (`vmxkit host-check`)
+
+/// What a host is, which decides what its checks ask.
+enum class HostKind : unsigned char {
+  unknown,     ///< a Linux host whose use the inputs do not show
+  esxi,        ///< an ESXi host
+  kvm,         ///< a Linux host that assigns devices to VMs
+  bare_metal,  ///< a Linux host for GPUDirect RDMA without VMs
+};
+/// "ESXi", "Linux KVM host", "Linux bare metal", "Linux, kind unknown".
+std::string_view to_string(HostKind kind);
+/// "esxi", "kvm", "bare-metal" (`--host-kind`); nullopt for anything else.
+std::optional<HostKind> parse_host_kind(std::string_view text);
+
+/// A host or guest check's finding, with the command or setting that fixes it.
+struct CheckFinding {
+  std::string_view rule_id;    ///< the check's id ("HOST003"), valid for the program's life
+  std::string_view rule_name;  ///< its name ("not-checked" when an input is missing to answer it)
+  Severity severity = Severity::warning;  ///< the check's, or lower where the check says why
+  std::string subject;  ///< the device (BDF), module or file it is about; empty for the whole
+  std::string message;
+  std::string fix;  ///< empty when none
+  /// The input and line the finding rests on; empty (and 0) for one about what no input showed.
+  std::string file;
+  std::uint32_t line = 0;
+};
+
+/// A vGPU type a host offers (config.sharedPassthruGpuTypes), with what a VM holding one may do
+/// (config.sharedGpuCapabilities); nullopt where the host does not say.
+struct VgpuTypeOffer {
+  std::string profile;  ///< "nvidia_h100xm-80c", as a VM's pciPassthruN.vgpu names it
+  std::optional<bool> disk_snapshot;
+  std::optional<bool> memory_snapshot;
+  std::optional<bool> suspend;
+  std::optional<bool> migrate;
+};
+
+/// The vGPU types of a host read from the vSphere API.
+struct HostVgpuTypes {
+  std::string host_name;  ///< the HostSystem's name; may be empty
+  std::vector<VgpuTypeOffer> offered;
+};
+
+struct HostCheckOptions {
+  /// The host's kernel command line: the text of /proc/cmdline or /etc/default/grub, named
+  /// `cmdline_name` in messages; nullopt when not given (its checks say so).
+  std::optional<std::string> cmdline;
+  std::string cmdline_name;
+  HostKind kind = HostKind::unknown;  ///< unknown: detected from the inputs
+};
+
+struct HostCheckReport {
+  /// The kind the checks judged: HostCheckOptions::kind, else the one the inputs show.
+  HostKind kind = HostKind::unknown;
+  std::vector<CheckFinding> findings;  ///< in check id order
+  /// The vGPU types the host offers, when the inputs say (the vSphere API's host properties).
+  std::optional<HostVgpuTypes> vgpu_types;
+};
+
+/// Runs every host check (`vmxkit rules --kind host`) over the host: IOMMU on the kernel command
+/// line, ESXi passthrough state, SR-IOV VFs, ATS and ACS on the GPU/NIC paths, what the inputs
+/// could not answer and the loaders' warnings. Throws vmxkit::Error when `cmdline` holds no
+/// kernel command line.
+HostCheckReport check_host(const Host& host, const HostCheckOptions& options = {});
+
+/// `report` as `vmxkit host-check --format json` writes it: host_kind (null when unknown),
+/// findings (id, name, severity, subject, message, fix or null) and vgpu_types (null when not
+/// known); two-space indentation and a final newline.
+std::string render_host_check_json(const HostCheckReport& report);
+
+// ------------------------------------------------------------------------------------------------
 // pciPassthru.64bitMMIOSizeGB
 
 /// One 64-bit memory BAR counted, where it was placed, and where its size came from.
@@ -342,6 +418,11 @@ struct MmioSize {
 /// without a host or not on it, and for a name that is none of the three forms.
 MmioSize size_mmio(const Host* host, const std::vector<std::string>& devices,
                    const Catalog& catalog = Catalog());
+
+/// `size` as `vmxkit mmio --format json` writes it: size_gb, kb323402_gb (null when not known),
+/// estimated, total_bytes, bars (device, bar, size, offset, source), unknown, unknown_gpus,
+/// below_4g, unassigned and lines; two-space indentation and a final newline.
+std::string render_mmio_json(const MmioSize& size);
 
 // ------------------------------------------------------------------------------------------------
 // Lint and fix
@@ -395,6 +476,15 @@ enum class RuleKind : unsigned char { lint, host, guest };
 /// "lint", "host", "guest".
 std::string_view to_string(RuleKind kind);
 
+/// Whether a rule's findings come with fixes.
+enum class RuleFix : unsigned char {
+  none,       ///< never
+  sometimes,  ///< some of its findings
+  always,     ///< every finding
+};
+/// "none", "sometimes", "always".
+std::string_view to_string(RuleFix fix);
+
 /// One rule of the catalogue. The strings are the catalogue's own: they stay valid for the
 /// program's life (as Diagnostic::rule_id does).
 struct RuleInfo {
@@ -407,11 +497,26 @@ struct RuleInfo {
   std::string_view doc;
   bool needs_host = false;  ///< lint: only run with LintOptions::host
   bool removed = false;     ///< retired: kept so that old suppressions still resolve
+  RuleFix fix = RuleFix::none;
+  FixSafety fix_safety = FixSafety::safe;  ///< of the fixes it offers (when `fix` is not none)
 };
 /// Every rule in force (lint, host and guest rules; retired ones left out), sorted by id.
 std::vector<RuleInfo> rules();
+/// Every rule, retired ones included, sorted by id (what `vmxkit rules` lists).
+std::vector<RuleInfo> all_rules();
 /// A rule by id (exact, uppercase: "VMX001"), retired ones included, or nullopt.
 std::optional<RuleInfo> find_rule(std::string_view id);
+
+/// A rule's page, as `vmxkit rule ID` prints it: a title line, its metadata and its doc. Throws
+/// vmxkit::Error for a rule the catalogue does not hold.
+std::string render_rule_page(const RuleInfo& rule);
+/// The whole catalogue as markdown (`vmxkit rules --format markdown`, docs/rules.md): a table,
+/// then every rule's page.
+std::string render_rules_markdown();
+/// `rules` as `vmxkit rules --format json` writes them: `{"checks": [...]}`, each with its id,
+/// name, kind, severity, fix, fix_safety (null without fixes), needs_host, status ("stable" or
+/// "removed") and summary; two-space indentation and a final newline.
+std::string render_rules_json(const std::vector<RuleInfo>& rules);
 
 // ------------------------------------------------------------------------------------------------
 // Plan: the VM settings for GPU/NIC passthrough with P2P
@@ -525,6 +630,30 @@ std::string render(const Plan& plan, std::string_view format, const RenderOption
 std::string render(const VmConfig& config, std::string_view format,
                    const RenderOptions& options = {});
 
+struct ConvertOptions {
+  /// The OVF VirtualSystem (by ovf:id) or the VM (by name or moref) to convert; empty: the
+  /// input's only one.
+  std::string system;
+  std::string vm;      ///< SOAP: the VirtualMachine moref (`vm-123`); empty: the input's own
+  bool color = false;  ///< ANSI colours in the diagnostics of `message`
+  /// Receives each message about what the input holds that the output will not, as the
+  /// conversion meets it, whole and as the command line prints it on stderr: a diagnostic with
+  /// its source line and caret, a `vmxkit: warning: ...` or `vmxkit: note: ...` line. Unset:
+  /// none is made.
+  std::function<void(std::string_view)> message;
+};
+
+/// `vmxkit convert`: the one VM of `bytes` (named `path`; any VM format load() reads) written
+/// as `format`, an output of format_table() ("soap": a ConfigSpec in a ReconfigVM_Task
+/// request). What the output cannot hold goes to `options.message` first: settings the OVF
+/// reader did not read, what a Terraform resource or VM class leaves to vSphere, device groups,
+/// empty values (whose meaning differs between a `.vmx` and extraConfig), keys vSphere sets
+/// itself. Throws vmxkit::Error for lines VMware cannot read (each reported as a message
+/// first; nothing is converted), for several VMs without `system` or a `system` that is none of
+/// them, and as render() for what the format cannot carry (at its place in the input).
+std::string convert(const std::string& path, std::string bytes, std::string_view format,
+                    const ConvertOptions& options = {});
+
 /// A scenario template compiled into vmxkit.
 struct TemplateInfo {
   std::string name;
@@ -563,10 +692,14 @@ class VmxDocument {
   std::string_view bytes() const;
   /// The value of the first entry of `key` (ASCII case-insensitive, as VMware compares keys).
   std::optional<std::string> get(std::string_view key) const;
+  /// The same entry's value as written: without its quotes, `|XX` escapes not decoded.
+  std::optional<std::string> get_raw(std::string_view key) const;
   /// Every entry, in file order.
   std::vector<VmxEntry> entries() const;
   /// Every line VMware cannot read, in file order.
   std::vector<VmxProblem> problems() const;
+  /// problems() as lint() reports them: VMX001 and VMX002 diagnostics, in file order.
+  std::vector<Diagnostic> diagnostics() const;
 
  private:
   struct Impl;
@@ -583,6 +716,20 @@ std::string vmx_set(std::string_view bytes, std::string_view key, std::string_vi
 /// `bytes` without any entry of `key` (any case), as `vmxkit unset` does; `removed`, when
 /// given, says whether there was one (without one the bytes come back unchanged).
 std::string vmx_unset(std::string_view bytes, std::string_view key, bool* removed = nullptr);
+/// Whether some line of `bytes` is one VMware cannot read (VmxDocument::problems() would not be
+/// empty), in one pass that stores nothing. Throws vmxkit::Error, naming `path`, as
+/// VmxDocument::parse() does.
+bool vmx_has_problems(std::string_view bytes, std::string_view path = {});
+
+// ------------------------------------------------------------------------------------------------
+// Reports: what the command line prints, for a program that prints the same
+
+/// A diagnostic as the command line prints it, GCC style: `path:line:col: severity: message
+/// [ID]`, then the source line of `text` (a window around the column when the line is long) and
+/// a caret, and each note likewise; a message is cut after 1000 bytes. `lines` indexes `text`.
+/// With `color`, ANSI colours.
+std::string render_diagnostic(std::string_view path, std::string_view text, const LineIndex& lines,
+                              const Diagnostic& diagnostic, bool color = false);
 
 // ------------------------------------------------------------------------------------------------
 // Files: the one write path of the command line and the Python package
@@ -786,5 +933,63 @@ struct ApplyReport {
 /// no such VM, a server that cannot be reached or refuses a request, a SOAP fault, a task that
 /// outlives `task_timeout`). Defined in `vmxkit::client`.
 ApplyReport apply_plan(const ApplyRequest& request);
+
+// ------------------------------------------------------------------------------------------------
+// NCCL's topology file for a VM (`vmxkit nccl-topo`)
+
+/// An NCCL topology file (NCCL_TOPO_FILE) for a VM.
+struct NcclTopoFile {
+  std::string xml;                 ///< the file, as NCCL reads it
+  std::vector<std::string> notes;  ///< for the user: devices mapped or assumed, NUMA unknown
+};
+
+/// The tree NCCL's own sysfs walk builds on `host` above each passthrough GPU and NIC of `vm`
+/// (its pciPassthruN.id entries), with the bus ids the guest's captures (`lspci -vvv`, and
+/// `-tv`; read in order, files or bytes) give those devices, so that NCCL in the guest computes
+/// the path types the host has. `maps` are `GUEST_BDF=HOST_BDF`: which host device a guest
+/// device is where several share one vendor:device id. Throws vmxkit::Error when a capture
+/// cannot be read or is none of the guest formats, and for a mapping that does not work.
+NcclTopoFile nccl_topo(const Host& host, const VmxDocument& vm,
+                       const std::vector<DocumentSource>& guest,
+                       const std::vector<std::string>& maps = {});
+
+// ------------------------------------------------------------------------------------------------
+// Guest checks: is a VM's guest ready for GPUDirect RDMA (`vmxkit guest-check`)
+
+struct GuestCheckOptions {
+  /// The NCCL topology file (NCCL_TOPO_FILE) the guest runs NCCL with, when it has one: its
+  /// bus ids must be the guest's, and NCCL's view is then the one with the file.
+  std::optional<DocumentSource> nccl_topo;
+};
+
+class GuestCheck;
+/// Reads the captures made in a guest (files or bytes, in order; each detected by its content:
+/// lspci -vvv / -tv, lsmod, /proc/cmdline, nvidia-smi, ibv_devinfo, NCCL's log and topology
+/// dump..., several in one text after their shell prompt lines) and runs every guest check
+/// (`vmxkit rules --kind guest`). Throws vmxkit::Error when a capture cannot be read or is none
+/// of the guest formats, and when the NCCL topology file cannot be read.
+GuestCheck check_guest(const std::vector<DocumentSource>& captures,
+                       const GuestCheckOptions& options = {});
+/// `check` as `vmxkit guest-check --format FORMAT` writes it: "text" (the findings, what NCCL
+/// does at its defaults for each GPU and its nearest NIC, what its log says it decided, the
+/// inputs read, the verdict), "json" (the same as one document) or "sarif" (SARIF 2.1.0). Throws
+/// vmxkit::Error for another format.
+std::string render_guest_check(const GuestCheck& check, std::string_view format);
+
+/// The guest checks' findings over one guest's captures.
+class GuestCheck {
+ public:
+  const std::vector<CheckFinding>& findings() const;
+  /// No error, no warning, and every check made: the guest is ready for GPUDirect RDMA.
+  bool ready() const;
+
+ private:
+  friend GuestCheck check_guest(const std::vector<DocumentSource>& captures,
+                                const GuestCheckOptions& options);
+  friend std::string render_guest_check(const GuestCheck& check, std::string_view format);
+  struct Impl;
+  GuestCheck() = default;
+  std::shared_ptr<const Impl> impl_;
+};
 
 }  // namespace vmxkit

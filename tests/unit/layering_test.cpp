@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // The library's layers include downwards only (docs/design.md, "Data flows one way"): a file of
 // one folder of src/vmxkit/ includes headers of its own layer or of the layers below it. The
-// Python module and the installed package's example use the public API, vmxkit/vmxkit.h, alone.
+// Python module and the installed package's example use the public API, vmxkit/vmxkit.h, alone,
+// and the command line reaches behind it no more than it did.
 #include <array>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <regex>
+#include <set>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "support/support.h"
 
@@ -78,4 +82,96 @@ TEST_CASE("the Python module and the package's example include vmxkit/vmxkit.h a
     }
     CHECK(facade == 1);
   }
+}
+
+namespace {
+
+// What each file of src/cli/ includes of the library besides vmxkit/vmxkit.h. The command line
+// binds arguments to the public API (docs/design.md, "Shape of the code"); these are what it
+// still reaches behind it, and each list may only shrink: a file, new or old, may not include
+// an internal header it does not list, and a header a file no longer includes leaves its list,
+// so that it cannot come back.
+struct CliIncludes {
+  std::string_view file;  ///< under src/cli/
+  std::vector<std::string_view> headers;
+};
+
+const std::vector<CliIncludes>& cli_internal_includes() {
+  static const std::vector<CliIncludes> list = {
+      {"cli.cpp", {"vmxkit/core/error.h", "vmxkit/core/io.h"}},
+      {"cmd_apply.cpp",
+       {"vmxkit/analysis/apply_change.h", "vmxkit/api_internal.h", "vmxkit/checks/engine.h",
+        "vmxkit/core/error.h", "vmxkit/core/io.h", "vmxkit/formats/host/load.h",
+        "vmxkit/formats/host/vsphere_api.h", "vmxkit/report/json.h", "vmxkit/report/lint_report.h",
+        "vmxkit/vsphere/apply.h"}},
+      {"cmd_fmt.cpp",
+       {"vmxkit/core/error.h", "vmxkit/core/io.h", "vmxkit/formats/vmx/canonical.h"}},
+      {"cmd_generate.cpp",
+       {"vmxkit/api_internal.h", "vmxkit/core/io.h", "vmxkit/formats/host/load.h",
+        "vmxkit/formats/vsphere/config_target.h", "vmxkit/report/json.h",
+        "vmxkit/report/plan_json.h"}},
+      {"cmd_lint.cpp",
+       {"vmxkit/checks/engine.h", "vmxkit/core/error.h", "vmxkit/core/io.h",
+        "vmxkit/formats/formats.h", "vmxkit/model/host.h", "vmxkit/report/diagnostic_text.h",
+        "vmxkit/report/lint_report.h"}},
+      {"cmd_topo.cpp",
+       {"vmxkit/analysis/readiness.h", "vmxkit/analysis/smi_topology.h",
+        "vmxkit/analysis/topology.h", "vmxkit/checks/context.h", "vmxkit/checks/vm_pairs.h",
+        "vmxkit/core/error.h", "vmxkit/core/io.h", "vmxkit/core/source_file.h",
+        "vmxkit/formats/vmx/document.h", "vmxkit/report/diagram.h", "vmxkit/report/json.h",
+        "vmxkit/report/smi_topology_text.h", "vmxkit/report/topology_json.h",
+        "vmxkit/report/topology_text.h"}},
+      {"common.cpp",
+       {"vmxkit/analysis/smi_topology.h", "vmxkit/core/error.h", "vmxkit/core/io.h",
+        "vmxkit/formats/host/load.h"}},
+      {"common.h",
+       {"vmxkit/core/io.h", "vmxkit/devices/catalog.h", "vmxkit/formats/vmx/document.h",
+        "vmxkit/model/host.h"}},
+      {"live.cpp",
+       {"vmxkit/api_internal.h", "vmxkit/checks/engine.h", "vmxkit/core/error.h",
+        "vmxkit/core/io.h", "vmxkit/formats/host/load.h", "vmxkit/formats/host/vsphere_api.h",
+        "vmxkit/formats/vsphere/load.h", "vmxkit/report/lint_report.h", "vmxkit/vsphere/apply.h"}},
+      {"live.h", {"vmxkit/model/host.h", "vmxkit/vsphere/client.h"}},
+      {"rule_selection.cpp", {"vmxkit/checks/check.h", "vmxkit/core/error.h"}},
+      {"rule_selection.h", {"vmxkit/checks/engine.h"}},
+  };
+  return list;
+}
+
+}  // namespace
+
+TEST_CASE("the command line reaches behind vmxkit/vmxkit.h no more than it did", "[layering]") {
+  const std::filesystem::path root = vmxkit::test::source_path("src/cli");
+  const std::regex include(R"re(#\s*include\s*[<"](vmxkit/[^">]+)[">])re");
+  std::set<std::pair<std::string, std::string>> allowed;
+  for (const CliIncludes& f : cli_internal_includes()) {
+    for (const std::string_view h : f.headers) allowed.emplace(f.file, h);
+  }
+  std::set<std::pair<std::string, std::string>> found;
+  for (const auto& entry : std::filesystem::directory_iterator(root)) {
+    const std::string ext = entry.path().extension().string();
+    if (!entry.is_regular_file() || (ext != ".h" && ext != ".cpp")) continue;
+    const std::string file = entry.path().filename().string();
+    const std::string text = vmxkit::test::read_bytes(entry.path());
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), include);
+         it != std::sregex_iterator(); ++it) {
+      const std::string header = (*it)[1];
+      if (header == "vmxkit/vmxkit.h") continue;
+      found.emplace(file, header);
+      if (!allowed.contains({file, header})) {
+        FAIL_CHECK("src/cli/" << file << " includes " << header
+                              << ", an internal header: go through vmxkit/vmxkit.h (add what "
+                                 "the command needs to the public API, in src/vmxkit/api*.cpp)");
+      }
+    }
+  }
+  for (const auto& [file, header] : allowed) {
+    if (!found.contains({file, header})) {
+      FAIL_CHECK(
+          "src/cli/" << file << " no longer includes " << header
+                     << ": remove it from cli_internal_includes() in tests/unit/layering_test.cpp"
+                     << ", so that it cannot come back");
+    }
+  }
+  CHECK(found.size() == allowed.size());
 }
