@@ -6,7 +6,8 @@ the same run, printed as ratios (these machines are noisy: absolute times mislea
     bench/ratios.py [--vmxkit build/release/vmxkit] [--corpus DIR] [--quick] [--check]
 
 Figures:
-  * `vmxkit fmt` of a 64 MiB .vmx built from the corpus, against `wc -l` of the same file;
+  * `vmxkit fmt` of a 64 MiB .vmx built from the corpus, against `wc -l` of the same file (wall
+    time, the two run in turns, best of 15; goal <= 2x);
   * peak RSS of `fmt`, `get` and `set` on that file, as a multiple of its size;
   * `vmxkit lint` of 10,000 corpus files (one run, every core), against `cat` of them;
   * for reference, without goals: peak RSS and time of `lint` of the 64 MiB file, and of `fix`
