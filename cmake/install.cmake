@@ -14,6 +14,7 @@ set(VMXKIT_PUBLIC_HEADERS
   vmxkit/core/diagnostic.h
   vmxkit/core/error.h
   vmxkit/core/pci_address.h
+  vmxkit/core/signal_safe.h
   vmxkit/core/source_file.h
   vmxkit/core/text_edit.h
   vmxkit/model/vm_config.h)

@@ -8,7 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/output_stream.h"
-#include "vmxkit/core/io.h"
+#include "vmxkit/vmxkit.h"
 
 namespace {
 

@@ -16,8 +16,7 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/output_stream.h"
-#include "vmxkit/core/error.h"
-#include "vmxkit/core/io.h"
+#include "vmxkit/vmxkit.h"
 
 namespace vmxkit::cli {
 namespace {

@@ -6,19 +6,14 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
-#include <optional>
 #include <ostream>
-#include <span>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "vmxkit/core/error.h"
-#include "vmxkit/core/io.h"
-#include "vmxkit/formats/vmx/canonical.h"
+#include "vmxkit/vmxkit.h"
 
 namespace vmxkit::cli {
 namespace {
@@ -42,48 +37,33 @@ int run_fmt(const FmtOptions& o, Context& ctx) {
   const std::string name = display_name(o.file);
   if (o.write.in_place) {
     edit_input(o.file, o.write, ctx,
-               [&](const std::string& bytes) { return vmx::canonical_form(bytes, name); });
+               [&](const std::string& bytes) { return vmx_canonical(bytes, name); });
     return kExitClean;
   }
-  // One pass over the bytes, no Document, no copy of the lines already canonical: the output
+  // One pass over the bytes, no VmxDocument, no copy of the lines already canonical: the output
   // (or the comparison) refers to them in the input; the peak is the input and the rebuilt
   // lines. Nothing is written before the whole input has been read and checked.
-  std::string piped;
-  std::optional<InputFile> file;
-  // Output to /dev/null never reads the runs it is given (GNU tar skips reading what it would
+  // Output to /dev/null never reads the pieces it is given (GNU tar skips reading what it would
   // archive there, for the same reason): a mapped input is then scanned through pread() into a
-  // small buffer and its mapping is never touched (see CanonicalPieces). Any other output reads
-  // every run from the mapping, whose pages are then better touched first by the two threads
-  // that scan them than one by one by writev(2).
+  // small buffer and its mapping is never touched. Any other output reads every piece from the
+  // mapping, whose pages are then better touched first by the two threads that scan them than
+  // one by one by writev(2).
   const bool discarded = !o.check && &ctx.out == &std::cout && output_discarded(STDOUT_FILENO);
-  if (o.file == "-") {
-    piped = read_stream(ctx.in, name);
-  } else {
-    file.emplace(o.file, kMaxInputBytes,
-                 discarded ? InputFile::Mapping::on_touch : InputFile::Mapping::populate);
-  }
-  const std::string_view bytes = file ? file->bytes() : std::string_view(piped);
-  const auto canonical = discarded && file && file->mapped()
-                             ? vmx::CanonicalPieces(bytes, name,
-                                                    [&](std::size_t offset, std::span<char> to) {
-                                                      file->read_at(offset, to);
-                                                    })
-                             : vmx::CanonicalPieces(bytes, name);
+  const CanonicalVmx canonical = o.file == "-" ? CanonicalVmx(read_input(o.file, ctx), name)
+                                               : CanonicalVmx::read(o.file, discarded);
   if (o.check) {
-    if (canonical.equals(bytes)) return kExitClean;
+    if (canonical.unchanged()) return kExitClean;
     ctx.err << name << ": not in canonical form (run `vmxkit fmt -i " << o.file << "`)\n";
     return kExitFindings;
   }
   if (&ctx.out == &std::cout) {
     // The process's stdout: the pieces in a few writev(2) calls, not one write per piece.
-    std::vector<std::string_view> pieces;
-    canonical.for_each([&](std::string_view piece) { pieces.push_back(piece); });
     std::cout.flush();
-    write_pieces(STDOUT_FILENO, pieces, "<stdout>");
+    canonical.write_to(STDOUT_FILENO, "<stdout>");
   } else {
-    canonical.for_each([&](std::string_view piece) {
+    for (const std::string_view piece : canonical.pieces()) {
       ctx.out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
-    });
+    }
   }
   return kExitClean;
 }

@@ -15,6 +15,7 @@
 #include "vmxkit/core/diagnostic.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/pci_address.h"
+#include "vmxkit/core/signal_safe.h"
 #include "vmxkit/core/source_file.h"
 #include "vmxkit/model/vm_config.h"
 
@@ -48,7 +49,8 @@
 ///
 /// Re-exported as they are: Diagnostic, Severity, Fix, FixSafety, Note, TextEdit (fixes),
 /// Location, LineIndex, SourceSpan (positions), Bdf (PCI addresses), VmConfig, Setting,
-/// PassthroughDevice (the neutral VM model) and Error.
+/// PassthroughDevice (the neutral VM model) and Error; and what a program's signal handlers may
+/// call (allow_mapped_inputs(), mapped_input_at(), remove_temporary_files()).
 namespace vmxkit {
 
 class Host;
@@ -720,6 +722,47 @@ std::string vmx_unset(std::string_view bytes, std::string_view key, bool* remove
 /// empty), in one pass that stores nothing. Throws vmxkit::Error, naming `path`, as
 /// VmxDocument::parse() does.
 bool vmx_has_problems(std::string_view bytes, std::string_view path = {});
+
+/// A `.vmx` in VMware's canonical writer form, as `vmxkit fmt` writes it: every entry `key =
+/// "value"` in VMware's escapes (what VMware reads is unchanged), comments and order kept, one
+/// line ending, no BOM. Made in one pass over the input without a VmxDocument; the lines that
+/// are already canonical are not copied but referred to in the input, which this object keeps
+/// (a large file mapped: see allow_mapped_inputs()), so writing a large file out costs about
+/// what reading it does. Movable, not copyable.
+class CanonicalVmx {
+ public:
+  /// The canonical form of `bytes`, named `path` in errors. Throws vmxkit::Error (file:line:col)
+  /// for a line VMware cannot read: it has no canonical form, and a guess would change what the
+  /// user meant.
+  CanonicalVmx(std::string bytes, std::string_view path);
+  /// The same for the file `path`, read as load_file() reads it (mapped where allowed). With
+  /// `unread`, the caller promises never to look at the pieces' bytes (it writes them to
+  /// /dev/null): a mapped file's pages are then copied into a small buffer to be scanned
+  /// instead of being touched, which is cheaper where page faults are expensive.
+  static CanonicalVmx read(const std::string& path, bool unread = false);
+  ~CanonicalVmx();
+  CanonicalVmx(CanonicalVmx&&) noexcept;
+  CanonicalVmx& operator=(CanonicalVmx&&) noexcept;
+
+  /// Whether the input is already in canonical form (`vmxkit fmt --check`).
+  bool unchanged() const;
+  /// The canonical form in pieces, in order (valid while this object lives).
+  std::vector<std::string_view> pieces() const;
+  /// The canonical form as one string.
+  std::string text() const;
+  /// Writes the canonical form to the file descriptor `fd` with writev(2), a thousand pieces a
+  /// call. Throws vmxkit::Error naming `name` when a write fails (a closed pipe, a full disk),
+  /// or naming the input when it was truncated while mapped.
+  void write_to(int fd, const std::string& name) const;
+
+ private:
+  struct Impl;
+  explicit CanonicalVmx(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// CanonicalVmx(bytes, path).text() without its pieces: one pass that builds the result.
+std::string vmx_canonical(std::string_view bytes, std::string_view path = {});
 
 // ------------------------------------------------------------------------------------------------
 // Reports: what the command line prints, for a program that prints the same

@@ -98,14 +98,11 @@ struct CliIncludes {
 
 const std::vector<CliIncludes>& cli_internal_includes() {
   static const std::vector<CliIncludes> list = {
-      {"cli.cpp", {"vmxkit/core/error.h", "vmxkit/core/io.h"}},
       {"cmd_apply.cpp",
        {"vmxkit/analysis/apply_change.h", "vmxkit/api_internal.h", "vmxkit/checks/engine.h",
         "vmxkit/core/error.h", "vmxkit/core/io.h", "vmxkit/formats/host/load.h",
         "vmxkit/formats/host/vsphere_api.h", "vmxkit/report/json.h", "vmxkit/report/lint_report.h",
         "vmxkit/vsphere/apply.h"}},
-      {"cmd_fmt.cpp",
-       {"vmxkit/core/error.h", "vmxkit/core/io.h", "vmxkit/formats/vmx/canonical.h"}},
       {"cmd_generate.cpp",
        {"vmxkit/api_internal.h", "vmxkit/core/io.h", "vmxkit/formats/host/load.h",
         "vmxkit/formats/vsphere/config_target.h", "vmxkit/report/json.h",

@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "vmxkit/core/signal_safe.h"
+
 namespace vmxkit {
 
 /// Largest input vmxkit reads (bytes). Real .vmx files are a few KiB; this cap keeps a mistaken
@@ -63,19 +65,6 @@ class InputFile {
   int fd_ = -1;  ///< open while mapped, for read_at()
   std::string_view mapped_;
 };
-
-/// What a mapped input truncated under vmxkit is (after its path): the message of a SIGBUS
-/// handler's report, and of write_pieces' Error.
-inline constexpr const char* kTruncatedInput = "truncated by another program while vmxkit read it";
-
-/// Lets InputFile map large files; off until called. A program calls it once it has a SIGBUS
-/// handler that asks mapped_input_at(): without one, a file truncated under a mapping kills
-/// the process with SIGBUS, as it would any program that maps a file.
-void allow_mapped_inputs() noexcept;
-
-/// For a SIGBUS handler (async-signal-safe: no allocation, no lock): the path of the input an
-/// InputFile has mapped when `address` (siginfo_t::si_addr) lies in it, else null.
-const char* mapped_input_at(const void* address) noexcept;
 
 /// Writes `pieces` in order to the file descriptor `fd` (stdout) with writev(2), up to IOV_MAX
 /// pieces a call, resuming after partial writes and EINTR: one system call for a thousand
@@ -251,9 +240,5 @@ bool edit_file_atomic(const std::string& path,
 void write_file_atomic(const std::string& path, std::string_view data);
 /// The same, refused while the VM holds its lock unless `options.ignore_vm_lock`.
 void write_file_atomic(const std::string& path, std::string_view data, const LockOptions& options);
-
-/// Unlinks the temporary files that write_file_atomic has on disk at this moment. Async-signal-
-/// safe: a SIGINT/SIGTERM handler calls it, then re-raises the signal.
-void remove_temporary_files() noexcept;
 
 }  // namespace vmxkit
