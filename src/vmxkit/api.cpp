@@ -20,6 +20,7 @@
 #include "vmxkit/formats/vsphere/render.h"
 #include "vmxkit/formats/vsphere/text_checks.h"
 #include "vmxkit/model/host.h"
+#include "vmxkit/report/pair_reason.h"
 #include "vmxkit/report/plan_render.h"
 #include "vmxkit/report/topology_text.h"
 #include "vmxkit/vmxkit.h"
@@ -208,7 +209,9 @@ PairReport to_report(const pci::Host& host, const pci::PairVerdict& v) {
   r.path_detail = v.path.detail;
   r.verdict = from_internal(v.verdict);
   for (const pci::Reason& reason : v.reasons) {
-    r.reasons.push_back(PairReason{from_internal(reason.effect), reason.text, reason.fix});
+    r.reasons.push_back(PairReason{from_internal(reason.effect),
+                                   report::reason_text(host, v, reason),
+                                   report::reason_fix(host, v, reason)});
   }
   return r;
 }
