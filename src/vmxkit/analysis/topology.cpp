@@ -294,45 +294,22 @@ bool bcm_flattened(const Host& host, const Path& path) {
 
 // The path's reason by its class, for GPUDirect RDMA or GPU P2P at NCCL's default level (PXB).
 void judge_path(const Host& host, PairVerdict& v, Traffic traffic) {
-  const std::string_view what = traffic == Traffic::gpu_p2p ? "GPU P2P" : "GPUDirect RDMA";
   switch (v.path.cls) {
     case PathClass::self:
     case PathClass::pix:
-    case PathClass::pxb: {
-      Reason& r = add(v, ReasonKind::path, Verdict::ok, traffic);
-      r.bcm_flattened = bcm_flattened(host, v.path);
-      r.text = fmt::format(
-          "{}: {}; {} stays below the host bridge{}", to_string(v.path.cls), v.path.detail, what,
-          r.bcm_flattened ? "; NCCL counts the two levels of this Broadcom PEX switch as one "
-                            "(ncclTopoFlattenBcmSwitches) and sees PIX"
-                          : "");
+    case PathClass::pxb:
+      add(v, ReasonKind::path, Verdict::ok, traffic).bcm_flattened = bcm_flattened(host, v.path);
       break;
-    }
     case PathClass::phb:
-    case PathClass::node: {
-      Reason& r = add(v, ReasonKind::path, Verdict::degraded, traffic);
-      r.text = fmt::format(
-          "{}: {}; {} goes through the CPU (works, P2P reads are slow; NCCL's default "
-          "level PXB will not use it)",
-          to_string(v.path.cls), v.path.detail, what);
-      r.fix = "place both devices under one PCIe switch";
+    case PathClass::node:
+      add(v, ReasonKind::path, Verdict::degraded, traffic);
       break;
-    }
-    case PathClass::sys: {
-      Reason& r = add(v, ReasonKind::path, Verdict::unsupported, traffic);
-      r.text = fmt::format("SYS: {}; {} across the SMP interconnect is not supported",
-                           v.path.detail, what);
-      r.fix = "use devices on one NUMA node, best under one PCIe switch";
+    case PathClass::sys:
+      add(v, ReasonKind::path, Verdict::unsupported, traffic);
       break;
-    }
-    case PathClass::unknown: {
-      Reason& r = add(v, ReasonKind::path_unknown, Verdict::degraded, traffic);
-      r.text = fmt::format("path class unknown: {}", v.path.detail);
-      r.fix =
-          "add `numactl --hardware` output (on ESXi: `esxcli hardware memory get`) or lspci -vvv "
-          "with NUMA node lines";
+    case PathClass::unknown:
+      add(v, ReasonKind::path_unknown, Verdict::degraded, traffic);
       break;
-    }
   }
 }
 
@@ -342,14 +319,7 @@ void judge_path(const Host& host, PairVerdict& v, Traffic traffic) {
 // for every CPU; before it AMD CPUs had SYS whatever the GPU count; from v2.30.3-1 the count is
 // of physical devices, nodes[DEV], not of ranks).
 void judge_amd_p2p(PairVerdict& v) {
-  Reason& r = add(v, ReasonKind::path, Verdict::degraded, Traffic::gpu_p2p);
-  r.amd_two_gpus = AmdTwoGpus::used;
-  r.text = fmt::format(
-      "{}: {}; GPU P2P goes through the CPU{}: NCCL uses it all the same, as it "
-      "allows P2P up to SYS between at most 2 GPUs on AMD CPUs",
-      to_string(v.path.cls), v.path.detail,
-      v.path.cls == PathClass::sys ? " and across the sockets" : "");
-  r.fix = "place both GPUs under one PCIe switch for full P2P bandwidth";
+  add(v, ReasonKind::path, Verdict::degraded, Traffic::gpu_p2p).amd_two_gpus = AmdTwoGpus::used;
 }
 
 }  // namespace
@@ -385,9 +355,6 @@ void judge_route(const Host& host, PairVerdict& v, bool gpu_gpu, const AnalysisO
   if (gpu_gpu && v.path.cls >= PathClass::phb && v.path.cls != PathClass::unknown &&
       cpu_vendor(host) == CpuVendor::amd && !v.reasons.empty()) {
     v.reasons.back().amd_two_gpus = AmdTwoGpus::own_vm;
-    v.reasons.back().fix +=
-        "; or give these 2 GPUs a VM of their own: NCCL allows P2P up to SYS on AMD CPUs "
-        "when it sees at most 2 GPUs";
   }
 }
 
@@ -395,32 +362,11 @@ void judge_route(const Host& host, PairVerdict& v, bool gpu_gpu, const AnalysisO
 // requests past it (the initiators are named), else degraded.
 void judge_acs(const Host& host, PairVerdict& v, Traffic traffic) {
   if (v.path.acs_redirect.empty()) return;
-  std::string bits;
-  for (const std::size_t br : v.path.acs_redirect) {
-    bits += fmt::format("{}{} ({})", bits.empty() ? "" : ", ", host.at(br).bdf.to_string(),
-                        host.at(br).acs->ctl_text());
-  }
   std::vector<std::size_t> from = initiators(host, v.a, v.b);
   if (redirect_bypassed(host, v.path.acs_redirect, from)) {
-    std::vector<std::string> names;
-    names.reserve(from.size());
-    for (const std::size_t d : from) names.push_back(host.at(d).bdf.to_string());
-    Reason& r = add(v, ReasonKind::acs_direct_translated, Verdict::ok, traffic);
-    r.initiators = std::move(from);
-    r.text = fmt::format(
-        "ACS redirects P2P on {}, but DirectTrans+ there lets the translated "
-        "requests of {} (ATS on) go peer to peer, as NVIDIA's VM configuration has "
-        "it",
-        bits, fmt::join(names, " and "));
+    add(v, ReasonKind::acs_direct_translated, Verdict::ok, traffic).initiators = std::move(from);
   } else {
-    Reason& r = add(v, ReasonKind::acs_redirect, Verdict::degraded, traffic);
-    r.text = fmt::format("ACS redirects P2P to the root complex on {}", bits);
-    r.fix = fmt::format(
-        "on bare metal: setpci -s {} ECAP_ACS+0x6.w=0000 (or disable ACS/IOMMU in "
-        "firmware); in a VM keep ACS, enable ATS on the NIC and DirectTrans on the "
-        "bridge (NVIDIA's VM configuration: ReqRedir+ CmpltRedir+ UpstreamFwd+ "
-        "EgressCtrl- DirectTrans+)",
-        host.at(v.path.acs_redirect.front()).bdf.to_string());
+    add(v, ReasonKind::acs_redirect, Verdict::degraded, traffic);
   }
 }
 
@@ -428,25 +374,14 @@ void judge_acs(const Host& host, PairVerdict& v, Traffic traffic) {
 void judge_gpu(const Host& host, PairVerdict& v, std::size_t gpu, Traffic traffic) {
   const Device& d = host.at(gpu);
   if (d.model && d.model->gdr == GdrSupport::no) {
-    Reason& r = add(v, ReasonKind::gpu_no_gdr, Verdict::unsupported, traffic);
-    r.subject = gpu;
-    r.text =
-        fmt::format("{} ({}) has no GPUDirect RDMA/P2P support", d.bdf.to_string(), d.model->model);
-    r.fix = "use a data-center or professional GPU";
+    add(v, ReasonKind::gpu_no_gdr, Verdict::unsupported, traffic).subject = gpu;
   } else if (!d.model) {
-    Reason& r = add(v, ReasonKind::gdr_unknown, Verdict::ok, traffic);
-    r.subject = gpu;
-    r.text = fmt::format("{}: GPU model not in the catalogue; GPUDirect support not known",
-                         d.bdf.to_string());
-    r.fix = "add the model with --catalog FILE";
+    add(v, ReasonKind::gdr_unknown, Verdict::ok, traffic).subject = gpu;
   }
   if (const auto bar1 = bar1_size(d); bar1 && *bar1 <= kSmallBar1) {
     Reason& r = add(v, ReasonKind::small_bar1, Verdict::degraded, traffic);
     r.subject = gpu;
     r.bar1_bytes = *bar1;
-    r.text = fmt::format("{} has a {} BAR1: GPUDirect can map only that much GPU memory at once",
-                         d.bdf.to_string(), format_size(*bar1));
-    r.fix = "enable a large BAR1 (Resizable BAR in firmware, or NVIDIA Display Mode Selector)";
   }
 }
 
@@ -454,36 +389,20 @@ void judge_gpu(const Host& host, PairVerdict& v, std::size_t gpu, Traffic traffi
 void judge_nic(const Host& host, PairVerdict& v, std::size_t nic, Traffic traffic) {
   const Device& d = host.at(nic);
   if (d.model && d.model->gdr == GdrSupport::no) {
-    Reason& r = add(v, ReasonKind::nic_no_gdr, Verdict::unsupported, traffic);
-    r.subject = nic;
-    r.text =
-        fmt::format("{} ({}) has no GPUDirect RDMA support", d.bdf.to_string(), d.model->model);
+    add(v, ReasonKind::nic_no_gdr, Verdict::unsupported, traffic).subject = nic;
   } else if (d.role == Role::nic || !d.model || d.model->gdr == GdrSupport::unknown) {
-    Reason& r = add(v, ReasonKind::gdr_unknown,
-                    d.role == Role::nic ? Verdict::unsupported : Verdict::ok, traffic);
-    r.subject = nic;
-    r.text = fmt::format("{}: GPUDirect RDMA support of this NIC is not known{}", d.bdf.to_string(),
-                         d.role == Role::nic ? " (not an RDMA NIC)" : "");
+    add(v, ReasonKind::gdr_unknown, d.role == Role::nic ? Verdict::unsupported : Verdict::ok,
+        traffic)
+        .subject = nic;
   }
   if (d.role == Role::nic_vf) {
     Reason& r = add(v, ReasonKind::vf, Verdict::ok, traffic);
     r.subject = nic;
     r.pf = d.physfn;
-    r.text = d.physfn
-                 ? fmt::format("{} is an SR-IOV VF of {}; it shares the PF's path",
-                               d.bdf.to_string(), host.at(*d.physfn).bdf.to_string())
-                 : fmt::format("{} is an SR-IOV VF; it shares its PF's path", d.bdf.to_string());
   }
   const std::size_t owner = ats_owner(host, nic);
   if (host.at(owner).ats_present && host.at(owner).ats_enabled == false) {
-    Reason& r = add(v, ReasonKind::ats_disabled, Verdict::degraded, traffic);
-    r.subject = owner;
-    r.text = fmt::format(
-        "ATS is off on {} (ATSCtl Enable-): in a VM, where ACS stays on, P2P goes "
-        "through the root complex",
-        host.at(owner).bdf.to_string());
-    r.fix = fmt::format("mlxconfig -d {} set ATS_ENABLED=true, then reboot the host",
-                        host.at(owner).bdf.to_string());
+    add(v, ReasonKind::ats_disabled, Verdict::degraded, traffic).subject = owner;
   }
 }
 
@@ -494,16 +413,9 @@ void judge_nic(const Host& host, PairVerdict& v, std::size_t nic, Traffic traffi
 // below every PCIe type (PATH_PIX 4 .. PATH_SYS 9, src/graph/topo.h), so the pair's P2P goes
 // over NVLink; ncclTopoCheckP2p allows it at any p2pLevel (`path->type <= p2pLevel`, default
 // PATH_PXB). NCCL v2.30.7. The PCIe path, its ACS and the BAR1 size do not limit it.
-void judge_nvlink(const Host& host, PairVerdict& v, unsigned links) {
+void judge_nvlink(PairVerdict& v, unsigned links) {
   v.nvlinks = links;
-  const Origin& where = host.smi_topo()->where;
-  Reason& r = add(v, ReasonKind::nvlink, Verdict::ok, Traffic::gpu_p2p);
-  r.nvlinks = links;
-  r.text = fmt::format(
-      "NV{}: joined by {} bonded NVLink{} ({} nvidia-smi topo -m): GPU P2P goes over "
-      "NVLink, which NCCL prefers to any PCIe path (PATH_NVL); the PCIe path ({}) "
-      "does not limit it",
-      links, links, links == 1 ? "" : "s", where.to_string(), to_string(v.path.cls));
+  add(v, ReasonKind::nvlink, Verdict::ok, Traffic::gpu_p2p).nvlinks = links;
 }
 
 PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b,
@@ -515,7 +427,7 @@ PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b,
   const bool gpu_gpu = host.at(a).role == Role::gpu && host.at(b).role == Role::gpu;
   if (gpu_gpu) {
     if (const auto links = host.nvlinks(a, b)) {
-      judge_nvlink(host, v, *links);
+      judge_nvlink(v, *links);
       return v;
     }
   }
@@ -530,11 +442,7 @@ PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b,
     }
   }
   if (options.iommu_translating == true) {
-    Reason& r = add(v, ReasonKind::iommu_translating, Verdict::degraded, traffic);
-    r.text =
-        "the IOMMU translates DMA (not off or pass-through): on bare metal peer traffic is routed "
-        "through the root complex";
-    r.fix = "add iommu=pt to the kernel command line (bare metal)";
+    add(v, ReasonKind::iommu_translating, Verdict::degraded, traffic);
   }
   return v;
 }

@@ -113,10 +113,6 @@ struct Reason {
   /// (ncclTopoFlattenBcmSwitches).
   bool bcm_flattened = false;
   AmdTwoGpus amd_two_gpus = AmdTwoGpus::no;  ///< path: NCCL's AMD rule
-  /// The reason in words, as analysis wrote them before report::reason_text and
-  /// report::reason_fix took over; kept only until generate's plan words its pairs there too.
-  std::string text;
-  std::string fix;
 };
 
 struct PairVerdict {
