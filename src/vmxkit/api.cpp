@@ -3,6 +3,7 @@
 // the internal ones, and the chain the command line used to assemble by hand.
 #include <fmt/format.h>
 
+#include <iterator>
 #include <utility>
 
 #include "vmxkit/analysis/mmio.h"
@@ -20,8 +21,9 @@
 #include "vmxkit/formats/vsphere/render.h"
 #include "vmxkit/formats/vsphere/text_checks.h"
 #include "vmxkit/model/host.h"
+#include "vmxkit/report/pair_reason.h"
+#include "vmxkit/report/plan_explanation.h"
 #include "vmxkit/report/plan_render.h"
-#include "vmxkit/report/topology_text.h"
 #include "vmxkit/vmxkit.h"
 
 #ifndef VMXKIT_VERSION
@@ -208,7 +210,9 @@ PairReport to_report(const pci::Host& host, const pci::PairVerdict& v) {
   r.path_detail = v.path.detail;
   r.verdict = from_internal(v.verdict);
   for (const pci::Reason& reason : v.reasons) {
-    r.reasons.push_back(PairReason{from_internal(reason.effect), reason.text, reason.fix});
+    r.reasons.push_back(PairReason{from_internal(reason.effect),
+                                   report::reason_text(host, v, reason),
+                                   report::reason_fix(host, v, reason)});
   }
   return r;
 }
@@ -350,15 +354,14 @@ struct detail::Access {
     const pci::Host* h = impl->host ? &impl->host->impl_->host : nullptr;
     impl->plan = generate::make_plan(r, h, h != nullptr ? h->catalog() : catalog(impl->catalog));
 
-    // The NVLink notes' prose, after the pair verdicts.
+    // A plan that cannot do peer-to-peer DMA is refused; one that can gets its pairs' verdicts
+    // and NVLink notes in the report layer's words, where they belong in its comment block.
     generate::Plan& planned = impl->plan;
-    std::vector<std::string> notes;
-    for (const pci::NvlinkNote& n : planned.nvlink_notes) {
-      if (h != nullptr) notes.push_back("note: " + report::nvlink_note_text(*h, n));
-    }
+    if (!planned.refusals.empty()) throw Error(report::plan_refusal_text(h, planned));
+    std::vector<std::string> pair_lines = report::plan_pair_lines(h, planned);
     planned.explanation.insert(
-        planned.explanation.begin() + static_cast<std::ptrdiff_t>(planned.nvlink_notes_at),
-        notes.begin(), notes.end());
+        planned.explanation.begin() + static_cast<std::ptrdiff_t>(planned.pairs_at),
+        std::make_move_iterator(pair_lines.begin()), std::make_move_iterator(pair_lines.end()));
     const generate::Plan& p = impl->plan;
     for (const generate::Choice& c : p.gpus) impl->gpus.push_back(to_planned(c));
     for (const generate::Choice& c : p.nics) impl->nics.push_back(to_planned(c));

@@ -441,55 +441,40 @@ void explain_choices(Plan& plan, const Request& request, const pci::Host* host) 
   }
 }
 
-// Judges each pair on the host and explains it. Decides what refuses the plan: a GPU or NIC
-// without GPUDirect support, and a GPU<->NIC path that is unsupported, or degraded without
-// --allow-degraded; a GPU<->GPU path only limits GPU P2P (NCCL then goes through host memory),
-// so it is explained, not refused. Returns the refusals.
-std::vector<std::string> judge_pairs(Plan& plan, const Request& request, const pci::Host* host) {
-  std::vector<std::string> refused;
-  for (Pairing& p : plan.pairs) {
+// Judges each pair on the host (Pairing::verdict; the report layer explains it) and decides
+// what refuses the plan (Plan::refusals): a GPU or NIC without GPUDirect support, and a
+// GPU<->NIC path that is unsupported, or degraded without --allow-degraded; a GPU<->GPU path
+// only limits GPU P2P (NCCL then goes through host memory), so it is explained, not refused.
+// A vGPU pair gets no verdict: NVIDIA supports no vGPU P2P over PCIe, so no PCIe path class is
+// a promise for it.
+void judge_pairs(Plan& plan, const Request& request, const pci::Host* host) {
+  for (std::size_t i = 0; i < plan.pairs.size(); ++i) {
+    Pairing& p = plan.pairs[i];
     const Choice& gpu = plan.gpus[p.gpu];
     const Choice& peer = p.peer_is_gpu ? plan.gpus[p.peer] : plan.nics[p.peer];
-    const std::string name =
-        fmt::format("GPU{} <-> {}{}", p.gpu, p.peer_is_gpu ? "GPU" : "NIC", p.peer);
     if (host == nullptr || !gpu.host_index || !peer.host_index) {
-      plan.explanation.push_back(fmt::format("{}: path not checked (no host capture)", name));
       if (gpu.model && gpu.model->gdr == pci::GdrSupport::no) {
-        refused.push_back(
-            fmt::format("{}: {} has no GPUDirect RDMA/P2P support", name, gpu.model->model));
+        plan.refusals.push_back({i, std::nullopt, false});
       }
       continue;
     }
-    if (request.vgpu && p.peer_is_gpu) {
-      // No PCIe path class is a promise for vGPUs: NVIDIA supports no vGPU P2P over PCIe.
-      plan.explanation.push_back(fmt::format(
-          "{}: no P2P over PCIe between vGPUs (NVIDIA: \"P2P transfers over PCIe are not "
-          "supported\"); only time-sliced vGPUs that each use a whole NVLink-capable GPU's "
-          "framebuffer get P2P, over NVLink",
-          name));
-      continue;
-    }
+    if (request.vgpu && p.peer_is_gpu) continue;
     pci::AnalysisOptions options;
     options.nccl_gpus = plan.gpus.size();  // NCCL runs in the VM: its GPUs
     p.verdict = pci::judge_pair(*host, *gpu.host_index, *peer.host_index, options);
-    const pci::PairVerdict& v = *p.verdict;
-    plan.explanation.push_back(
-        fmt::format("{}: {} ({})", name, pci::to_string(v.path.cls), pci::to_string(v.verdict)));
-    for (const pci::Reason& r : v.reasons) {
-      plan.explanation.push_back("  - " + r.text);
+    const std::vector<pci::Reason>& reasons = p.verdict->reasons;
+    for (std::size_t k = 0; k < reasons.size(); ++k) {
+      const pci::Reason& r = reasons[k];
       const bool blocking_path = !p.peer_is_gpu && (r.kind == pci::ReasonKind::path ||
                                                     r.kind == pci::ReasonKind::path_unknown);
       if (r.kind == pci::ReasonKind::gpu_no_gdr || r.kind == pci::ReasonKind::nic_no_gdr ||
           (blocking_path && r.effect == pci::Verdict::unsupported)) {
-        refused.push_back(fmt::format("{}: {}", name, r.text));
+        plan.refusals.push_back({i, k, false});
       } else if (blocking_path && r.effect == pci::Verdict::degraded && !request.allow_degraded) {
-        refused.push_back(fmt::format("{}: {} (pass --allow-degraded to accept it)", name, r.text));
-      } else if (!r.fix.empty() && r.effect != pci::Verdict::ok) {
-        plan.explanation.push_back("    fix: " + r.fix);
+        plan.refusals.push_back({i, k, true});
       }
     }
   }
-  return refused;
 }
 
 // The VM's GPUs of a model with NVLink that no `nvidia-smi topo -m` covers: their pair
@@ -503,7 +488,6 @@ void note_nvlink(Plan& plan, const Request& request, const pci::Host& host) {
   std::sort(gpus.begin(), gpus.end(),
             [&](std::size_t a, std::size_t b) { return host.at(a).bdf < host.at(b).bdf; });
   plan.nvlink_notes = pci::nvlink_notes(host, gpus);
-  plan.nvlink_notes_at = plan.explanation.size();
 }
 
 // ESXi ownership of the chosen devices, when the capture says it (esxcli): the plan stands,
@@ -626,19 +610,15 @@ void explain_nearest_pairs(Plan& plan) {
 
 // `--gpu auto` means every GPU; when only some of them have a NIC on a supported path, fewer
 // GPUs is the better way out than --allow-degraded: `--gpus N` takes the N best-connected.
-std::string fewer_gpus_hint(const Plan& plan, const Request& request) {
-  if (!is_auto(request.gpus) || request.gpu_count || plan.gpus.size() < 2) return {};
+// Returns how many have one, or 0 when that is not the way out.
+std::size_t well_connected_gpus(const Plan& plan, const Request& request) {
+  if (!is_auto(request.gpus) || request.gpu_count || plan.gpus.size() < 2) return 0;
   std::vector<bool> good(plan.gpus.size(), false);
   for (const Pairing& p : plan.pairs) {
     if (!p.peer_is_gpu && p.verdict && p.verdict->verdict == pci::Verdict::ok) good[p.gpu] = true;
   }
   const auto count = static_cast<std::size_t>(std::count(good.begin(), good.end(), true));
-  if (count == 0 || count == plan.gpus.size()) return {};
-  return fmt::format(
-      "\n--gpu auto takes all {} GPUs; {} of them {} a NIC on a supported path: take the "
-      "best-connected with --gpus N (--gpus {}{})",
-      plan.gpus.size(), count, count == 1 ? "has" : "have", count,
-      count == 1 ? "" : ", or --gpus 1 for one pair");
+  return count == plan.gpus.size() ? 0 : count;
 }
 
 }  // namespace
@@ -690,15 +670,13 @@ Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog
         "policy; the paths below hold only if it picks the GPUs named here, which a vendor device "
         "group of the GPU and NIC (vSphere 8.0 U1, added in vCenter) makes sure of (rule P2P005)");
   }
-  const std::vector<std::string> refused = judge_pairs(plan, request, host);
+  plan.pairs_at = plan.explanation.size();
+  judge_pairs(plan, request, host);
   if (host != nullptr) note_nvlink(plan, request, *host);
   if (host != nullptr) explain_esxi_owners(plan, request, *host);
-  if (!refused.empty()) {
-    // A nearer device that `auto` left out because the host has not readied it is the way out.
-    std::string skipped;
-    for (const std::string& s : plan.not_ready) skipped += "\nskipped (not ready): " + s;
-    throw Error(fmt::format("this configuration cannot do peer-to-peer DMA:\n  {}{}{}",
-                            fmt::join(refused, "\n  "), skipped, fewer_gpus_hint(plan, request)));
+  if (!plan.refusals.empty()) {
+    plan.well_connected_gpus = well_connected_gpus(plan, request);
+    return plan;  // refused by the caller, with the devices `auto` left out as not ready
   }
 
   size_mmio(plan, request, host, catalog);

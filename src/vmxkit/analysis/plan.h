@@ -59,6 +59,15 @@ struct Pairing {
   std::optional<pci::PairVerdict> verdict;  ///< with a host
 };
 
+/// A pair that keeps the plan from peer-to-peer DMA (Plan::refusals), and why.
+struct Refusal {
+  std::size_t pair = 0;  ///< index into Plan::pairs
+  /// The reason of the pair's verdict that refuses it (index into its reasons); nullopt for a
+  /// pair not judged on a host whose GPU model has no GPUDirect RDMA/P2P support.
+  std::optional<std::size_t> reason;
+  bool degraded = false;  ///< a path through the CPU, which Request::allow_degraded accepts
+};
+
 /// A device's place in an instance of a vendor device group.
 struct GroupMember {
   std::size_t device = 0;        ///< among the plan's devices: GPUs, then NICs (GPU0 is 0)
@@ -85,9 +94,10 @@ struct Plan {
   std::uint64_t memory_mb = 0;
   bool memory_default = false;
   pci::MmioResult mmio;
-  bool needs_64bit_mmio = false;         ///< BARs beyond 16 GiB
-  bool p2p = false;                      ///< a GPU with a NIC or another GPU
-  std::vector<std::string> explanation;  ///< the comment block: choices and reasons
+  bool needs_64bit_mmio = false;  ///< BARs beyond 16 GiB
+  bool p2p = false;               ///< a GPU with a NIC or another GPU
+  /// The comment block: choices and reasons, but for the pairs' lines (see pairs_at).
+  std::vector<std::string> explanation;
   /// Devices `auto` left out because an ESXi capture says they are not ready for the use asked:
   /// "<why>\n    fix: <command>" each (also in the explanation).
   std::vector<std::string> not_ready;
@@ -95,14 +105,23 @@ struct Plan {
   /// The VM's GPUs (passed whole, at least two) whose NVLink the host's PCI inputs cannot show,
   /// per model (pci::nvlink_notes): their GPU pairs above are judged on PCIe only.
   std::vector<pci::NvlinkNote> nvlink_notes;
-  /// Where in `explanation` the notes' text belongs (after the pair verdicts): prose is the
-  /// report layer's, so the facade inserts it there (report::nvlink_note_text).
-  std::size_t nvlink_notes_at = 0;
+  /// Where in `explanation` the lines of `pairs` (each verdict and its reasons), then those of
+  /// `nvlink_notes`, belong: prose is the report layer's, so the facade inserts them there
+  /// (report::plan_pair_lines).
+  std::size_t pairs_at = 0;
+  /// What keeps the plan from peer-to-peer DMA, in pair order. When there is any, make_plan()
+  /// stopped after the pairs (no MMIO window, memory or later lines) and the facade refuses
+  /// the plan (report::plan_refusal_text).
+  std::vector<Refusal> refusals;
+  /// With refusals: `--gpu auto` took all the GPUs and this many of them, not all, have a NIC
+  /// on a supported path, so `--gpus N` is a way out; 0 when it is not.
+  std::size_t well_connected_gpus = 0;
 };
 
 /// Builds the plan. Throws vmxkit::Error for a request that cannot work: a device not on the
-/// host, a GPU without GPUDirect support paired for P2P, a pair across sockets (SYS), or a pair
-/// through the CPU (PHB/NODE) without `allow_degraded`.
+/// host, or of the wrong kind. A plan that cannot do peer-to-peer DMA (a GPU or NIC without
+/// GPUDirect support paired for P2P, a GPU<->NIC pair across sockets (SYS), or through the CPU
+/// (PHB/NODE) without `allow_degraded`) comes back unfinished with its `refusals`.
 Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog& catalog);
 
 /// The plan's vGPUs and NICs as instances of `group`: each instance takes as many vGPUs as the

@@ -9,50 +9,41 @@
 namespace vmxkit::pci {
 namespace {
 
-void add(SmiPairVerdict& v, ReasonKind kind, Verdict effect, std::string text,
-         std::string fix = {}) {
-  v.reasons.push_back(Reason{kind, effect, std::move(text), std::move(fix)});
+// Adds a reason of `kind` to the verdict, worsened by its effect; the caller sets its facts.
+Reason& add(SmiPairVerdict& v, ReasonKind kind, Verdict effect, Traffic traffic) {
   v.verdict = std::max(v.verdict, effect);
+  Reason& r = v.reasons.emplace_back();
+  r.kind = kind;
+  r.effect = effect;
+  r.traffic = traffic;
+  return r;
 }
 
-// The reason of a pair by its cell, in the words topo uses for a PCI host's path.
-void judge_cell(const SmiTopo& t, SmiPairVerdict& v, bool gpu_gpu) {
-  const std::string_view what = gpu_gpu ? "GPU P2P" : "GPUDirect RDMA";
+// The reason of a pair by its cell, as topo judges a PCI host's path.
+void judge_cell(SmiPairVerdict& v, bool gpu_gpu) {
+  const Traffic traffic = gpu_gpu ? Traffic::gpu_p2p : Traffic::gpudirect_rdma;
   if (const auto links = nvlink_count(v.cell); links && gpu_gpu) {
-    add(v, ReasonKind::nvlink, Verdict::ok,
-        fmt::format("{}: joined by {} bonded NVLink{}: GPU P2P goes over NVLink, which NCCL "
-                    "prefers to any PCIe path (PATH_NVL)",
-                    v.cell, *links, *links == 1 ? "" : "s"));
+    add(v, ReasonKind::nvlink, Verdict::ok, traffic).nvlinks = *links;
     return;
   }
   const auto cls = parse_path_class(v.cell);
   if (!cls || *cls == PathClass::self || *cls == PathClass::unknown) {
-    add(v, ReasonKind::path_unknown, Verdict::degraded,
-        fmt::format("`{}` between {} and {} is not a path class vmxkit knows", v.cell,
-                    t.labels[v.a], t.labels[v.b]));
+    add(v, ReasonKind::path_unknown, Verdict::degraded, traffic);
     return;
   }
   switch (*cls) {
     case PathClass::pix:
     case PathClass::pxb:
-      add(v, ReasonKind::path, Verdict::ok,
-          fmt::format("{}: {} stays below the host bridge", v.cell, what));
+      add(v, ReasonKind::path, Verdict::ok, traffic);
       break;
     case PathClass::phb:
     case PathClass::node:
-      add(v, ReasonKind::path, Verdict::degraded,
-          fmt::format("{}: {} goes through the CPU (works, P2P reads are slow; NCCL's default "
-                      "level PXB will not use it)",
-                      v.cell, what),
-          "place both devices under one PCIe switch");
+      add(v, ReasonKind::path, Verdict::degraded, traffic);
       break;
     default:
-      add(v, ReasonKind::path, Verdict::unsupported,
-          fmt::format("SYS: {} across the SMP interconnect is not supported{}", what,
-                      gpu_gpu ? " (NCCL allows GPU P2P up to SYS between at most 2 GPUs on AMD "
-                                "CPUs; the CPU vendor is not in nvidia-smi topo -m)"
-                              : ""),
-          "use devices on one NUMA node, best under one PCIe switch");
+      // Whether NCCL's AMD rule applies: the matrix does not name the CPU.
+      add(v, ReasonKind::path, Verdict::unsupported, traffic).amd_two_gpus =
+          gpu_gpu ? AmdTwoGpus::cpu_unknown : AmdTwoGpus::no;
       break;
   }
 }
@@ -91,7 +82,7 @@ SmiMatrixVerdicts judge_smi_matrix(const SmiTopo& t) {
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     for (std::size_t j = i + 1; j < gpus.size(); ++j) {
       SmiPairVerdict v{gpus[i], gpus[j], t.cells[gpus[i]][gpus[j]], Verdict::ok, {}};
-      judge_cell(t, v, true);
+      judge_cell(v, true);
       out.pairs.push_back(std::move(v));
     }
   }
@@ -99,7 +90,7 @@ SmiMatrixVerdicts judge_smi_matrix(const SmiTopo& t) {
     std::optional<std::tuple<Verdict, PathClass, std::size_t>> best;
     for (const std::size_t n : nics) {
       SmiPairVerdict v{g, n, t.cells[g][n], Verdict::ok, {}};
-      judge_cell(t, v, false);
+      judge_cell(v, false);
       const auto key =
           std::make_tuple(v.verdict, parse_path_class(v.cell).value_or(PathClass::unknown), n);
       if (!best || key < *best) best = key;

@@ -31,20 +31,21 @@ std::optional<std::uint64_t> bar1_size(const Device& gpu) {
 }
 
 // The NIC whose ATS matters: itself, or its PF.
-const Device& ats_owner(const Host& host, const Device& nic) {
-  if (nic.ats_present || !nic.physfn) return nic;
-  return host.at(*nic.physfn);
+std::size_t ats_owner(const Host& host, std::size_t nic) {
+  const Device& d = host.at(nic);
+  if (d.ats_present || !d.physfn) return nic;
+  return *d.physfn;
 }
 
 // The devices that start the pair's peer transfers: the NIC for a GPU and a NIC (GPUDirect RDMA
 // reads and writes GPU memory from the NIC), both GPUs for a GPU pair.
-std::vector<const Device*> initiators(const Host& host, const Device& a, const Device& b) {
-  const bool a_gpu = a.role == Role::gpu;
-  const bool b_gpu = b.role == Role::gpu;
-  if (a_gpu && b_gpu) return {&a, &b};
-  if (a_gpu) return {&ats_owner(host, b)};
-  if (b_gpu) return {&ats_owner(host, a)};
-  return {&ats_owner(host, a), &ats_owner(host, b)};
+std::vector<std::size_t> initiators(const Host& host, std::size_t a, std::size_t b) {
+  const bool a_gpu = host.at(a).role == Role::gpu;
+  const bool b_gpu = host.at(b).role == Role::gpu;
+  if (a_gpu && b_gpu) return {a, b};
+  if (a_gpu) return {ats_owner(host, b)};
+  if (b_gpu) return {ats_owner(host, a)};
+  return {ats_owner(host, a), ats_owner(host, b)};
 }
 
 // ACS Direct Translated P2P (DirectTrans+) on every redirecting bridge, and ATS on every
@@ -52,17 +53,22 @@ std::vector<const Device*> initiators(const Host& host, const Device& a, const D
 // RDMA in VMs so (ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans+, ATS on the
 // ConnectX; docs/research-notes.md).
 bool redirect_bypassed(const Host& host, const std::vector<std::size_t>& redirect,
-                       const std::vector<const Device*>& from) {
+                       const std::vector<std::size_t>& from) {
   for (const std::size_t br : redirect) {
     if ((host.at(br).acs->ctl & Acs::kDirectTrans) == 0) return false;
   }
   return std::all_of(from.begin(), from.end(),
-                     [](const Device* d) { return d->ats_enabled == true; });
+                     [&](std::size_t d) { return host.at(d).ats_enabled == true; });
 }
 
-void add(PairVerdict& v, ReasonKind kind, Verdict effect, std::string text, std::string fix = {}) {
-  v.reasons.push_back(Reason{kind, effect, std::move(text), std::move(fix)});
+// Adds a reason of `kind` to the verdict, worsened by its effect; the caller sets its facts.
+Reason& add(PairVerdict& v, ReasonKind kind, Verdict effect, Traffic traffic) {
   v.verdict = std::max(v.verdict, effect);
+  Reason& r = v.reasons.emplace_back();
+  r.kind = kind;
+  r.effect = effect;
+  r.traffic = traffic;
+  return r;
 }
 
 }  // namespace
@@ -287,38 +293,22 @@ bool bcm_flattened(const Host& host, const Path& path) {
 }
 
 // The path's reason by its class, for GPUDirect RDMA or GPU P2P at NCCL's default level (PXB).
-void judge_path(const Host& host, PairVerdict& v, std::string_view what) {
+void judge_path(const Host& host, PairVerdict& v, Traffic traffic) {
   switch (v.path.cls) {
     case PathClass::self:
     case PathClass::pix:
     case PathClass::pxb:
-      add(v, ReasonKind::path, Verdict::ok,
-          fmt::format("{}: {}; {} stays below the host bridge{}", to_string(v.path.cls),
-                      v.path.detail, what,
-                      bcm_flattened(host, v.path)
-                          ? "; NCCL counts the two levels of this Broadcom PEX switch as one "
-                            "(ncclTopoFlattenBcmSwitches) and sees PIX"
-                          : ""));
+      add(v, ReasonKind::path, Verdict::ok, traffic).bcm_flattened = bcm_flattened(host, v.path);
       break;
     case PathClass::phb:
     case PathClass::node:
-      add(v, ReasonKind::path, Verdict::degraded,
-          fmt::format("{}: {}; {} goes through the CPU (works, P2P reads are slow; NCCL's default "
-                      "level PXB will not use it)",
-                      to_string(v.path.cls), v.path.detail, what),
-          "place both devices under one PCIe switch");
+      add(v, ReasonKind::path, Verdict::degraded, traffic);
       break;
     case PathClass::sys:
-      add(v, ReasonKind::path, Verdict::unsupported,
-          fmt::format("SYS: {}; {} across the SMP interconnect is not supported", v.path.detail,
-                      what),
-          "use devices on one NUMA node, best under one PCIe switch");
+      add(v, ReasonKind::path, Verdict::unsupported, traffic);
       break;
     case PathClass::unknown:
-      add(v, ReasonKind::path_unknown, Verdict::degraded,
-          fmt::format("path class unknown: {}", v.path.detail),
-          "add `numactl --hardware` output (on ESXi: `esxcli hardware memory get`) or lspci -vvv "
-          "with NUMA node lines");
+      add(v, ReasonKind::path_unknown, Verdict::degraded, traffic);
       break;
   }
 }
@@ -329,19 +319,14 @@ void judge_path(const Host& host, PairVerdict& v, std::string_view what) {
 // for every CPU; before it AMD CPUs had SYS whatever the GPU count; from v2.30.3-1 the count is
 // of physical devices, nodes[DEV], not of ranks).
 void judge_amd_p2p(PairVerdict& v) {
-  add(v, ReasonKind::path, Verdict::degraded,
-      fmt::format("{}: {}; GPU P2P goes through the CPU{}: NCCL uses it all the same, as it "
-                  "allows P2P up to SYS between at most 2 GPUs on AMD CPUs",
-                  to_string(v.path.cls), v.path.detail,
-                  v.path.cls == PathClass::sys ? " and across the sockets" : ""),
-      "place both GPUs under one PCIe switch for full P2P bandwidth");
+  add(v, ReasonKind::path, Verdict::degraded, Traffic::gpu_p2p).amd_two_gpus = AmdTwoGpus::used;
 }
 
 }  // namespace
 
 bool acs_redirect_bypassed(const Host& host, std::size_t a, std::size_t b, const Path& path) {
   return !path.acs_redirect.empty() &&
-         redirect_bypassed(host, path.acs_redirect, initiators(host, host.at(a), host.at(b)));
+         redirect_bypassed(host, path.acs_redirect, initiators(host, a, b));
 }
 
 namespace {
@@ -360,96 +345,64 @@ bool nccl_p2p_to_sys(const Host& host, const PairVerdict& v, bool gpu_gpu,
 
 // The path's reason: its class, as NCCL would use it.
 void judge_route(const Host& host, PairVerdict& v, bool gpu_gpu, const AnalysisOptions& options) {
-  const std::string_view what = gpu_gpu ? "GPU P2P" : "GPUDirect RDMA";
   if (nccl_p2p_to_sys(host, v, gpu_gpu, options)) {
     judge_amd_p2p(v);
     return;
   }
-  judge_path(host, v, what);
+  judge_path(host, v, gpu_gpu ? Traffic::gpu_p2p : Traffic::gpudirect_rdma);
   // On AMD, the same pair in a VM of at most 2 GPUs is NCCL's P2P all the same (lint judges
   // the VM's count): say so, so that topo and lint do not seem to disagree.
   if (gpu_gpu && v.path.cls >= PathClass::phb && v.path.cls != PathClass::unknown &&
       cpu_vendor(host) == CpuVendor::amd && !v.reasons.empty()) {
-    v.reasons.back().fix +=
-        "; or give these 2 GPUs a VM of their own: NCCL allows P2P up to SYS on AMD CPUs "
-        "when it sees at most 2 GPUs";
+    v.reasons.back().amd_two_gpus = AmdTwoGpus::own_vm;
   }
 }
 
 // ACS redirecting P2P on the path's bridges: fine where DirectTrans+ and ATS let translated
-// requests past it, else degraded.
-void judge_acs(const Host& host, PairVerdict& v) {
+// requests past it (the initiators are named), else degraded.
+void judge_acs(const Host& host, PairVerdict& v, Traffic traffic) {
   if (v.path.acs_redirect.empty()) return;
-  std::string bits;
-  for (const std::size_t br : v.path.acs_redirect) {
-    bits += fmt::format("{}{} ({})", bits.empty() ? "" : ", ", host.at(br).bdf.to_string(),
-                        host.at(br).acs->ctl_text());
-  }
-  const std::vector<const Device*> from = initiators(host, host.at(v.a), host.at(v.b));
-  if (acs_redirect_bypassed(host, v.a, v.b, v.path)) {
-    std::vector<std::string> names;
-    names.reserve(from.size());
-    for (const Device* d : from) names.push_back(d->bdf.to_string());
-    add(v, ReasonKind::acs_direct_translated, Verdict::ok,
-        fmt::format("ACS redirects P2P on {}, but DirectTrans+ there lets the translated "
-                    "requests of {} (ATS on) go peer to peer, as NVIDIA's VM configuration has "
-                    "it",
-                    bits, fmt::join(names, " and ")));
+  std::vector<std::size_t> from = initiators(host, v.a, v.b);
+  if (redirect_bypassed(host, v.path.acs_redirect, from)) {
+    add(v, ReasonKind::acs_direct_translated, Verdict::ok, traffic).initiators = std::move(from);
   } else {
-    add(v, ReasonKind::acs_redirect, Verdict::degraded,
-        fmt::format("ACS redirects P2P to the root complex on {}", bits),
-        fmt::format("on bare metal: setpci -s {} ECAP_ACS+0x6.w=0000 (or disable ACS/IOMMU in "
-                    "firmware); in a VM keep ACS, enable ATS on the NIC and DirectTrans on the "
-                    "bridge (NVIDIA's VM configuration: ReqRedir+ CmpltRedir+ UpstreamFwd+ "
-                    "EgressCtrl- DirectTrans+)",
-                    host.at(v.path.acs_redirect.front()).bdf.to_string()));
+    add(v, ReasonKind::acs_redirect, Verdict::degraded, traffic);
   }
 }
 
 // A GPU of the pair: GPUDirect support of its model, and its BAR1.
-void judge_gpu(PairVerdict& v, const Device& d) {
+void judge_gpu(const Host& host, PairVerdict& v, std::size_t gpu, Traffic traffic) {
+  const Device& d = host.at(gpu);
   if (d.model && d.model->gdr == GdrSupport::no) {
-    add(v, ReasonKind::gpu_no_gdr, Verdict::unsupported,
-        fmt::format("{} ({}) has no GPUDirect RDMA/P2P support", d.bdf.to_string(), d.model->model),
-        "use a data-center or professional GPU");
+    add(v, ReasonKind::gpu_no_gdr, Verdict::unsupported, traffic).subject = gpu;
   } else if (!d.model) {
-    add(v, ReasonKind::gdr_unknown, Verdict::ok,
-        fmt::format("{}: GPU model not in the catalogue; GPUDirect support not known",
-                    d.bdf.to_string()),
-        "add the model with --catalog FILE");
+    add(v, ReasonKind::gdr_unknown, Verdict::ok, traffic).subject = gpu;
   }
   if (const auto bar1 = bar1_size(d); bar1 && *bar1 <= kSmallBar1) {
-    add(v, ReasonKind::small_bar1, Verdict::degraded,
-        fmt::format("{} has a {} BAR1: GPUDirect can map only that much GPU memory at once",
-                    d.bdf.to_string(), format_size(*bar1)),
-        "enable a large BAR1 (Resizable BAR in firmware, or NVIDIA Display Mode Selector)");
+    Reason& r = add(v, ReasonKind::small_bar1, Verdict::degraded, traffic);
+    r.subject = gpu;
+    r.bar1_bytes = *bar1;
   }
 }
 
 // A NIC of the pair: GPUDirect RDMA support of its model, a VF's PF, ATS.
-void judge_nic(const Host& host, PairVerdict& v, const Device& d) {
+void judge_nic(const Host& host, PairVerdict& v, std::size_t nic, Traffic traffic) {
+  const Device& d = host.at(nic);
   if (d.model && d.model->gdr == GdrSupport::no) {
-    add(v, ReasonKind::nic_no_gdr, Verdict::unsupported,
-        fmt::format("{} ({}) has no GPUDirect RDMA support", d.bdf.to_string(), d.model->model));
+    add(v, ReasonKind::nic_no_gdr, Verdict::unsupported, traffic).subject = nic;
   } else if (d.role == Role::nic || !d.model || d.model->gdr == GdrSupport::unknown) {
     add(v, ReasonKind::gdr_unknown, d.role == Role::nic ? Verdict::unsupported : Verdict::ok,
-        fmt::format("{}: GPUDirect RDMA support of this NIC is not known{}", d.bdf.to_string(),
-                    d.role == Role::nic ? " (not an RDMA NIC)" : ""));
+        traffic)
+        .subject = nic;
   }
   if (d.role == Role::nic_vf) {
-    add(v, ReasonKind::vf, Verdict::ok,
-        d.physfn ? fmt::format("{} is an SR-IOV VF of {}; it shares the PF's path",
-                               d.bdf.to_string(), host.at(*d.physfn).bdf.to_string())
-                 : fmt::format("{} is an SR-IOV VF; it shares its PF's path", d.bdf.to_string()));
+    Reason& r = add(v, ReasonKind::vf, Verdict::ok, traffic);
+    r.subject = nic;
+    r.pf = d.physfn;
   }
-  const Device& owner = ats_owner(host, d);
-  if (owner.ats_present && owner.ats_enabled == false) {
-    add(v, ReasonKind::ats_disabled, Verdict::degraded,
-        fmt::format("ATS is off on {} (ATSCtl Enable-): in a VM, where ACS stays on, P2P goes "
-                    "through the root complex",
-                    owner.bdf.to_string()),
-        fmt::format("mlxconfig -d {} set ATS_ENABLED=true, then reboot the host",
-                    owner.bdf.to_string()));
+  const std::size_t owner = ats_owner(host, nic);
+  if (host.at(owner).ats_present && host.at(owner).ats_enabled == false) {
+    add(v, ReasonKind::ats_disabled, Verdict::degraded, traffic).subject = owner;
   }
 }
 
@@ -460,14 +413,9 @@ void judge_nic(const Host& host, PairVerdict& v, const Device& d) {
 // below every PCIe type (PATH_PIX 4 .. PATH_SYS 9, src/graph/topo.h), so the pair's P2P goes
 // over NVLink; ncclTopoCheckP2p allows it at any p2pLevel (`path->type <= p2pLevel`, default
 // PATH_PXB). NCCL v2.30.7. The PCIe path, its ACS and the BAR1 size do not limit it.
-void judge_nvlink(const Host& host, PairVerdict& v, unsigned links) {
+void judge_nvlink(PairVerdict& v, unsigned links) {
   v.nvlinks = links;
-  const Origin& where = host.smi_topo()->where;
-  add(v, ReasonKind::nvlink, Verdict::ok,
-      fmt::format("NV{}: joined by {} bonded NVLink{} ({} nvidia-smi topo -m): GPU P2P goes over "
-                  "NVLink, which NCCL prefers to any PCIe path (PATH_NVL); the PCIe path ({}) "
-                  "does not limit it",
-                  links, links, links == 1 ? "" : "s", where.to_string(), to_string(v.path.cls)));
+  add(v, ReasonKind::nvlink, Verdict::ok, Traffic::gpu_p2p).nvlinks = links;
 }
 
 PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b,
@@ -476,28 +424,25 @@ PairVerdict judge_pair(const Host& host, std::size_t a, std::size_t b,
   v.a = a;
   v.b = b;
   v.path = classify(host, a, b);
-  const Device& da = host.at(a);
-  const Device& db = host.at(b);
-  if (da.role == Role::gpu && db.role == Role::gpu) {
+  const bool gpu_gpu = host.at(a).role == Role::gpu && host.at(b).role == Role::gpu;
+  if (gpu_gpu) {
     if (const auto links = host.nvlinks(a, b)) {
-      judge_nvlink(host, v, *links);
+      judge_nvlink(v, *links);
       return v;
     }
   }
-  judge_route(host, v, da.role == Role::gpu && db.role == Role::gpu, options);
-  judge_acs(host, v);
-  for (const Device* d : {&da, &db}) {
-    if (d->role == Role::gpu) {
-      judge_gpu(v, *d);
+  const Traffic traffic = gpu_gpu ? Traffic::gpu_p2p : Traffic::gpudirect_rdma;
+  judge_route(host, v, gpu_gpu, options);
+  judge_acs(host, v, traffic);
+  for (const std::size_t d : {a, b}) {
+    if (host.at(d).role == Role::gpu) {
+      judge_gpu(host, v, d, traffic);
     } else {
-      judge_nic(host, v, *d);
+      judge_nic(host, v, d, traffic);
     }
   }
   if (options.iommu_translating == true) {
-    add(v, ReasonKind::iommu_translating, Verdict::degraded,
-        "the IOMMU translates DMA (not off or pass-through): on bare metal peer traffic is routed "
-        "through the root complex",
-        "add iommu=pt to the kernel command line (bare metal)");
+    add(v, ReasonKind::iommu_translating, Verdict::degraded, traffic);
   }
   return v;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <iterator>
 #include <memory>
 #include <optional>
@@ -77,11 +78,41 @@ enum class ReasonKind : unsigned char {
 };
 std::string_view to_string(ReasonKind kind);
 
+/// What a pair's peer transfers are: GPUDirect RDMA between a GPU and a NIC, GPU P2P between two
+/// GPUs.
+enum class Traffic : unsigned char { gpudirect_rdma, gpu_p2p };
+
+/// NCCL's P2P level on AMD CPUs as it bears on a GPU pair through the CPU (a `path` reason of
+/// class PHB, NODE or SYS): NCCL allows GPU P2P up to SYS when the CPU is AMD and it sees at
+/// most 2 GPUs, else up to PXB (src/graph/paths.cc, ncclTopoCheckP2p).
+enum class AmdTwoGpus : unsigned char {
+  no,           ///< does not bear on the pair
+  used,         ///< AMD and at most 2 GPUs: NCCL uses the P2P through the CPU all the same
+  own_vm,       ///< AMD but more GPUs: a VM of these 2 GPUs alone would get the P2P
+  cpu_unknown,  ///< the CPU vendor is not known (nvidia-smi topo -m alone): it may apply
+};
+
+/// One reason of a pair's verdict, as data: what it is, its effect, and the facts that say it
+/// (report::reason_text and report::reason_fix word it). The path's class, detail and
+/// redirecting bridges are the pair's (PairVerdict::path).
 struct Reason {
   ReasonKind kind = ReasonKind::path;
-  Verdict effect = Verdict::ok;  ///< the worst verdict this reason alone leads to
-  std::string text;
-  std::string fix;  ///< a command or setting that fixes it, when there is one
+  Verdict effect = Verdict::ok;               ///< the worst verdict this reason alone leads to
+  Traffic traffic = Traffic::gpudirect_rdma;  ///< the pair's transfers
+  /// The device it is about (index into Host::devices()): the GPU or NIC of gpu_no_gdr,
+  /// nic_no_gdr, gdr_unknown, small_bar1 and vf; for ats_disabled the NIC whose ATS is off (a
+  /// VF's PF). nullopt for reasons about the path.
+  std::optional<std::size_t> subject;
+  std::optional<std::size_t> pf;  ///< vf: the VF's physical function, when the inputs name it
+  /// acs_direct_translated: the devices that start the pair's peer transfers (the NIC of a GPU
+  /// and a NIC, or its PF; both GPUs of a pair), whose translated requests pass the redirect.
+  std::vector<std::size_t> initiators;
+  std::uint64_t bar1_bytes = 0;  ///< small_bar1: the GPU's BAR1 size
+  unsigned nvlinks = 0;          ///< nvlink: bonded links between the GPUs
+  /// path (PXB): NCCL merges the two levels of this Broadcom PEX switch and sees PIX
+  /// (ncclTopoFlattenBcmSwitches).
+  bool bcm_flattened = false;
+  AmdTwoGpus amd_two_gpus = AmdTwoGpus::no;  ///< path: NCCL's AMD rule
 };
 
 struct PairVerdict {

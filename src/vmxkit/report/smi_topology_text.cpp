@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "vmxkit/report/pair_reason.h"
+
 namespace vmxkit::report {
 namespace {
 
@@ -61,9 +63,11 @@ std::string smi_topology_text(const pci::SmiTopo& t, const pci::SmiMatrixVerdict
     out += fmt::format("\n  {} <-> {}  {}  {}\n", t.labels[p.a], t.labels[p.b], p.cell,
                        pci::to_string(p.verdict));
     for (const pci::Reason& r : p.reasons) {
-      out += fmt::format("    - {}\n", r.text);
-      if (!r.fix.empty() && r.effect != pci::Verdict::ok)
-        out += fmt::format("      fix: {}\n", r.fix);
+      out += fmt::format("    - {}\n", reason_text(t, p, r));
+      if (r.effect == pci::Verdict::ok) continue;
+      if (const std::string fix = reason_fix(t, p, r); !fix.empty()) {
+        out += fmt::format("      fix: {}\n", fix);
+      }
     }
   }
   std::string best;
@@ -95,8 +99,8 @@ Json smi_topology_json(const pci::SmiTopo& t, const pci::SmiMatrixVerdicts& v) {
     for (const pci::Reason& r : p.reasons) {
       reasons.push_back({{"kind", pci::to_string(r.kind)},
                          {"effect", pci::to_string(r.effect)},
-                         {"text", json_text(r.text)},
-                         {"fix", r.fix.empty() ? Json(nullptr) : Json(json_text(r.fix))}});
+                         {"text", json_text(reason_text(t, p, r))},
+                         {"fix", optional_text(reason_fix(t, p, r))}});
     }
     const auto links = pci::nvlink_count(p.cell);
     pairs.push_back({{"a", json_text(t.labels[p.a])},

@@ -10,6 +10,7 @@
 
 #include "vmxkit/analysis/nvlink_note.h"
 #include "vmxkit/analysis/smi_topology.h"
+#include "vmxkit/report/pair_reason.h"
 #include "vmxkit/report/topology_text.h"
 
 namespace vmxkit::report {
@@ -48,8 +49,8 @@ Json pairs_json(const pci::Host& host, const pci::Topology& t) {
     for (const pci::Reason& r : v.reasons) {
       reasons.push_back({{"kind", pci::to_string(r.kind)},
                          {"effect", pci::to_string(r.effect)},
-                         {"text", json_text(r.text)},
-                         {"fix", optional_text(r.fix)}});
+                         {"text", json_text(reason_text(host, v, r))},
+                         {"fix", optional_text(reason_fix(host, v, r))}});
     }
     pairs.push_back({{"a", label_of(v.a)},
                      {"b", label_of(v.b)},

@@ -10,6 +10,7 @@
 
 #include "vmxkit/analysis/smi_topology.h"
 #include "vmxkit/core/text.h"
+#include "vmxkit/report/pair_reason.h"
 
 namespace vmxkit::report {
 // The file's own names, where pci's are used unqualified (a namespace of its own, so that the
@@ -156,8 +157,11 @@ void render_pairs(const Host& host, const Topology& t, std::string& out) {
                        v.nvlinks ? fmt::format("NV{}", *v.nvlinks) : to_string(v.path.cls),
                        to_string(v.verdict));
     for (const Reason& r : v.reasons) {
-      out += fmt::format("    - {}\n", r.text);
-      if (!r.fix.empty() && r.effect != Verdict::ok) out += fmt::format("      fix: {}\n", r.fix);
+      out += fmt::format("    - {}\n", reason_text(host, v, r));
+      if (r.effect == Verdict::ok) continue;
+      if (const std::string fix = reason_fix(host, v, r); !fix.empty()) {
+        out += fmt::format("      fix: {}\n", fix);
+      }
     }
   }
 }

@@ -16,6 +16,7 @@
 #include "vmxkit/formats/host/load.h"
 #include "vmxkit/formats/vmx/document.h"
 #include "vmxkit/model/vm_config.h"
+#include "vmxkit/report/plan_explanation.h"
 #include "vmxkit/report/plan_render.h"
 
 using namespace vmxkit;
@@ -232,16 +233,29 @@ TEST_CASE("a plan with DirectPath devices says which VM operations it gives up",
 TEST_CASE("generate refuses pairs across sockets, through the CPU, or without GPUDirect", "[gen]") {
   const pci::Host host = pci::load_host(
       {test::source_path("examples/hosts/synthetic-2s-4sw-8gpu-8nic.lspci-vvv.txt").string()});
+  // The refusal is data on the plan (its pair and reason), in the words the facade throws.
+  auto refusal = [](const generate::Request& request, const pci::Host& h) {
+    const generate::Plan plan = generate::make_plan(request, &h, h.catalog());
+    return report::plan_refusal_text(&h, plan);
+  };
   generate::Request r;
   r.gpus = {"0000:18:00.0"};
   r.nics = {"0000:9e:00.0"};  // other socket
-  CHECK_THROWS_WITH(generate::make_plan(r, &host, host.catalog()),
-                    Catch::Contains("SYS") && Catch::Contains("cannot do peer-to-peer"));
+  const generate::Plan sys = generate::make_plan(r, &host, host.catalog());
+  REQUIRE(sys.refusals.size() == 1);
+  CHECK(sys.refusals[0].pair == 0);
+  REQUIRE(sys.refusals[0].reason);
+  CHECK(sys.pairs[0].verdict->reasons.at(*sys.refusals[0].reason).kind == pci::ReasonKind::path);
+  CHECK_FALSE(sys.refusals[0].degraded);
+  CHECK(sys.mmio.size_gb == 0);  // stopped at the pairs
+  CHECK_THAT(refusal(r, host), Catch::Contains("SYS") && Catch::Contains("cannot do peer-to-peer"));
   r.nics = {"0000:3b:00.0"};  // same socket, other host bridge
-  CHECK_THROWS_WITH(generate::make_plan(r, &host, host.catalog()),
-                    Catch::Contains("--allow-degraded"));
+  CHECK_THAT(refusal(r, host), Catch::Contains("--allow-degraded"));
   r.allow_degraded = true;
-  CHECK(generate::make_plan(r, &host, host.catalog()).pairs.size() == 1);
+  const generate::Plan accepted = generate::make_plan(r, &host, host.catalog());
+  CHECK(accepted.pairs.size() == 1);
+  CHECK(accepted.refusals.empty());
+  CHECK(report::plan_refusal_text(&host, accepted).empty());
   r.nics = {"0000:77:00.0"};
   CHECK_THROWS_WITH(generate::make_plan(r, &host, host.catalog()),
                     Catch::Contains("no such device"));
@@ -254,8 +268,7 @@ TEST_CASE("generate refuses pairs across sockets, through the CPU, or without GP
   generate::Request g;
   g.gpus = {"0000:1a:00.0"};
   g.nics = {"auto"};
-  CHECK_THROWS_WITH(generate::make_plan(g, &geforce, geforce.catalog()),
-                    Catch::Contains("no GPUDirect"));
+  CHECK_THAT(refusal(g, geforce), Catch::Contains("no GPUDirect"));
 }
 
 TEST_CASE("generate without a host writes placeholders that lint reports", "[gen]") {

@@ -104,9 +104,8 @@ TEST_CASE("a Broadcom PEX switch's two levels are PXB, and NCCL's PIX is said as
     CHECK(v.path.cls == PathClass::pxb);  // nvidia-smi's class: the tree as it is
     CHECK(v.verdict == Verdict::ok);
     REQUIRE_FALSE(v.reasons.empty());
-    return v.reasons.front().text.find(
-               "NCCL counts the two levels of this Broadcom PEX switch "
-               "as one (ncclTopoFlattenBcmSwitches) and sees PIX") != std::string::npos;
+    CHECK(v.reasons.front().kind == ReasonKind::path);
+    return v.reasons.front().bcm_flattened;
   };
   // Gen 5: the top's subsystem 1000:0xxx, the second level's 1000:1xxx (topo.cc, getBcmGen).
   CHECK(says_pix(two_level_switch("c030", "1000:0000", "1000:1000")));
@@ -172,7 +171,7 @@ TEST_CASE("GPU P2P through the CPU is what NCCL uses between 2 GPUs on AMD", "[p
   auto v = vmxkit::pci::judge_pair(host, a, b, {});
   CHECK(v.path.cls == PathClass::sys);
   CHECK(v.verdict == Verdict::degraded);
-  CHECK(v.reasons.front().text.find("NCCL uses it all the same") != std::string::npos);
+  CHECK(v.reasons.front().amd_two_gpus == vmxkit::pci::AmdTwoGpus::used);
   // Three GPUs in NCCL's view: its level is PXB again, and SYS is not supported.
   vmxkit::pci::AnalysisOptions three;
   three.nccl_gpus = 3;
@@ -181,7 +180,7 @@ TEST_CASE("GPU P2P through the CPU is what NCCL uses between 2 GPUs on AMD", "[p
   // ...and the verdict says that a VM of these 2 GPUs gets P2P (what lint judges for such a VM).
   const auto says_two = [](const auto& verdict) {
     return std::any_of(verdict.reasons.begin(), verdict.reasons.end(), [](const auto& r) {
-      return r.fix.find("at most 2 GPUs") != std::string::npos;
+      return r.amd_two_gpus == vmxkit::pci::AmdTwoGpus::own_vm;
     });
   };
   CHECK(says_two(v3));

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <string>
+#include <vector>
 
 #include "vmxkit/checks/all.h"
 #include "vmxkit/checks/vm_pairs.h"
@@ -48,12 +52,30 @@ bridges.
   every PCIe type in `src/graph/topo.h`)
 )md";
 
+// The finding: the pair, each redirecting bridge with its ACSCtl, and the settings that clear
+// the redirect (on bare metal) or let translated requests past it (in a VM).
+void report_redirect(const Context& ctx, Sink& sink, const PeerPair& p) {
+  const pci::Host& host = *ctx.host();
+  const std::vector<std::size_t>& bridges = p.verdict.path.acs_redirect;
+  std::vector<std::string> bits;
+  bits.reserve(bridges.size());
+  for (const std::size_t br : bridges) {
+    bits.push_back(
+        fmt::format("{} ({})", host.at(br).bdf.to_string(), host.at(br).acs->ctl_text()));
+  }
+  report_pair(ctx, sink, kTOPO006, p,
+              fmt::format("{} <-> {}: ACS redirects P2P to the root complex on {}", p.gpu->label,
+                          p.peer->label, fmt::join(bits, ", ")),
+              fmt::format("on bare metal: setpci -s {} ECAP_ACS+0x6.w=0000 (or disable ACS/IOMMU "
+                          "in firmware); in a VM keep ACS, enable ATS on the NIC and DirectTrans "
+                          "on the bridge (NVIDIA's VM configuration: ReqRedir+ CmpltRedir+ "
+                          "UpstreamFwd+ EgressCtrl- DirectTrans+)",
+                          host.at(bridges.front()).bdf.to_string()));
+}
+
 void check(const Context& ctx, Sink& sink) {
   for (const PeerPair& p : peer_pairs(ctx)) {
-    for (const pci::Reason* r : reasons_of(p, pci::ReasonKind::acs_redirect)) {
-      report_pair(ctx, sink, kTOPO006, p,
-                  fmt::format("{} <-> {}: {}", p.gpu->label, p.peer->label, r->text), r->fix);
-    }
+    if (!reasons_of(p, pci::ReasonKind::acs_redirect).empty()) report_redirect(ctx, sink, p);
   }
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
+#include <string>
+
 #include "vmxkit/checks/all.h"
 #include "vmxkit/checks/vm_pairs.h"
 
@@ -33,7 +35,12 @@ void check(const Context& ctx, Sink& sink) {
   for (const PeerPair& p : peer_pairs(ctx)) {
     if (p.peer->cls != DeviceClass::nic) continue;
     for (const pci::Reason* r : reasons_of(p, pci::ReasonKind::ats_disabled)) {
-      report_pair(ctx, sink, kTOPO007, p, r->text, r->fix);
+      const std::string nic = ctx.host()->at(*r->subject).bdf.to_string();  // or the VF's PF
+      report_pair(ctx, sink, kTOPO007, p,
+                  fmt::format("ATS is off on {} (ATSCtl Enable-): in a VM, where ACS stays on, "
+                              "P2P goes through the root complex",
+                              nic),
+                  fmt::format("mlxconfig -d {} set ATS_ENABLED=true, then reboot the host", nic));
     }
   }
 }

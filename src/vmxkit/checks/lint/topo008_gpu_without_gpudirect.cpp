@@ -30,10 +30,12 @@ No automatic fix: use a data-center or professional GPU.
 void check(const Context& ctx, Sink& sink) {
   for (const PeerPair& p : peer_pairs(ctx)) {
     for (const pci::Reason* r : reasons_of(p, pci::ReasonKind::gpu_no_gdr)) {
+      const pci::Device& gpu = ctx.host()->at(*r->subject);  // the pair's GPU without it
       Diagnostic& d = sink.report(
           kTOPO008, id_span(ctx, *p.gpu),
-          fmt::format("{} is passed with {} for P2P: {}", p.gpu->label, p.peer->label, r->text));
-      d.fix = Fix{r->fix, FixSafety::display_only, {}};
+          fmt::format("{} is passed with {} for P2P: {} ({}) has no GPUDirect RDMA/P2P support",
+                      p.gpu->label, p.peer->label, gpu.bdf.to_string(), gpu.model->model));
+      d.fix = Fix{"use a data-center or professional GPU", FixSafety::display_only, {}};
       return;  // once per VM is enough
     }
   }
