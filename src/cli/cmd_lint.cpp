@@ -4,14 +4,15 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <condition_variable>
-#include <exception>
 #include <filesystem>
+#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <ostream>
-#include <thread>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -19,13 +20,7 @@
 #include "cli/diff.h"
 #include "cli/live.h"
 #include "cli/rule_selection.h"
-#include "vmxkit/checks/engine.h"
-#include "vmxkit/core/error.h"
-#include "vmxkit/core/io.h"
-#include "vmxkit/formats/formats.h"
-#include "vmxkit/model/host.h"
-#include "vmxkit/report/diagnostic_text.h"
-#include "vmxkit/report/lint_report.h"
+#include "vmxkit/vmxkit.h"
 
 namespace vmxkit::cli {
 namespace {
@@ -70,137 +65,24 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs) {
   return files;
 }
 
-bool at_or_above(Severity s, Severity threshold) {
-  return static_cast<int>(s) <= static_cast<int>(threshold);
+// The sources of lint_files(): each file by its path, `-` as the bytes read from stdin (read
+// here, up front: not from a worker thread), named by --stdin-filename or <stdin>.
+std::vector<DocumentSource> lint_sources(const std::vector<std::string>& files,
+                                         const std::string& stdin_filename, Context& ctx) {
+  std::vector<DocumentSource> sources;
+  sources.reserve(files.size());
+  std::optional<std::string> stdin_bytes;
+  for (const std::string& file : files) {
+    if (file != "-") {
+      sources.emplace_back(file);
+      continue;
+    }
+    if (!stdin_bytes) stdin_bytes = read_input("-", ctx);
+    sources.push_back(DocumentSource::from_bytes(
+        stdin_filename.empty() ? display_name("-") : stdin_filename, *stdin_bytes));
+  }
+  return sources;
 }
-
-bool has_findings(const checks::LintResult& r, Severity threshold) {
-  for (const Diagnostic& d : r.diagnostics) {
-    if (at_or_above(d.severity, threshold)) return true;
-  }
-  return false;
-}
-
-// Files linted on `jobs` threads (the caller's and jobs - 1 workers), their results handed to
-// the caller in file order: at most `window` results are ever held (the next one to hand over
-// and those linted ahead of it), so the memory does not grow with the number of files. The
-// caller lints too while the next result is not ready, instead of sleeping.
-class OrderedLint {
- public:
-  struct Item {
-    std::optional<checks::LintResult> result;
-    std::string error;             ///< a vmxkit::Error: the file could not be read or parsed
-    std::exception_ptr exception;  ///< anything else: a bug, rethrown by take()
-  };
-
-  OrderedLint(const std::vector<std::string>& files, const std::string& stdin_bytes,
-              const std::string& stdin_name, const checks::LintOptions& options, unsigned jobs)
-      : files_(files),
-        stdin_bytes_(stdin_bytes),
-        stdin_name_(stdin_name),
-        options_(options),
-        slots_(4 * jobs + 4) {
-    for (unsigned t = 1; t < jobs; ++t) threads_.emplace_back([this] { work(); });
-  }
-
-  ~OrderedLint() {
-    {
-      const std::lock_guard lock(mutex_);
-      stop_ = true;
-    }
-    space_.notify_all();
-    for (std::thread& t : threads_) t.join();
-  }
-
-  OrderedLint(const OrderedLint&) = delete;
-  OrderedLint& operator=(const OrderedLint&) = delete;
-
-  /// The item of the next file in order; call once per file.
-  Item take() {
-    std::unique_lock lock(mutex_);
-    Slot& slot = slots_[taken_ % slots_.size()];
-    while (!slot.done) {
-      if (can_start()) {
-        const std::size_t i = next_++;
-        lock.unlock();
-        Item item = lint_one(i);
-        lock.lock();
-        store(i, std::move(item));
-      } else {
-        ready_.wait(lock, [&] { return slot.done; });
-      }
-    }
-    Item item = std::move(slot.item);
-    slot = Slot{};
-    ++taken_;
-    const bool wake = waiting_ > 0;
-    lock.unlock();
-    if (wake) space_.notify_all();
-    if (item.exception) std::rethrow_exception(item.exception);
-    return item;
-  }
-
- private:
-  struct Slot {
-    Item item;
-    bool done = false;
-  };
-
-  // With the lock held: a file is left and its result has a slot.
-  bool can_start() const { return next_ < files_.size() && next_ < taken_ + slots_.size(); }
-
-  Item lint_one(std::size_t i) const {
-    Item item;
-    try {
-      std::string bytes = files_[i] == "-" ? stdin_bytes_ : read_file(files_[i]);
-      item.result = checks::lint(files_[i] == "-" ? stdin_name_ : display_name(files_[i]),
-                                 std::move(bytes), options_);
-    } catch (const Error& e) {
-      item.error = e.what();
-    } catch (...) {
-      item.exception = std::current_exception();
-    }
-    return item;
-  }
-
-  // With the lock held.
-  void store(std::size_t i, Item item) {
-    Slot& slot = slots_[i % slots_.size()];
-    slot.item = std::move(item);
-    slot.done = true;
-  }
-
-  void work() {
-    std::unique_lock lock(mutex_);
-    for (;;) {
-      ++waiting_;
-      space_.wait(lock, [&] { return stop_ || next_ >= files_.size() || can_start(); });
-      --waiting_;
-      if (stop_ || next_ >= files_.size()) return;
-      const std::size_t i = next_++;
-      lock.unlock();
-      Item item = lint_one(i);
-      lock.lock();
-      const bool wanted = i == taken_;
-      store(i, std::move(item));
-      if (wanted) ready_.notify_one();
-    }
-  }
-
-  const std::vector<std::string>& files_;
-  const std::string& stdin_bytes_;
-  const std::string& stdin_name_;  ///< --stdin-filename, or <stdin>
-  const checks::LintOptions& options_;
-  std::vector<Slot> slots_;
-  std::mutex mutex_;
-  std::condition_variable ready_;  // the slot of the next file to hand over was filled
-  std::condition_variable space_;  // a slot was emptied
-  std::size_t next_ = 0;           // the next file to lint
-  std::size_t taken_ = 0;          // the next file take() hands over
-  std::size_t waiting_ = 0;        // workers waiting for a slot
-  bool stop_ = false;
-  std::vector<std::thread> threads_;
-};
 
 int run_lint(LintOptions o, Context& ctx) {
   o.rules.validate();
@@ -221,40 +103,30 @@ int run_lint(LintOptions o, Context& ctx) {
   if (o.inputs.empty()) throw Error("lint: give FILE... (or --server URL --vm NAME | --all-vms)");
   const std::vector<std::string> files = expand_inputs(o.inputs);
   if (files.empty()) throw Error("no .vmx files found in the given directories");
-  const LoadedHost host = load_host_options(o.host, ctx);
-  checks::LintOptions options;
-  options.host = host.host.get();
-  options.catalog = &host.catalog;
+  const HostAndCatalog host = read_host_options(o.host, ctx);
+  LintFilesOptions options;
+  options.lint.host = host.host ? &*host.host : nullptr;
+  options.lint.catalog = &host.catalog;
+  options.rules = o.rules;
+  options.jobs = o.jobs;
+  std::vector<DocumentSource> sources = lint_sources(files, o.stdin_filename, ctx);
 
-  // Read stdin up front (it cannot be read from a worker thread).
-  std::string stdin_bytes;
-  if (std::find(files.begin(), files.end(), "-") != files.end()) {
-    stdin_bytes = read_stream(ctx.in, "<stdin>");
-  }
-  const unsigned jobs =
-      std::max(1u, std::min<unsigned>(o.jobs != 0 ? o.jobs : std::thread::hardware_concurrency(),
-                                      static_cast<unsigned>(files.size())));
   const Severity threshold = kSeverityNames.at(o.fail_on);
-  const auto writer = report::make_report_writer(o.format, ctx.out, ctx.color_out);
+  LintReportWriter writer(
+      o.format, [&ctx](std::string_view text) { ctx.out << text; }, ctx.color_out);
   bool input_error = false;
   bool findings = false;
-  {
-    const std::string stdin_name = o.stdin_filename.empty() ? display_name("-") : o.stdin_filename;
-    OrderedLint lint(files, stdin_bytes, stdin_name, options, jobs);
-    for (std::size_t i = 0; i < files.size(); ++i) {
-      OrderedLint::Item item = lint.take();
-      if (!item.error.empty()) {
-        ctx.err << "vmxkit: error: " << item.error << '\n';
-        writer->add_unread();
-        input_error = true;
-        continue;
-      }
-      o.rules.apply(*item.result);
-      findings = findings || has_findings(*item.result, threshold);
-      writer->add(*item.result);
+  lint_files(std::move(sources), options, [&](LintFileResult file) {
+    if (!file.report) {
+      ctx.err << "vmxkit: error: " << file.error << '\n';
+      writer.add_unread();
+      input_error = true;
+      return;
     }
-  }
-  writer->finish();
+    findings = findings || file.report->count_at_least(threshold) > 0;
+    writer.add(*file.report);
+  });
+  writer.finish();
   if (input_error) return kExitInput;
   return findings ? kExitFindings : kExitClean;
 }
@@ -267,54 +139,57 @@ struct FixOptions {
   WriteOptions write;
 };
 
-int run_fix(const FixOptions& o, Context& ctx) {
-  if (o.diff && o.write.in_place) throw Error("--diff and -i exclude each other");
-  check_in_place(o.file, o.write);
-  const LoadedHost host = load_host_options(o.host, ctx);
-  checks::LintOptions options;
-  options.host = host.host.get();
-  options.catalog = &host.catalog;
-  const std::string name = display_name(o.file);
-  std::optional<checks::FixResult> result;
-  std::string original;  // with --diff: the file as it stays, where findings are reported
-  if (o.diff) {
-    original = o.file == "-" ? read_stream(ctx.in, name) : read_file(o.file);
-    result = checks::fix(name, original, options, o.unsafe);
-    ctx.out << unified_diff(original, result->bytes, "a/" + name, "b/" + name);
-  } else {
-    // With -i, the read, the fixes and the write happen under the file's lock (edit_input).
-    edit_input(o.file, o.write, ctx, [&](const std::string& bytes) {
-      result = checks::fix(name, bytes, options, o.unsafe);
-      return result->bytes;
-    });
-  }
-  const checks::FixResult& fixed = *result;
-  if (o.diff) {
-    // The file on disk is the original: the remaining findings are shown at their places in it.
-    const LineIndex lines(original);
-    report::DiagnosticPrinter printer(name, original, lines, ctx.color_err);
-    std::string out;
+// What fix says after the fixes: the findings that remain (with --diff at their places in the
+// file, which stays as it was), how many it fixed, and that only a .vmx is edited.
+void report_fix(const FixResult& fixed, const std::string& name, const std::string* original,
+                Context& ctx) {
+  if (original != nullptr) {
+    std::vector<Diagnostic> remaining;
+    remaining.reserve(fixed.remaining.diagnostics.size());
     for (const Diagnostic& d : fixed.remaining.diagnostics) {
-      printer.print(out, checks::in_original(fixed, original, d));
+      remaining.push_back(in_original(fixed, *original, d));
     }
-    ctx.err << out;
+    ctx.err << render_diagnostics(name, *original, LineIndex(*original), remaining, ctx.color_err);
   } else {
-    report::DiagnosticPrinter printer(name, fixed.remaining.bytes, fixed.remaining.lines,
-                                      ctx.color_err);
-    std::string out;
-    for (const Diagnostic& d : fixed.remaining.diagnostics) printer.print(out, d);
-    ctx.err << out;
+    ctx.err << render_diagnostics(name, fixed.remaining.bytes, fixed.remaining.lines,
+                                  fixed.remaining.diagnostics, ctx.color_err);
   }
   ctx.err << fmt::format("Fixed {} problem{}", fixed.fixes_applied,
                          fixed.fixes_applied == 1 ? "" : "s");
   if (!fixed.fixed_rules.empty())
     ctx.err << " (" << fmt::format("{}", fmt::join(fixed.fixed_rules, ", ")) << ")";
   ctx.err << fmt::format(", {} remain.\n", fixed.remaining.diagnostics.size());
-  if (fixed.remaining.format->name != "vmx") {
+  if (fixed.remaining.format != "vmx") {
     ctx.err << "vmxkit: note: fix edits .vmx files only; for a vSphere document, `vmxkit convert "
                "--to vmx`, fix that, and convert back\n";
   }
-  return has_findings(fixed.remaining, Severity::warning) ? kExitFindings : kExitClean;
+}
+
+int run_fix(const FixOptions& o, Context& ctx) {
+  if (o.diff && o.write.in_place) throw Error("--diff and -i exclude each other");
+  check_in_place(o.file, o.write);
+  const HostAndCatalog host = read_host_options(o.host, ctx);
+  vmxkit::FixOptions options;
+  options.lint.host = host.host ? &*host.host : nullptr;
+  options.lint.catalog = &host.catalog;
+  options.unsafe = o.unsafe;
+  const std::string name = display_name(o.file);
+  std::optional<FixResult> result;
+  if (o.diff) {
+    // The file on disk stays the original: the remaining findings are shown at their places in it.
+    const std::string original = read_input(o.file, ctx);
+    result = fix(name, original, options);
+    ctx.out << unified_diff(original, result->bytes, "a/" + name, "b/" + name);
+    report_fix(*result, name, &original, ctx);
+  } else {
+    // With -i, the read, the fixes and the write happen under the file's lock (edit_input).
+    edit_input(o.file, o.write, ctx, [&](const std::string& bytes) {
+      result = fix(name, bytes, options);
+      return result->bytes;
+    });
+    report_fix(*result, name, nullptr, ctx);
+  }
+  return result->remaining.count_at_least(Severity::warning) > 0 ? kExitFindings : kExitClean;
 }
 
 }  // namespace

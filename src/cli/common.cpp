@@ -116,6 +116,23 @@ LoadedHost load_host_options(const HostOptions& options, Context& ctx) {
   return loaded;
 }
 
+HostAndCatalog read_host_options(const HostOptions& options, Context& ctx) {
+  HostAndCatalog loaded{load_catalog(options.catalogs), std::nullopt};
+  if (!options.hosts.empty()) {
+    loaded.host = load_host({options.hosts.begin(), options.hosts.end()}, loaded.catalog);
+    const LintHostCheck check = check_lint_host(*loaded.host);
+    if (!check.smi_only.empty()) {
+      throw Error(fmt::format(
+          "--host {}: nvidia-smi topo -m names no PCI address, so a VM's pciPassthruN.id cannot "
+          "be placed on it; give it together with the host's lspci -vvv (or lspci -tv), whose "
+          "NVIDIA GPUs its GPU0, GPU1... are in PCI address order",
+          check.smi_only));
+    }
+    for (const std::string& w : check.warnings) ctx.err << "vmxkit: warning: " << w << '\n';
+  }
+  return loaded;
+}
+
 void add_write_options(CLI::App& sub, WriteOptions& options) {
   sub.add_flag("-i,--in-place", options.in_place, "Write the result over FILE (atomically)");
   sub.add_flag("--force", options.force, "Write even when the VM holds its lock (FILE.lck)");

@@ -85,6 +85,15 @@ struct LoadedHost {
 /// devices on) and warns on stderr where that matrix and the PCI inputs disagree.
 LoadedHost load_host_options(const HostOptions& options, Context& ctx);
 
+/// The catalogue and the host of load_host_options(), as public values.
+struct HostAndCatalog {
+  Catalog catalog;
+  std::optional<Host> host;  ///< when --host was given
+};
+/// load_host_options() through the public API (check_lint_host()): the same refusal and
+/// warnings.
+HostAndCatalog read_host_options(const HostOptions& options, Context& ctx);
+
 /// Options shared by the subcommands that write a document.
 struct WriteOptions {
   bool in_place = false;

@@ -179,7 +179,7 @@ void lint_vm(LiveLint& run, const vsphere::Loaded& loaded, std::size_t i, const 
   if (const auto h = run.hosts.find(vm.host); h != run.hosts.end()) options.host = h->second.get();
   checks::LintResult r =
       checks::lint_loaded_vm(fmt::format("{}/vm/{}", run.server_name, vm.name), loaded, i, options);
-  run.o.rules.apply(r);
+  run.o.rules.filter(r.diagnostics);
   for (const Diagnostic& d : r.diagnostics) {
     if (static_cast<int>(d.severity) <= static_cast<int>(run.threshold)) run.findings = true;
   }

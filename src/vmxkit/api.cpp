@@ -587,14 +587,7 @@ LintReport lint(const Input& input, const LintOptions& options) {
 }
 
 FixResult fix(const Input& input, const FixOptions& options) {
-  checks::FixResult r = checks::fix(input.path, input.bytes,
-                                    detail::Access::lint_options(options.lint), options.unsafe);
-  FixResult out;
-  out.bytes = std::move(r.bytes);
-  out.fixes_applied = r.fixes_applied;
-  out.fixed_rules = std::move(r.fixed_rules);
-  out.remaining = detail::to_lint_report(std::move(r.remaining));
-  return out;
+  return fix(input.path, input.bytes, options);  // api_lint.cpp
 }
 
 // --- the rule catalogue

@@ -452,6 +452,110 @@ struct LintReport {
 /// vmxkit::Error only as load() would for the same bytes.
 LintReport lint(const Input& input, const LintOptions& options = {});
 
+/// Which lint rules' findings are reported, chosen as ruff's options choose them (`vmxkit lint
+/// --select`, `--extend-select`, `--ignore`, `--extend-ignore`): each list holds rule ids
+/// ("PT004"), prefixes of ids ("PT", "MMIO0") or "ALL". `select` replaces the default (every
+/// rule), `extend_select` adds to it; `ignore` and `extend_ignore` (the same: there is no
+/// configuration file to extend) take rules away. Where a rule matches both, the longer (more
+/// specific) selector wins, and an ignore wins a tie.
+struct RuleSelection {
+  std::vector<std::string> select;
+  std::vector<std::string> extend_select;
+  std::vector<std::string> ignore;
+  std::vector<std::string> extend_ignore;
+
+  /// Throws vmxkit::Error naming the first selector that matches no lint rule (retired ones
+  /// included).
+  void validate() const;
+  /// Whether findings of the rule `rule_id` are reported.
+  bool enabled(std::string_view rule_id) const;
+  /// Removes the findings of rules not enabled from `diagnostics` (a LintReport's), the others
+  /// kept in their order.
+  void filter(std::vector<Diagnostic>& diagnostics) const;
+  /// No list holds anything: every rule is reported.
+  bool empty() const {
+    return select.empty() && extend_select.empty() && ignore.empty() && extend_ignore.empty();
+  }
+};
+
+struct DocumentSource;  // a file, or bytes already read (with apply, below)
+
+struct LintFilesOptions {
+  LintOptions lint;  ///< as for lint(); the host and catalogue serve every file
+  /// The findings reported (a selector that matches no rule is not an error here: validate()).
+  RuleSelection rules;
+  /// Files linted at once, on as many threads (the caller's among them); 0: one per core. Never
+  /// more than there are files.
+  unsigned jobs = 0;
+};
+
+/// One file's outcome in lint_files(): its findings, or why it could not be linted.
+struct LintFileResult {
+  std::string path;                  ///< the source's path, as given
+  std::optional<LintReport> report;  ///< the findings the selection reports, when it was read
+  /// Otherwise why not: the vmxkit::Error's message (naming the file, and its line and column
+  /// where there is one).
+  std::string error;
+};
+
+/// Lints each of `files` (each a path, or bytes named by its path; in whatever VM format load()
+/// reads, told by the bytes), as `vmxkit lint FILE...` does: the files are read and linted on
+/// `options.jobs` threads, and each outcome goes to `each`, on the calling thread and in the
+/// order of `files`, as soon as it and those before it are done. At most about four outcomes per
+/// thread are held at once, however many files there are, so a report written as they come
+/// (LintReportWriter) never holds more than a few files. A file that cannot be read, or whose
+/// content cannot be read as its format, is an outcome with its `error`, and the other files are
+/// still linted. What `each` throws, and any other exception (a bug) when its file's turn comes,
+/// leaves lint_files() once the threads have stopped.
+void lint_files(std::vector<DocumentSource> files, const LintFilesOptions& options,
+                const std::function<void(LintFileResult)>& each);
+
+/// A lint report written while the files' reports come in, as `vmxkit lint --format FORMAT`
+/// writes it: add() each report in order (add_unread() for a file that could not be read), then
+/// finish() once. It keeps none of them, so the report of many files, or of one file with many
+/// findings, is never held as one text.
+class LintReportWriter {
+ public:
+  /// `format` is "text" (GCC-style diagnostics with their source lines and carets, as
+  /// render_diagnostics() writes a file's, then a summary line; ANSI colours with `color`),
+  /// "json" (docs/json-output.md: the tool, its version, each file with its findings, a summary)
+  /// or "sarif" (SARIF 2.1.0: every check as a rule, a result per finding with its region,
+  /// notes and fix). `output` receives the report's text piece by piece, in order: what add(),
+  /// add_unread() and finish() write is handed over before they return, and what `output`
+  /// throws leaves them. Throws vmxkit::Error for another format.
+  LintReportWriter(std::string_view format, std::function<void(std::string_view)> output,
+                   bool color = false);
+  ~LintReportWriter();
+  LintReportWriter(const LintReportWriter&) = delete;
+  LintReportWriter& operator=(const LintReportWriter&) = delete;
+
+  /// Writes one file's findings.
+  void add(const LintReport& report);
+  /// Counts a file that could not be read (LintFileResult::error): the summary says so rather
+  /// than read as if every file were clean.
+  void add_unread();
+  /// Writes what follows the last file: the summary line, the JSON summary, the end of the
+  /// SARIF log. Call it once, after the last add().
+  void finish();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// What `vmxkit lint --host` makes sure of before it lints against a host.
+struct LintHostCheck {
+  /// The `nvidia-smi topo -m` capture that is all the host's inputs say of its GPUs and NICs,
+  /// when it is: it names no PCI address, so a VM's pciPassthruN.id cannot be placed on the
+  /// host (the host's lspci -vvv or -tv beside it would place them). Empty otherwise.
+  std::string smi_only;
+  /// Where the host's `nvidia-smi topo -m` and its PCI inputs disagree, one line each (at most
+  /// 12, then one saying how many more).
+  std::vector<std::string> warnings;
+};
+/// Checks `host` as a host for lint() (LintOptions::host).
+LintHostCheck check_lint_host(const Host& host);
+
 struct FixOptions {
   LintOptions lint;     ///< as for lint()
   bool unsafe = false;  ///< also apply fixes that change behaviour (never display-only ones)
@@ -462,12 +566,33 @@ struct FixResult {
   std::size_t fixes_applied = 0;
   std::vector<std::string_view> fixed_rules;  ///< rule ids of the fixes applied, in order
   LintReport remaining;                       ///< lint of the fixed file
+  /// Each pass's edits (EditPlace, re-exported from the core as TextEdit is), in the order of
+  /// their places: how a place in `bytes` maps back to the bytes that were fixed (in_original()).
+  std::vector<std::vector<EditPlace>> passes;
 };
 
 /// Applies the fixes of the findings as text edits on the input's bytes, relinting until
 /// nothing changes. Only a `.vmx` is edited: a vSphere document comes back unchanged with its
 /// findings in `remaining` (convert it to a .vmx, fix that, convert back). Throws as lint().
 FixResult fix(const Input& input, const FixOptions& options = {});
+/// fix() of bytes not loaded yet (named `path`), as `vmxkit fix` reads a file: without the
+/// model load() would build first. Throws vmxkit::Error only as load() would for the same
+/// bytes.
+FixResult fix(const std::string& path, std::string bytes, const FixOptions& options = {});
+
+/// `d`, a finding of `result.remaining`, with its place and its notes' places in `original`,
+/// the bytes fix() was given: what `vmxkit fix --diff` reports, as the file stays as it was. A
+/// place in text the fixes wrote is the place of what that text replaced (or where it was
+/// inserted); one past the end of a file that ends with a line break is that line break, so no
+/// finding is on a line the file does not have.
+Diagnostic in_original(const FixResult& result, std::string_view original, Diagnostic d);
+
+/// The findings of one file as `vmxkit fix` prints those that remain (and the text report of
+/// LintReportWriter each file's): render_diagnostic() of each in turn, except that a source line
+/// is shown under at most 10 findings and notes, later ones giving their location line alone.
+/// `lines` indexes `text`.
+std::string render_diagnostics(std::string_view path, std::string_view text, const LineIndex& lines,
+                               const std::vector<Diagnostic>& diagnostics, bool color = false);
 
 // ------------------------------------------------------------------------------------------------
 // The rule catalogue (`vmxkit rules`)

@@ -107,10 +107,6 @@ const std::vector<CliIncludes>& cli_internal_includes() {
        {"vmxkit/api_internal.h", "vmxkit/core/io.h", "vmxkit/formats/host/load.h",
         "vmxkit/formats/vsphere/config_target.h", "vmxkit/report/json.h",
         "vmxkit/report/plan_json.h"}},
-      {"cmd_lint.cpp",
-       {"vmxkit/checks/engine.h", "vmxkit/core/error.h", "vmxkit/core/io.h",
-        "vmxkit/formats/formats.h", "vmxkit/model/host.h", "vmxkit/report/diagnostic_text.h",
-        "vmxkit/report/lint_report.h"}},
       {"cmd_topo.cpp",
        {"vmxkit/analysis/readiness.h", "vmxkit/analysis/smi_topology.h",
         "vmxkit/analysis/topology.h", "vmxkit/checks/context.h", "vmxkit/checks/vm_pairs.h",
@@ -129,8 +125,6 @@ const std::vector<CliIncludes>& cli_internal_includes() {
         "vmxkit/core/io.h", "vmxkit/formats/host/load.h", "vmxkit/formats/host/vsphere_api.h",
         "vmxkit/formats/vsphere/load.h", "vmxkit/report/lint_report.h", "vmxkit/vsphere/apply.h"}},
       {"live.h", {"vmxkit/model/host.h", "vmxkit/vsphere/client.h"}},
-      {"rule_selection.cpp", {"vmxkit/checks/check.h", "vmxkit/core/error.h"}},
-      {"rule_selection.h", {"vmxkit/checks/engine.h"}},
   };
   return list;
 }

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <map>
 #include <unordered_map>
+#include <utility>
 
 #include "vmxkit/checks/all.h"
 #include "vmxkit/checks/context.h"
@@ -378,9 +379,14 @@ FixResult fix(const std::string& path, std::string bytes, const LintOptions& opt
 }
 
 Diagnostic in_original(const FixResult& result, std::string_view original, Diagnostic d) {
+  return in_original(result.passes, original, std::move(d));
+}
+
+Diagnostic in_original(const std::vector<std::vector<EditPlace>>& passes, std::string_view original,
+                       Diagnostic d) {
   const auto map = [&](std::size_t offset, bool span_end) {
     // Undo the passes last to first. NOLINTNEXTLINE(modernize-loop-convert)
-    for (auto pass = result.passes.rbegin(); pass != result.passes.rend(); ++pass) {
+    for (auto pass = passes.rbegin(); pass != passes.rend(); ++pass) {
       offset = before_pass(*pass, offset, span_end);
     }
     offset = std::min(offset, original.size());

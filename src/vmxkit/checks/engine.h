@@ -55,15 +55,6 @@ LintResult lint_loaded_vm(std::string path, const vsphere::Loaded& loaded, std::
 /// end of the line) and `# vmxkit: disable-file=ID[,ID...]` anywhere.
 inline constexpr std::string_view kSuppressionTag = "vmxkit:";
 
-/// Where one edit of a fix pass was: [old_begin, old_end) in the bytes before the pass, and the
-/// replacement at [new_begin, new_end) after it.
-struct EditPlace {
-  std::size_t old_begin = 0;
-  std::size_t old_end = 0;
-  std::size_t new_begin = 0;
-  std::size_t new_end = 0;
-};
-
 struct FixResult {
   std::string bytes;  ///< the fixed file
   std::size_t fixes_applied = 0;
@@ -80,6 +71,9 @@ struct FixResult {
 /// where it was inserted); one past the end of a file that ends with a line break is that
 /// line break, so no finding is on a line the file does not have.
 Diagnostic in_original(const FixResult& result, std::string_view original, Diagnostic d);
+/// in_original() of the passes alone (FixResult::passes).
+Diagnostic in_original(const std::vector<std::vector<EditPlace>>& passes, std::string_view original,
+                       Diagnostic d);
 
 /// Applies safe fixes (and unsafe ones when `unsafe`), never display-only ones. Picks fixes whose
 /// edits do not overlap, applies them, lints again, and repeats until nothing changes (at most

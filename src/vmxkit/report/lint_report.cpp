@@ -26,8 +26,6 @@ std::string plural(std::size_t n, std::string_view word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
 
-std::string_view format_name(const formats::Format* f) { return f == nullptr ? "vmx" : f->name; }
-
 // The code points before each offset of a text, for SARIF's columns: a count every kStep
 // bytes, and the bytes since counted, so a column costs at most kStep steps. Counted from its
 // line's start, a column cost the line's length: a line of 80,000 `|` (as many findings) took
@@ -58,7 +56,7 @@ class CodePoints {
 };
 
 // SARIF columns count Unicode code points (run.columnKind = unicodeCodePoints).
-Json sarif_region(const checks::LintResult& r, const CodePoints& points, std::size_t begin,
+Json sarif_region(const LintedFile& r, const CodePoints& points, std::size_t begin,
                   std::size_t end) {
   auto point = [&](std::size_t offset) {
     const Location at = r.location(offset);
@@ -73,9 +71,13 @@ Json sarif_region(const checks::LintResult& r, const CodePoints& points, std::si
 
 }  // namespace
 
-void Summary::add(const checks::LintResult& r) {
+LintedFile linted_file(const checks::LintResult& r) {
+  return {r.path, r.bytes, r.format == nullptr ? "vmx" : r.format->name, r.diagnostics, r.lines};
+}
+
+void Summary::add(const std::vector<Diagnostic>& diagnostics) {
   ++files;
-  for (const Diagnostic& d : r.diagnostics) {
+  for (const Diagnostic& d : diagnostics) {
     switch (d.severity) {
       case Severity::error:
         ++errors;
@@ -99,7 +101,7 @@ void Summary::add(const checks::LintResult& r) {
 
 Summary summarize(const std::vector<checks::LintResult>& results) {
   Summary s;
-  for (const auto& r : results) s.add(r);
+  for (const auto& r : results) s.add(r.diagnostics);
   return s;
 }
 
@@ -109,8 +111,8 @@ class TextWriter final : public ReportWriter {
  public:
   TextWriter(std::ostream& os, bool color) : os_(os), color_(color) {}
 
-  void add(const checks::LintResult& r) override {
-    summary_.add(r);
+  void add_file(const LintedFile& r) override {
+    summary_.add(r.diagnostics);
     if (r.diagnostics.empty()) return;
     DiagnosticPrinter printer(r.path, r.bytes, r.lines, color_);
     std::string out;
@@ -151,7 +153,7 @@ class TextWriter final : public ReportWriter {
   bool color_;
 };
 
-void position_json(JsonStream& j, const checks::LintResult& r, std::size_t offset) {
+void position_json(JsonStream& j, const LintedFile& r, std::size_t offset) {
   const Location at = r.location(offset);
   j.begin_object();
   j.key("line");
@@ -164,7 +166,7 @@ void position_json(JsonStream& j, const checks::LintResult& r, std::size_t offse
 }
 
 // The "start" and "end" members of a span of the input, each a position.
-void span_json(JsonStream& j, const checks::LintResult& r, std::size_t begin, std::size_t end) {
+void span_json(JsonStream& j, const LintedFile& r, std::size_t begin, std::size_t end) {
   j.key("start");
   position_json(j, r, begin);
   j.key("end");
@@ -173,13 +175,13 @@ void span_json(JsonStream& j, const checks::LintResult& r, std::size_t begin, st
 
 // One element of "files", nested `depth` levels deep, appended to `out`, which is written to
 // `os` whenever it holds 64 KiB: a file with a million findings is not held as one text.
-void file_json(std::ostream& os, std::string& out, std::size_t depth, const checks::LintResult& r) {
+void file_json(std::ostream& os, std::string& out, std::size_t depth, const LintedFile& r) {
   JsonStream j(out, depth);
   j.begin_object();
   j.key("path");
   j.value(r.path);
   j.key("format");
-  j.value(format_name(r.format));
+  j.value(r.format);
   j.key("diagnostics");
   j.begin_array();
   for (const Diagnostic& d : r.diagnostics) {
@@ -243,8 +245,8 @@ class JsonWriter final : public ReportWriter {
         << ",\n  \"files\": ";
   }
 
-  void add(const checks::LintResult& r) override {
-    summary_.add(r);
+  void add_file(const LintedFile& r) override {
+    summary_.add(r.diagnostics);
     std::string out = summary_.files == 1 ? "[\n    " : ",\n    ";
     file_json(os_, out, 2, r);
     os_ << out;
@@ -274,8 +276,8 @@ class SarifWriter final : public ReportWriter {
  public:
   explicit SarifWriter(std::ostream& os) : log_(os, checks::all_checks()) {}
 
-  void add(const checks::LintResult& r) override {
-    summary_.add(r);
+  void add_file(const LintedFile& r) override {
+    summary_.add(r.diagnostics);
     const Json artifact = artifact_location(r.path);
     const CodePoints points(r.bytes);
     for (const Diagnostic& d : r.diagnostics) log_.add(result_json(r, points, d, artifact));
@@ -284,7 +286,7 @@ class SarifWriter final : public ReportWriter {
   void finish() override { log_.finish(); }
 
  private:
-  Json result_json(const checks::LintResult& r, const CodePoints& points, const Diagnostic& d,
+  Json result_json(const LintedFile& r, const CodePoints& points, const Diagnostic& d,
                    const Json& artifact) const {
     Json result = log_.result(
         d.rule_id, d.severity, d.message,

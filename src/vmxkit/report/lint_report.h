@@ -13,6 +13,20 @@
 
 namespace vmxkit::report {
 
+/// One file's findings as the writers read them: a view of a checks::LintResult, or of the
+/// facade's LintReport, which holds the same (vmxkit.h), so either is written without a copy.
+struct LintedFile {
+  std::string_view path;
+  std::string_view bytes;
+  std::string_view format;  ///< the format table's name of what was read
+  const std::vector<Diagnostic>& diagnostics;
+  const LineIndex& lines;  ///< of `bytes`
+
+  Location location(std::size_t offset) const { return lines.location(offset); }
+};
+/// The view of `result` ("vmx" for a result without a format).
+LintedFile linted_file(const checks::LintResult& result);
+
 /// Counts of findings by severity.
 struct Summary {
   std::size_t files = 0;
@@ -25,7 +39,7 @@ struct Summary {
   std::size_t unread = 0;  ///< files that could not be read or parsed (their errors on stderr)
 
   /// Adds one file's findings.
-  void add(const checks::LintResult& result);
+  void add(const std::vector<Diagnostic>& diagnostics);
 };
 Summary summarize(const std::vector<checks::LintResult>& results);
 
@@ -35,7 +49,8 @@ Summary summarize(const std::vector<checks::LintResult>& results);
 class ReportWriter {
  public:
   virtual ~ReportWriter() = default;
-  virtual void add(const checks::LintResult& result) = 0;
+  void add(const checks::LintResult& result) { add_file(linted_file(result)); }
+  virtual void add_file(const LintedFile& file) = 0;
   virtual void finish() = 0;
   /// Counts a file that could not be read: the summary must not read as if it were clean.
   void add_unread() { ++summary_.unread; }

@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // lint --select / --ignore / --extend-select / --extend-ignore (ruff's names and precedence)
 // and --stdin-filename.
-#include "cli/rule_selection.h"
-
 #include <catch2/catch.hpp>
 #include <set>
 #include <string>
 
 #include "support/support.h"
+#include "vmxkit/vmxkit.h"
 
-using vmxkit::cli::RuleSelection;
+using vmxkit::RuleSelection;
 using vmxkit::test::read_bytes;
 using vmxkit::test::run_cli;
 using vmxkit::test::source_path;
