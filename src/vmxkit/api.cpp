@@ -518,6 +518,7 @@ Topology analyze(const Host& host, const TopologyOptions& options) {
   pci::AnalysisOptions o;
   o.iommu_translating = options.iommu_translating;
   o.all_nics = options.all_nics;
+  o.full_matrix = options.full_matrix;
   const pci::Topology t = pci::analyze(h, o);
   Topology out;
   for (const std::size_t i : t.gpus) out.gpus.push_back(h.at(i).bdf);
