@@ -704,6 +704,49 @@ class Plan {
 /// (SYS) or through the CPU (PHB/NODE) without `allow_degraded`, a base that is not a `.vmx`.
 Plan plan(const Host* host, const PlanRequest& request);
 
+/// What the command line says of a plan beyond its rendering, for render_plan_json().
+struct PlanJsonOptions {
+  std::string format = "vmx";       ///< the output format the plan was rendered in (render())
+  std::optional<std::string> path;  ///< the file that rendering was written to; nullopt: stdout
+  /// What the run said about the host as it read it (Host::warnings(), and a server's).
+  std::vector<std::string> warnings;
+};
+
+/// `plan` as `vmxkit generate --plan-json` writes it, for programs that drive generate and must
+/// not read the prose of a comment block or of stderr: schema (1, raised when a member is renamed
+/// or removed or changes its meaning), tool, version, output (format, path or null), gpus and
+/// nics (address, ids, sriov_vf, label, model), pairs (indices, path class and detail, verdict,
+/// reasons), vgpu, memory_mb, mmio (size_gb, kb323402_gb, estimated, total_bytes, bars, unknown,
+/// below_4g, lines), needs_64bit_mmio, p2p, explanation and warnings; two-space indentation and
+/// a final newline.
+std::string render_plan_json(const Plan& plan, const PlanJsonOptions& options = {});
+
+/// A device of a vendor device group (`VirtualMachineVendorDeviceGroupInfoComponentDeviceInfo`).
+struct VendorDeviceGroupComponent {
+  std::string type;  ///< `pciPassthru`, `nvidiaVgpu`, `sriovNic` or `dvx`
+  std::string vendor_name;
+  std::string device_name;
+};
+
+/// A vendor device group a host offers its VMs (vSphere 8.0 U1:
+/// `ConfigTarget.vendorDeviceGroupInfo`), which vCenter places as a unit.
+struct VendorDeviceGroup {
+  std::string name;         ///< `deviceGroupName`, as PlanRequest::device_group names it
+  std::string description;  ///< `deviceGroupDescription`; may be empty
+  std::vector<VendorDeviceGroupComponent> components;
+  /// It holds an NVIDIA vGPU and a network device (an SR-IOV NIC, a DVX device or a passthrough
+  /// device of a NIC vendor): a group for GPUDirect RDMA from a vGPU (rule P2P005).
+  bool pairs_vgpu_with_nic = false;
+};
+
+/// The vendor device groups of a host's QueryConfigTarget answer, as PlanRequest::config_target
+/// holds it (`govc vm.target.info -json`, a SOAP QueryConfigTargetResponse, or a ConfigTarget
+/// pyVmomi serialized), named `name` in messages. An answer without `vendorDeviceGroupInfo`
+/// offers none. Throws vmxkit::Error with file:line:col for malformed JSON or XML, values of
+/// the wrong type, and a document that is no ConfigTarget.
+std::vector<VendorDeviceGroup> vendor_device_groups(std::string_view config_target,
+                                                    const std::string& name = "ConfigTarget");
+
 // ------------------------------------------------------------------------------------------------
 // Render
 
