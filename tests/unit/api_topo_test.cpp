@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/host_util.h"
@@ -175,4 +176,29 @@ TEST_CASE("iommu_translating reads the IOMMU mode from a kernel command line", "
   translating.iommu_translating = true;
   CHECK(vmxkit::render_topology(vmxkit::topology_report(host, translating), "text") !=
         vmxkit::render_topology(vmxkit::topology_report(host), "text"));
+}
+
+TEST_CASE("a host's public devices are made once, whichever thread asks for them first",
+          "[api][topo][host]") {
+  // topology_report() never asks for them; find() and devices() make them on first use.
+  const vmxkit::Host host = vmxkit::load_host({example_host_file()});
+  CHECK(vmxkit::topology_report(host).gpu_count() == 8);
+  std::vector<const vmxkit::HostDevice*> seen(8);
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < seen.size(); ++t) {
+    threads.emplace_back([&, t] {
+      seen[t] = t % 2 == 0 ? host.find(vmxkit::Bdf{0, 0x18, 0, 0}) : &host.devices().front();
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  const vmxkit::HostDevice* gpu = host.find(vmxkit::Bdf{0, 0x18, 0, 0});
+  REQUIRE(gpu != nullptr);
+  CHECK(gpu->description == "0000:18:00.0 (H100 PCIe)");
+  for (std::size_t t = 0; t < seen.size(); ++t) {
+    CHECK(seen[t] == (t % 2 == 0 ? gpu : &host.devices().front()));
+  }
+  // A copy shares them.
+  const vmxkit::Host copy = host;
+  CHECK(&copy.devices() == &host.devices());
+  CHECK(host.devices().size() == lspci_host().devices().size());
 }
