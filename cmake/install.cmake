@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # Installs the library as a CMake package: find_package(vmxkit) gives vmxkit::core with the public
-# headers under include/vmxkit/ (the same include paths as in the source tree), and
-# vmxkit::client, the vSphere client that the facade's apply_plan() drives (libcurl is loaded
-# when it first talks to a server, not linked).
+# headers under include/vmxkit/ (the same include paths as in the source tree); vmxkit::client,
+# the vSphere client that the facade's apply_plan() drives (libcurl is loaded when it first
+# talks to a server, not linked); and vmxkit::graphviz, render_svg() (Graphviz's libraries are
+# loaded when it first lays a diagram out, not linked).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -55,8 +56,9 @@ vmxkit_check_public_headers()
 
 set_target_properties(vmxkit_core PROPERTIES EXPORT_NAME core)
 set_target_properties(vmxkit_client PROPERTIES EXPORT_NAME client)
+set_target_properties(vmxkit_graphviz PROPERTIES EXPORT_NAME graphviz)
 set_target_properties(vmxkit_warnings PROPERTIES EXPORT_NAME warnings)
-install(TARGETS vmxkit_core vmxkit_client vmxkit_warnings EXPORT vmxkitTargets
+install(TARGETS vmxkit_core vmxkit_client vmxkit_graphviz vmxkit_warnings EXPORT vmxkitTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 foreach(header IN LISTS VMXKIT_PUBLIC_HEADERS)
   get_filename_component(dir "${header}" DIRECTORY)

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # Installs a built vmxkit tree to a scratch prefix, checks that exactly the public headers were
 # installed (vmxkit/vmxkit.h and what it includes), builds examples/consumer against the installed
-# package only with find_package(vmxkit) (vmxkit::client, and through it vmxkit::core), and runs
-# it on an example VM and host, and against a server that is not there. Run as a ctest
-# test, or by hand:
+# package only with find_package(vmxkit) (vmxkit::client and vmxkit::graphviz, and through them
+# vmxkit::core), and runs it on an example VM and host, and against a server that is not there.
+# Run as a ctest test, or by hand:
 #   cmake -DBUILD_DIR=<vmxkit build dir> -DSOURCE_DIR=<vmxkit source dir> -DWORK_DIR=<scratch dir>
 #         -DVERSION=<project version> -P examples/consumer/check.cmake
 cmake_minimum_required(VERSION 3.25)
@@ -79,7 +79,8 @@ expect(vmx
        "# plan: GPU0 <-> NIC0: PIX (ok)\n"
        "pciPassthru0.id = \"00000:024:00.0\"\n"
        "pciPassthru.64bitMMIOSizeGB = \"512\"\n"
-       "# 0 problem(s), 0 error(s)\n")
+       "# 0 problem(s), 0 error(s)\n"
+       "# diagram: svg\n")
 run("${WORK_DIR}/build/vmxkit_consumer" "${vm}" "${host}" ${uuid} soap)
 expect(soap "<_this type=\"VirtualMachine\">vm-1</_this>" "<id>0000:18:00.0</id>"
        "<key>pciPassthru.64bitMMIOSizeGB</key>")

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // A program outside the vmxkit tree using the installed library through its one public header:
 // lints a VM's .vmx, plans the GPUDirect RDMA settings of two GPUs and their NICs on a host,
-// renders them, and lints the result against the same host; given a server, checks the plan
-// against a VM there without changing it (apply_plan() with dry_run).
+// renders them, lints the result against the same host and draws the host's PCIe tree as SVG;
+// given a server, checks the plan against a VM there without changing it (apply_plan() with
+// dry_run).
 //
 //     vmxkit_consumer gpu-vm.vmx host.lspci-vvv.txt SYSTEM_UUID [configspec-xml|soap|...] [SERVER]
 #include <vmxkit/vmxkit.h>
@@ -61,6 +62,11 @@ int main(int argc, char** argv) {
     // What lint says about the planned .vmx on the same host.
     const std::string planned = vmxkit::render(plan, "vmx");
     print("planned.vmx", vmxkit::lint(vmxkit::load("planned.vmx", planned), {.host = &host}));
+
+    // The host's PCIe tree as a diagram, laid out as SVG by Graphviz (vmxkit::graphviz).
+    const std::string svg =
+        vmxkit::render_svg(vmxkit::render_topology(vmxkit::topology_report(host), "dot"));
+    std::cout << "# diagram: " << (svg.find("<svg") != std::string::npos ? "svg" : "none") << '\n';
 
     // The plan against the VM vm-1 of a server: the change and every precondition, nothing sent.
     if (argc == 6) {

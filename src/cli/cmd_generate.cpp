@@ -7,7 +7,6 @@
 #include <memory>
 #include <optional>
 #include <ostream>
-#include <sstream>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -17,12 +16,6 @@
 #include "cli/common.h"
 #include "cli/live.h"
 #include "cli/plan_options.h"
-#include "vmxkit/api_internal.h"
-#include "vmxkit/core/io.h"
-#include "vmxkit/formats/host/load.h"
-#include "vmxkit/formats/vsphere/config_target.h"
-#include "vmxkit/report/json.h"
-#include "vmxkit/report/plan_json.h"
 #include "vmxkit/vmxkit.h"
 
 namespace vmxkit::cli {
@@ -101,7 +94,7 @@ void note_for_existing_vm(const Plan& plan, std::string_view format, Context& ct
 // server, and a plan without a vGPU needs no word about it).
 void note_device_groups(const Plan& plan, const std::string& name, const std::string& bytes,
                         bool asked, Context& ctx) {
-  const auto groups = vsphere::read_vendor_device_groups(SourceFile(name, bytes));
+  const std::vector<VendorDeviceGroup> groups = vendor_device_groups(bytes, name);
   if (!plan.vgpu() || plan.nics().empty()) {
     if (asked) {
       ctx.err << "vmxkit: note: " << name
@@ -110,13 +103,13 @@ void note_device_groups(const Plan& plan, const std::string& name, const std::st
     return;
   }
   std::vector<std::string> offered;
-  for (const vsphere::VendorDeviceGroup& g : groups) {
-    if (!g.pairs_vgpu_with_nic()) continue;
+  for (const VendorDeviceGroup& g : groups) {
+    if (!g.pairs_vgpu_with_nic) continue;
     std::vector<std::string> parts;
-    for (const vsphere::DeviceGroupComponent& c : g.components) {
+    for (const VendorDeviceGroupComponent& c : g.components) {
       parts.push_back(fmt::format("{} {} {}", c.type, c.vendor_name, c.device_name));
     }
-    offered.push_back(fmt::format("'{}'{} ({})", g.device_group_name,
+    offered.push_back(fmt::format("'{}'{} ({})", g.name,
                                   g.description.empty() ? "" : ": " + g.description,
                                   fmt::join(parts, ", ")));
   }
@@ -149,10 +142,8 @@ GenerateHost load_generate_host(GenerateOptions& o, const Catalog& catalog, Cont
     std::string uuid;
     HostInputs inputs;
     inputs.flagged = o.host;
-    pci::Host h =
-        load_server_host(o.server, inputs, ctx, &uuid,
-                         o.config_target.empty() ? &g.server_target : nullptr, &g.warnings);
-    g.host = detail::wrap_host(std::move(h), catalog);
+    g.host = read_server_host(o.server, inputs, ctx, &uuid,
+                              o.config_target.empty() ? &g.server_target : nullptr, &g.warnings);
     if (o.plan.request.system_id.empty()) o.plan.request.system_id = uuid;
     g.server_label = o.server.esx_host + " (vSphere API)";
   } else if (!o.host.hosts.empty()) {
@@ -219,8 +210,7 @@ int run_generate(GenerateOptions& o, Context& ctx) {
   bool target_asked = false;
   if (!o.config_target.empty()) {
     r.config_target_name = display_name(o.config_target);
-    r.config_target = o.config_target == "-" ? read_stream(ctx.in, r.config_target_name)
-                                             : read_file(o.config_target);
+    r.config_target = read_input(o.config_target, ctx);
     target_asked = true;
   } else if (!g.server_target.empty()) {
     r.config_target_name = g.server_label + " QueryConfigTarget";
@@ -232,8 +222,8 @@ int run_generate(GenerateOptions& o, Context& ctx) {
   std::optional<Output> plan_out;
   if (!o.plan_json.empty()) plan_out.emplace(o.plan_json, o.force);
   if (!o.base.empty()) {
-    r.base = o.base == "-" ? load(display_name(o.base), read_stream(ctx.in, display_name(o.base)))
-                           : load_file(o.base);
+    r.base =
+        o.base == "-" ? load(display_name(o.base), read_input(o.base, ctx)) : load_file(o.base);
   }
   const Plan plan = vmxkit::plan(g.host ? &*g.host : nullptr, r);
   RenderOptions options;
@@ -250,11 +240,11 @@ int run_generate(GenerateOptions& o, Context& ctx) {
   }
   out.write(output, ctx);
   if (plan_out) {
-    std::ostringstream json;
-    const report::PlanOutput where{
-        format.name, is_stdout(o.output) ? std::nullopt : std::optional<std::string>(o.output)};
-    report::write_json_document(json, report::plan_json(plan, where, g.warnings));
-    plan_out->write(json.str(), ctx);
+    PlanJsonOptions where;
+    where.format = format.name;
+    if (!is_stdout(o.output)) where.path = o.output;
+    where.warnings = std::move(g.warnings);
+    plan_out->write(render_plan_json(plan, where), ctx);
   }
   return kExitClean;
 }

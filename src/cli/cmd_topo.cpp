@@ -4,33 +4,18 @@
 
 #include <CLI/CLI.hpp>
 #include <memory>
+#include <optional>
 #include <ostream>
-#include <span>
-#include <sstream>
-#include <vector>
+#include <string>
+#include <string_view>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/live.h"
-#include "vmxkit/analysis/readiness.h"
-#include "vmxkit/analysis/smi_topology.h"
-#include "vmxkit/analysis/topology.h"
-#include "vmxkit/checks/context.h"
-#include "vmxkit/checks/vm_pairs.h"
-#include "vmxkit/core/error.h"
-#include "vmxkit/core/io.h"
-#include "vmxkit/core/source_file.h"
-#include "vmxkit/formats/vmx/document.h"
-#include "vmxkit/report/diagram.h"
-#include "vmxkit/report/json.h"
-#include "vmxkit/report/smi_topology_text.h"
-#include "vmxkit/report/topology_json.h"
-#include "vmxkit/report/topology_text.h"
+#include "vmxkit/vmxkit.h"
 
 namespace vmxkit::cli {
-
-using report::Json, report::json_text, report::write_json_document;
 
 namespace {
 
@@ -46,37 +31,8 @@ struct TopoOptions {
   ServerOptions server;  ///< --server, --esx-host: the host from the vSphere API
 };
 
-// The VM's passthrough devices on the host, matched by `id` as the TOPO rules match them, and
-// the pairs those rules judge (checks::peer_pairs), for the diagram.
-pci::DiagramHighlight vm_highlight(const std::string& path, const pci::Host& host, Context& ctx) {
-  const vmx::Document doc = load_vmx(path, ctx);
-  warn_malformed(doc, ctx);
-  const VmConfig config = vmx::to_vm_config(doc);
-  const checks::Context rc(display_name(path), doc.bytes(), &doc, config, host.catalog(), &host);
-  pci::DiagramHighlight h;
-  h.vm = display_name(path);
-  const LineIndex lines(doc.bytes());
-  for (const checks::VmDevice& v : rc.devices()) {
-    const std::string name = fmt::format("pciPassthru{}", v.entry->index);
-    if (const auto device = checks::host_device(rc, v)) {
-      std::string& shown = h.devices[*device];
-      shown += (shown.empty() ? "" : ", ") + name;
-      continue;
-    }
-    const PassthroughKind kind = v.entry->kind();
-    if (kind != PassthroughKind::directpath && kind != PassthroughKind::sriov_vf) continue;
-    const Location at = lines.location(checks::id_span(rc, v).begin);
-    ctx.err << fmt::format(
-        "vmxkit: warning: {}:{}:{}: {} names no device of the host; it is not highlighted\n", h.vm,
-        at.line, at.column, name);
-  }
-  for (const checks::PeerPair& p : checks::peer_pairs(rc)) h.pairs.push_back(p.verdict);
-  return h;
-}
-
-// The host's tree as DOT, or as SVG rendered from that DOT.
-std::string topology_diagram(const TopoOptions& o, const pci::Host& host, const pci::Topology& t,
-                             Context& ctx) {
+// The diagram's heading: the host inputs as given, and the server's host.
+std::string diagram_title(const TopoOptions& o) {
   std::string title = "PCIe tree of ";
   bool first = true;
   for (const auto* list : {&o.hosts.positional, &o.hosts.flagged.hosts}) {
@@ -89,29 +45,7 @@ std::string topology_diagram(const TopoOptions& o, const pci::Host& host, const 
   if (!o.server.esx_host.empty()) {
     title += (first ? "" : ", ") + o.server.esx_host + " (vSphere API)";
   }
-  pci::DiagramHighlight highlight;
-  pci::DiagramOptions options;
-  if (!o.vm.empty()) {
-    highlight = vm_highlight(o.vm, host, ctx);
-    title += "; passthrough devices of " + highlight.vm + " highlighted";
-    options.highlight = &highlight;
-  }
-  options.title = std::move(title);
-  const std::string dot = pci::to_dot(pci::build_diagram(host, t, options));
-  return o.format == "svg" ? pci::render_svg(dot) : dot;
-}
-
-// A host known only from `nvidia-smi topo -m`: the matrix's verdicts and what it cannot tell.
-int run_smi_topo(const TopoOptions& o, const pci::SmiTopo& smi, Context& ctx) {
-  const pci::SmiMatrixVerdicts verdicts = pci::judge_smi_matrix(smi);
-  std::ostringstream text;
-  if (o.format == "json") {
-    write_json_document(text, report::smi_topology_json(smi, verdicts));
-  } else {
-    text << report::smi_topology_text(smi, verdicts);
-  }
-  write_output(o.output, text.str(), ctx, o.force);
-  return kExitClean;
+  return title;
 }
 
 int run_topo(const TopoOptions& o, Context& ctx) {
@@ -126,36 +60,41 @@ int run_topo(const TopoOptions& o, Context& ctx) {
         "topo: --vm highlights the VM's devices on a diagram: use it with "
         "--format dot or --format svg");
   }
-  const pci::Host host =
-      from_server ? load_server_host(o.server, o.hosts, ctx) : load_host_inputs(o.hosts, ctx);
-  pci::AnalysisOptions options;
+  const Host host =
+      from_server ? read_server_host(o.server, o.hosts, ctx) : read_host_inputs(o.hosts, ctx);
+  TopologyOptions options;
   options.all_nics = o.all_nics;
   options.full_matrix = o.full_matrix;
   if (!o.cmdline.empty()) {
-    options.iommu_translating =
-        pci::iommu_translating(host, pci::parse_kernel_cmdline(read_file(o.cmdline), o.cmdline));
+    options.iommu_translating = iommu_translating(host, read_file_bytes(o.cmdline), o.cmdline);
   }
-  for (const std::string& w : pci::smi_warnings(host)) ctx.err << "vmxkit: warning: " << w << '\n';
-  if (pci::smi_only(host)) {
-    if (diagram) {
-      throw vmxkit::Error(fmt::format(
-          "topo --format {}: {} is nvidia-smi topo -m, which has no PCIe tree to draw; give the "
-          "host's lspci -vvv (or lspci -tv) with it",
-          o.format, host.smi_topo()->where.path));
-    }
-    return run_smi_topo(o, *host.smi_topo(), ctx);
+  for (const std::string& w : nvidia_smi_warnings(host)) {
+    ctx.err << "vmxkit: warning: " << w << '\n';
   }
-  const pci::Topology topo = pci::analyze(host, options);
-  std::ostringstream text;
+  const std::optional<std::string> smi_only = nvidia_smi_only_input(host);
+  if (smi_only && diagram) {
+    throw vmxkit::Error(fmt::format(
+        "topo --format {}: {} is nvidia-smi topo -m, which has no PCIe tree to draw; give the "
+        "host's lspci -vvv (or lspci -tv) with it",
+        o.format, *smi_only));
+  }
+  TopologyRenderOptions render;
+  std::optional<VmxDocument> vm;
   if (diagram) {
-    text << topology_diagram(o, host, topo, ctx);
-  } else if (o.format == "json") {
-    write_json_document(text, report::topology_json(host, topo));
-  } else {
-    if (topo.size() == 0) ctx.err << "vmxkit: no GPUs or RDMA NICs on the host\n";
-    text << report::render_topology_text(host, topo);
+    render.title = diagram_title(o);
+    if (!o.vm.empty()) {
+      vm = read_vmx_document(o.vm, ctx);
+      warn_malformed(*vm, ctx);
+      render.vm = &*vm;
+    }
+    render.message = [&ctx](std::string_view message) { ctx.err << message; };
   }
-  write_output(o.output, text.str(), ctx, o.force);
+  const TopologyReport report = topology_report(host, options);
+  if (o.format == "text" && !smi_only && report.gpu_count() + report.nic_count() == 0) {
+    ctx.err << "vmxkit: no GPUs or RDMA NICs on the host\n";
+  }
+  const std::string text = render_topology(report, diagram ? "dot" : o.format, render);
+  write_output(o.output, o.format == "svg" ? render_svg(text) : text, ctx, o.force);
   return kExitClean;
 }
 
@@ -187,7 +126,7 @@ void setup_topo(CLI::App& app, Context& ctx) {
   sub->add_flag("--matrix", o->full_matrix,
                 fmt::format("The full matrix and every pair's verdict also for hosts with more "
                             "than {} GPUs and NICs (which get each GPU's nearest peers instead)",
-                            pci::kFullMatrixLimit));
+                            kFullMatrixLimit));
   sub->add_option("--cmdline", o->cmdline, "/proc/cmdline or /etc/default/grub (IOMMU mode)");
   add_server_options(*sub, o->server, true);
   sub->callback([o, &ctx] { ctx.exit_code = run_topo(*o, ctx); });

@@ -349,10 +349,12 @@ pci::Host load_server_host(const ServerOptions& o, const HostInputs& inputs, Con
   return host;
 }
 
-Host read_server_host(const ServerOptions& o, const HostInputs& inputs, Context& ctx) {
+Host read_server_host(const ServerOptions& o, const HostInputs& inputs, Context& ctx,
+                      std::string* system_uuid, std::string* config_target,
+                      std::vector<std::string>* warnings) {
   const Catalog catalog = load_catalog(inputs.flagged.catalogs);
   pci::Host host(detail::internal_catalog(catalog));
-  read_server_host_into(host, o, inputs, ctx, nullptr, nullptr, nullptr);
+  read_server_host_into(host, o, inputs, ctx, system_uuid, config_target, warnings);
   return detail::wrap_host(std::move(host), catalog);
 }
 

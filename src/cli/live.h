@@ -44,8 +44,11 @@ pci::Host load_server_host(const ServerOptions& options, const HostInputs& input
                            std::string* system_uuid = nullptr, std::string* config_target = nullptr,
                            std::vector<std::string>* warnings = nullptr);
 
-/// load_server_host() as a public Host, for the commands on the public API.
-Host read_server_host(const ServerOptions& options, const HostInputs& inputs, Context& ctx);
+/// load_server_host() as a public Host, for the commands on the public API: the same system
+/// UUID, QueryConfigTarget answer and warnings when asked for.
+Host read_server_host(const ServerOptions& options, const HostInputs& inputs, Context& ctx,
+                      std::string* system_uuid = nullptr, std::string* config_target = nullptr,
+                      std::vector<std::string>* warnings = nullptr);
 
 /// Throws vmxkit::Error when --esx-host was given without a server or the other way round.
 bool server_host_wanted(const ServerOptions& options);

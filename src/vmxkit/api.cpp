@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <iterator>
+#include <mutex>
 #include <utility>
 
 #include "vmxkit/analysis/mmio.h"
@@ -37,10 +38,17 @@ struct Catalog::Impl {
 };
 
 struct Host::Impl {
+  Impl(pci::Host h, Catalog c) : host(std::move(h)), catalog(std::move(c)) {}
   pci::Host host;
   Catalog catalog;
-  std::vector<HostDevice> devices;  // parallel to host.devices()
   std::vector<std::string> warnings;
+  // The public devices, parallel to host.devices(), made when first asked for: a command that
+  // only hands the host on (topo, generate) never does, and for 80,000 functions they were 8 MB
+  // and a described address each.
+  mutable std::once_flag devices_made;
+  mutable std::vector<HostDevice> devices;
+
+  const std::vector<HostDevice>& public_devices() const;
 };
 
 struct Plan::Impl {
@@ -262,21 +270,10 @@ struct detail::Access {
   static const pci::Host& host(const Host& h) { return h.impl_->host; }
 
   static Host make_host(pci::Host h, Catalog catalog) {
-    auto impl = std::make_shared<Host::Impl>(Host::Impl{std::move(h), std::move(catalog), {}, {}});
-    const pci::Host& host = impl->host;
-    for (std::size_t i = 0; i < host.devices().size(); ++i) {
-      const pci::Device& d = host.at(i);
-      HostDevice out;
-      out.address = d.bdf;
-      out.vendor_id = d.vendor_id;
-      out.device_id = d.device_id;
-      out.role = from_internal(d.role);
-      out.description = host.describe(i);
-      if (d.model != nullptr) out.model = d.model->model;
-      out.numa_node = d.numa_node;
-      impl->devices.push_back(std::move(out));
+    auto impl = std::make_shared<Host::Impl>(std::move(h), std::move(catalog));
+    for (const pci::HostWarning& w : impl->host.warnings()) {
+      impl->warnings.push_back(w.to_string());
     }
-    for (const pci::HostWarning& w : host.warnings()) impl->warnings.push_back(w.to_string());
     Host result;
     result.impl_ = std::move(impl);
     return result;
@@ -476,11 +473,30 @@ HostSource HostSource::from_text(std::string name, std::string text) {
   return s;
 }
 
-const std::vector<HostDevice>& Host::devices() const { return impl_->devices; }
+const std::vector<HostDevice>& Host::Impl::public_devices() const {
+  std::call_once(devices_made, [this] {
+    devices.reserve(host.devices().size());
+    for (std::size_t i = 0; i < host.devices().size(); ++i) {
+      const pci::Device& d = host.at(i);
+      HostDevice out;
+      out.address = d.bdf;
+      out.vendor_id = d.vendor_id;
+      out.device_id = d.device_id;
+      out.role = from_internal(d.role);
+      out.description = host.describe(i);
+      if (d.model != nullptr) out.model = d.model->model;
+      out.numa_node = d.numa_node;
+      devices.push_back(std::move(out));
+    }
+  });
+  return devices;
+}
+
+const std::vector<HostDevice>& Host::devices() const { return impl_->public_devices(); }
 
 const HostDevice* Host::find(const Bdf& address) const {
   const auto i = impl_->host.index_of(address);
-  return i ? &impl_->devices[*i] : nullptr;
+  return i ? &impl_->public_devices()[*i] : nullptr;
 }
 
 const std::vector<std::string>& Host::warnings() const { return impl_->warnings; }
@@ -521,6 +537,7 @@ Topology analyze(const Host& host, const TopologyOptions& options) {
   pci::AnalysisOptions o;
   o.iommu_translating = options.iommu_translating;
   o.all_nics = options.all_nics;
+  o.full_matrix = options.full_matrix;
   const pci::Topology t = pci::analyze(h, o);
   Topology out;
   for (const std::size_t i : t.gpus) out.gpus.push_back(h.at(i).bdf);

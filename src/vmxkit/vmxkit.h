@@ -292,10 +292,19 @@ struct PairReport {
   std::vector<PairReason> reasons;
 };
 
-/// Facts about the host that are not in its PCI inputs.
+/// Above this many GPUs and NICs together, a host's topology lists each GPU's nearest peers
+/// instead of the full matrix, whose cells and pair verdicts grow with the square of that number
+/// (unless TopologyOptions::full_matrix). Real servers have at most about 16 GPUs and 16 NICs.
+inline constexpr std::size_t kFullMatrixLimit = 64;
+
+/// Facts about the host that are not in its PCI inputs, and what to compute.
 struct TopologyOptions {
   std::optional<bool> iommu_translating;  ///< the IOMMU translates DMA; nullopt: not known
   bool all_nics = false;                  ///< every NIC, not only RDMA-capable ones
+  /// The full matrix and every pair's verdict whatever the host's size (`topo --matrix`).
+  /// Without it, a host of more than kFullMatrixLimit GPUs and NICs gets no matrix and no pairs
+  /// from analyze(), and each GPU's nearest peers in the reports of topology_report().
+  bool full_matrix = false;
 };
 
 /// The GPU/NIC matrix like `nvidia-smi topo -m`.
@@ -312,6 +321,93 @@ struct Topology {
 /// Classifies the path of every GPU<->GPU and GPU<->NIC pair of the host and judges it for
 /// GPUDirect RDMA. Does not throw.
 Topology analyze(const Host& host, const TopologyOptions& options = {});
+
+/// Whether the IOMMU of `host` translates DMA as its kernel command line sets it, for
+/// TopologyOptions::iommu_translating: true (`intel_iommu=on`, `amd_iommu=on`), false (off, or
+/// `iommu=pt`), nullopt when the line does not say (AMD turns it on by default where the
+/// firmware enables it). `cmdline` is the text of /proc/cmdline or /etc/default/grub, named
+/// `cmdline_name` in messages. Throws vmxkit::Error when it holds no kernel command line.
+std::optional<bool> iommu_translating(const Host& host, std::string_view cmdline,
+                                      const std::string& cmdline_name);
+
+/// Where the host's `nvidia-smi topo -m` and its PCI inputs disagree: GPU counts that differ
+/// (then nothing is matched), and each matched GPU pair whose class in the matrix is not the
+/// class the PCI tree gives (at most 12, then how many more). Empty without such a matrix.
+std::vector<std::string> nvidia_smi_warnings(const Host& host);
+
+/// For a host known from `nvidia-smi topo -m` alone (a matrix, and no GPU or RDMA NIC from a
+/// PCI input): the name of that input. Such a host has no PCI address to place a VM's devices
+/// on and no PCIe tree to draw; its topology_report() gives the matrix's own verdicts. nullopt
+/// for any other host.
+std::optional<std::string> nvidia_smi_only_input(const Host& host);
+
+class TopologyReport;
+class VmxDocument;
+
+/// The topology of `host` as `vmxkit topo` reports it: analyze()'s matrix and verdicts with what
+/// the reports show beyond them (a large host's nearest peers per GPU, NVLink from `nvidia-smi
+/// topo -m`, the notes on NVLink the PCI inputs cannot show, the host's warnings); for a host
+/// known from `nvidia-smi topo -m` alone, each pair judged by its cell and what the matrix
+/// cannot tell. Does not throw.
+TopologyReport topology_report(const Host& host, const TopologyOptions& options = {});
+
+/// How render_topology() draws a diagram.
+struct TopologyRenderOptions {
+  /// dot and svg: the graph's heading, naming the host's inputs ("PCIe tree of lspci.txt"); with
+  /// `vm`, "; passthrough devices of VM highlighted" follows (VM: the document's path).
+  std::string title;
+  /// dot and svg: highlight this VM's passthrough devices (its pciPassthruN.id entries, matched
+  /// as lint matches them) and draw each GPU/NIC and GPU/GPU pair of the VM in the colour of its
+  /// path class (PIX/PXB green, PHB/NODE amber, SYS red). nullptr: none.
+  const VmxDocument* vm = nullptr;
+  /// Receives each warning as it arises, whole and as the command line prints it on stderr
+  /// (`vmxkit: warning: vm.vmx:4:1: pciPassthru1 names no device of the host; it is not
+  /// highlighted`, with its line break). Unset: none is made.
+  std::function<void(std::string_view)> message;
+};
+
+/// `report` as `vmxkit topo --format FORMAT` writes it: "text" (the matrix and legends in the
+/// layout of `nvidia-smi topo -m`, then each pair's verdict with its reasons and the best NIC
+/// per GPU; a large host's nearest peers instead of the matrix), "json" (the same as one
+/// document, two-space indentation and a final newline) or "dot" (the host's PCIe tree as a
+/// Graphviz diagram: NUMA nodes, host bridges, root ports, one box per switch, GPUs and NICs,
+/// other devices folded per bridge; render_svg() lays it out as `--format svg` does). Throws
+/// vmxkit::Error for another format and for a diagram of a host known from `nvidia-smi topo -m`
+/// alone.
+std::string render_topology(const TopologyReport& report, std::string_view format,
+                            const TopologyRenderOptions& options = {});
+
+/// Graphviz DOT text (render_topology()'s "dot") laid out by Graphviz's `dot` as SVG, with
+/// Graphviz's own font metrics, so the same DOT gives the same bytes on every machine with one
+/// Graphviz version. Graphviz's libraries are loaded on the first call. Throws vmxkit::Error when
+/// they cannot be loaded (saying what to install), or with Graphviz's message for DOT it cannot
+/// read or lay out. Defined in `vmxkit::graphviz` (which links vmxkit::core), not in
+/// vmxkit::core.
+std::string render_svg(std::string_view dot);
+
+/// A host's topology, analysed once for any of its reports (render_topology()).
+class TopologyReport {
+ public:
+  /// The GPUs the report covers (for a host known from `nvidia-smi topo -m` alone, the
+  /// matrix's GPU labels).
+  std::size_t gpu_count() const;
+  /// The NICs the report covers: RDMA-capable ones, or every NIC with
+  /// TopologyOptions::all_nics (the matrix's NIC labels for a host known from it alone).
+  std::size_t nic_count() const;
+  /// More than kFullMatrixLimit GPUs and NICs without TopologyOptions::full_matrix: each GPU's
+  /// nearest NICs and GPU peers are reported instead of the matrix and every pair.
+  bool listed() const;
+  /// The host is known from `nvidia-smi topo -m` alone (nvidia_smi_only_input()).
+  bool nvidia_smi_only() const;
+
+ private:
+  friend TopologyReport topology_report(const Host& host, const TopologyOptions& options);
+  friend std::string render_topology(const TopologyReport& report, std::string_view format,
+                                     const TopologyRenderOptions& options);
+  struct Impl;
+  TopologyReport() = default;
+  std::shared_ptr<const Impl> impl_;
+};
 
 // ------------------------------------------------------------------------------------------------
 // Host checks: is a host ready for GPUDirect RDMA and SR-IOV (`vmxkit host-check`)
@@ -732,6 +828,49 @@ class Plan {
 /// not of the role, a GPU without GPUDirect support paired for P2P, a pair across sockets
 /// (SYS) or through the CPU (PHB/NODE) without `allow_degraded`, a base that is not a `.vmx`.
 Plan plan(const Host* host, const PlanRequest& request);
+
+/// What the command line says of a plan beyond its rendering, for render_plan_json().
+struct PlanJsonOptions {
+  std::string format = "vmx";       ///< the output format the plan was rendered in (render())
+  std::optional<std::string> path;  ///< the file that rendering was written to; nullopt: stdout
+  /// What the run said about the host as it read it (Host::warnings(), and a server's).
+  std::vector<std::string> warnings;
+};
+
+/// `plan` as `vmxkit generate --plan-json` writes it, for programs that drive generate and must
+/// not read the prose of a comment block or of stderr: schema (1, raised when a member is renamed
+/// or removed or changes its meaning), tool, version, output (format, path or null), gpus and
+/// nics (address, ids, sriov_vf, label, model), pairs (indices, path class and detail, verdict,
+/// reasons), vgpu, memory_mb, mmio (size_gb, kb323402_gb, estimated, total_bytes, bars, unknown,
+/// below_4g, lines), needs_64bit_mmio, p2p, explanation and warnings; two-space indentation and
+/// a final newline.
+std::string render_plan_json(const Plan& plan, const PlanJsonOptions& options = {});
+
+/// A device of a vendor device group (`VirtualMachineVendorDeviceGroupInfoComponentDeviceInfo`).
+struct VendorDeviceGroupComponent {
+  std::string type;  ///< `pciPassthru`, `nvidiaVgpu`, `sriovNic` or `dvx`
+  std::string vendor_name;
+  std::string device_name;
+};
+
+/// A vendor device group a host offers its VMs (vSphere 8.0 U1:
+/// `ConfigTarget.vendorDeviceGroupInfo`), which vCenter places as a unit.
+struct VendorDeviceGroup {
+  std::string name;         ///< `deviceGroupName`, as PlanRequest::device_group names it
+  std::string description;  ///< `deviceGroupDescription`; may be empty
+  std::vector<VendorDeviceGroupComponent> components;
+  /// It holds an NVIDIA vGPU and a network device (an SR-IOV NIC, a DVX device or a passthrough
+  /// device of a NIC vendor): a group for GPUDirect RDMA from a vGPU (rule P2P005).
+  bool pairs_vgpu_with_nic = false;
+};
+
+/// The vendor device groups of a host's QueryConfigTarget answer, as PlanRequest::config_target
+/// holds it (`govc vm.target.info -json`, a SOAP QueryConfigTargetResponse, or a ConfigTarget
+/// pyVmomi serialized), named `name` in messages. An answer without `vendorDeviceGroupInfo`
+/// offers none. Throws vmxkit::Error with file:line:col for malformed JSON or XML, values of
+/// the wrong type, and a document that is no ConfigTarget.
+std::vector<VendorDeviceGroup> vendor_device_groups(std::string_view config_target,
+                                                    const std::string& name = "ConfigTarget");
 
 // ------------------------------------------------------------------------------------------------
 // Render
