@@ -6,25 +6,11 @@
 #include <CLI/CLI.hpp>
 #include <ostream>
 
-#include "vmxkit/analysis/smi_topology.h"
-#include "vmxkit/core/error.h"
 #include "vmxkit/core/io.h"
-#include "vmxkit/formats/host/load.h"
 
 namespace vmxkit::cli {
 
 std::string display_name(const std::string& path) { return path == "-" ? "<stdin>" : path; }
-
-vmx::Document load_vmx(const std::string& path, Context& ctx) {
-  std::string bytes = path == "-" ? read_stream(ctx.in, "<stdin>") : read_file(path);
-  return vmx::Document::parse(std::move(bytes), display_name(path));
-}
-
-void warn_malformed(const vmx::Document& doc, Context& ctx) {
-  // The public document is parsed again only when there is something to say.
-  if (doc.problems().empty()) return;
-  warn_malformed(VmxDocument::parse(std::string(doc.bytes()), doc.path()), ctx);
-}
 
 std::string read_input(const std::string& path, Context& ctx) {
   return path == "-" ? read_stream(ctx.in, "<stdin>") : read_file_bytes(path);
@@ -58,12 +44,6 @@ void add_host_inputs(CLI::App& sub, HostInputs& inputs, const std::string& posit
   add_host_options(sub, inputs.flagged);
 }
 
-pci::Host load_host_inputs(const HostInputs& inputs, Context& ctx) {
-  pci::Host host(pci::catalog_with(inputs.flagged.catalogs));
-  load_host_inputs_into(host, inputs, ctx);
-  return host;
-}
-
 Host read_host_inputs(const HostInputs& inputs, Context& ctx) {
   const Catalog catalog = load_catalog(inputs.flagged.catalogs);
   std::vector<HostSource> sources;
@@ -79,41 +59,6 @@ Host read_host_inputs(const HostInputs& inputs, Context& ctx) {
   Host host = load_host(sources, catalog);
   for (const std::string& w : host.warnings()) ctx.err << "vmxkit: warning: " << w << '\n';
   return host;
-}
-
-void load_host_inputs_into(pci::Host& host, const HostInputs& inputs, Context& ctx) {
-  for (const auto* list : {&inputs.positional, &inputs.flagged.hosts}) {
-    for (const std::string& source : *list) {
-      if (source == "-") {
-        const std::string text = read_stream(ctx.in, "<stdin>");
-        pci::load_text(host, text, "<stdin>");
-      } else {
-        pci::load_source(host, source);
-      }
-    }
-  }
-  host.finalize();
-  for (const pci::HostWarning& w : host.warnings()) {
-    ctx.err << "vmxkit: warning: " << w.to_string() << '\n';
-  }
-}
-
-LoadedHost load_host_options(const HostOptions& options, Context& ctx) {
-  LoadedHost loaded{pci::catalog_with(options.catalogs), nullptr};
-  if (!options.hosts.empty()) {
-    loaded.host = std::make_unique<pci::Host>(pci::load_host(options.hosts, loaded.catalog));
-    if (pci::smi_only(*loaded.host)) {
-      throw Error(fmt::format(
-          "--host {}: nvidia-smi topo -m names no PCI address, so a VM's pciPassthruN.id cannot "
-          "be placed on it; give it together with the host's lspci -vvv (or lspci -tv), whose "
-          "NVIDIA GPUs its GPU0, GPU1... are in PCI address order",
-          loaded.host->smi_topo()->where.path));
-    }
-    for (const std::string& w : pci::smi_warnings(*loaded.host)) {
-      ctx.err << "vmxkit: warning: " << w << '\n';
-    }
-  }
-  return loaded;
 }
 
 HostAndCatalog read_host_options(const HostOptions& options, Context& ctx) {

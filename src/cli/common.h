@@ -10,9 +10,6 @@
 #include <vector>
 
 #include "vmxkit/core/io.h"
-#include "vmxkit/devices/catalog.h"
-#include "vmxkit/formats/vmx/document.h"
-#include "vmxkit/model/host.h"
 #include "vmxkit/vmxkit.h"
 
 namespace CLI {
@@ -34,20 +31,14 @@ struct Context {
 /// The name a path is shown under: `<stdin>` for `-`.
 std::string display_name(const std::string& path);
 
-/// Reads FILE (or stdin for `-`) and parses it as a `.vmx` document.
-vmx::Document load_vmx(const std::string& path, Context& ctx);
-
-/// Prints the document's malformed-line diagnostics as warnings: editing keeps those lines as
-/// they are, but VMware will still reject the file.
-void warn_malformed(const vmx::Document& doc, Context& ctx);
-
 /// Reads FILE, or stdin for `-` (read whole, named `<stdin>` in messages).
 std::string read_input(const std::string& path, Context& ctx);
 
 /// Reads FILE (or stdin for `-`) as a `.vmx` document, named as display_name() names it.
 VmxDocument read_vmx_document(const std::string& path, Context& ctx);
 
-/// warn_malformed() of the public document.
+/// Prints the document's malformed-line diagnostics as warnings: editing keeps those lines as
+/// they are, but VMware will still reject the file.
 void warn_malformed(const VmxDocument& doc, Context& ctx);
 
 /// `--host HOST` (repeatable) and `--catalog FILE`, shared by lint, fix and generate.
@@ -69,29 +60,16 @@ void add_host_inputs(CLI::App& sub, HostInputs& inputs, const std::string& posit
 
 /// Loads HOST inputs (positional first, then --host; `-` = stdin) with the catalogue and user
 /// overrides, and prints the input warnings to stderr.
-pci::Host load_host_inputs(const HostInputs& inputs, Context& ctx);
-/// load_host_inputs() through the public API.
 Host read_host_inputs(const HostInputs& inputs, Context& ctx);
-/// Loads the captures of `inputs` into `host` (which may already hold what the vSphere API
-/// said), finalizes it and prints its warnings.
-void load_host_inputs_into(pci::Host& host, const HostInputs& inputs, Context& ctx);
 
 /// The catalogue (built-in plus --catalog files) and the host, when --host was given.
-struct LoadedHost {
-  pci::Catalog catalog;
-  std::unique_ptr<pci::Host> host;
-};
-/// Also refuses a host known only from `nvidia-smi topo -m` (no PCI address to place a VM's
-/// devices on) and warns on stderr where that matrix and the PCI inputs disagree.
-LoadedHost load_host_options(const HostOptions& options, Context& ctx);
-
-/// The catalogue and the host of load_host_options(), as public values.
 struct HostAndCatalog {
   Catalog catalog;
   std::optional<Host> host;  ///< when --host was given
 };
-/// load_host_options() through the public API (check_lint_host()): the same refusal and
-/// warnings.
+/// Loads --host and --catalog for lint, fix and generate. Refuses a host known only from
+/// `nvidia-smi topo -m` (no PCI address to place a VM's devices on) and warns on stderr where
+/// that matrix and the PCI inputs disagree (check_lint_host()).
 HostAndCatalog read_host_options(const HostOptions& options, Context& ctx);
 
 /// Options shared by the subcommands that write a document.

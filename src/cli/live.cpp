@@ -309,7 +309,26 @@ void report_requests(const vsphere::Client& client, const ServerOptions& o, doub
 
 namespace {
 
-// load_server_host() into `host` (made with the catalogue the caller keeps).
+// HOST inputs (positional first, then --host; `-` = stdin) into `host`, which may already hold
+// what the vSphere API said; finalizes it and prints its warnings.
+void load_host_inputs_into(pci::Host& host, const HostInputs& inputs, Context& ctx) {
+  for (const auto* list : {&inputs.positional, &inputs.flagged.hosts}) {
+    for (const std::string& source : *list) {
+      if (source == "-") {
+        const std::string text = read_stream(ctx.in, "<stdin>");
+        pci::load_text(host, text, "<stdin>");
+      } else {
+        pci::load_source(host, source);
+      }
+    }
+  }
+  host.finalize();
+  for (const pci::HostWarning& w : host.warnings()) {
+    ctx.err << "vmxkit: warning: " << w.to_string() << '\n';
+  }
+}
+
+// read_server_host() into `host` (made with the catalogue the caller keeps).
 void read_server_host_into(pci::Host& host, const ServerOptions& o, const HostInputs& inputs,
                            Context& ctx, std::string* system_uuid, std::string* config_target,
                            std::vector<std::string>* warnings) {
@@ -340,14 +359,6 @@ void read_server_host_into(pci::Host& host, const ServerOptions& o, const HostIn
 }
 
 }  // namespace
-
-pci::Host load_server_host(const ServerOptions& o, const HostInputs& inputs, Context& ctx,
-                           std::string* system_uuid, std::string* config_target,
-                           std::vector<std::string>* warnings) {
-  pci::Host host(pci::catalog_with(inputs.flagged.catalogs));
-  read_server_host_into(host, o, inputs, ctx, system_uuid, config_target, warnings);
-  return host;
-}
 
 Host read_server_host(const ServerOptions& o, const HostInputs& inputs, Context& ctx,
                       std::string* system_uuid, std::string* config_target,

@@ -8,7 +8,6 @@
 
 #include "cli/common.h"
 #include "cli/rule_selection.h"
-#include "vmxkit/model/host.h"
 #include "vmxkit/vsphere/client.h"
 
 namespace CLI {
@@ -40,12 +39,6 @@ void report_requests(const vsphere::Client& client, const ServerOptions& options
 /// same host adds its BARs), finalized; its system UUID in `system_uuid`; with `config_target`,
 /// its QueryConfigTarget answer (left empty, with a warning, when the server gives none). The
 /// warnings it prints (the server's, the host's) are also added to `warnings` when given.
-pci::Host load_server_host(const ServerOptions& options, const HostInputs& inputs, Context& ctx,
-                           std::string* system_uuid = nullptr, std::string* config_target = nullptr,
-                           std::vector<std::string>* warnings = nullptr);
-
-/// load_server_host() as a public Host, for the commands on the public API: the same system
-/// UUID, QueryConfigTarget answer and warnings when asked for.
 Host read_server_host(const ServerOptions& options, const HostInputs& inputs, Context& ctx,
                       std::string* system_uuid = nullptr, std::string* config_target = nullptr,
                       std::vector<std::string>* warnings = nullptr);

@@ -103,17 +103,13 @@ const std::vector<CliIncludes>& cli_internal_includes() {
         "vmxkit/core/error.h", "vmxkit/core/io.h", "vmxkit/formats/host/load.h",
         "vmxkit/formats/host/vsphere_api.h", "vmxkit/report/json.h", "vmxkit/report/lint_report.h",
         "vmxkit/vsphere/apply.h"}},
-      {"common.cpp",
-       {"vmxkit/analysis/smi_topology.h", "vmxkit/core/error.h", "vmxkit/core/io.h",
-        "vmxkit/formats/host/load.h"}},
-      {"common.h",
-       {"vmxkit/core/io.h", "vmxkit/devices/catalog.h", "vmxkit/formats/vmx/document.h",
-        "vmxkit/model/host.h"}},
+      {"common.cpp", {"vmxkit/core/io.h"}},
+      {"common.h", {"vmxkit/core/io.h"}},
       {"live.cpp",
        {"vmxkit/api_internal.h", "vmxkit/checks/engine.h", "vmxkit/core/error.h",
         "vmxkit/core/io.h", "vmxkit/formats/host/load.h", "vmxkit/formats/host/vsphere_api.h",
         "vmxkit/formats/vsphere/load.h", "vmxkit/report/lint_report.h", "vmxkit/vsphere/apply.h"}},
-      {"live.h", {"vmxkit/model/host.h", "vmxkit/vsphere/client.h"}},
+      {"live.h", {"vmxkit/vsphere/client.h"}},
   };
   return list;
 }
