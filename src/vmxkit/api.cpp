@@ -279,17 +279,6 @@ struct detail::Access {
     return result;
   }
 
-  static checks::LintOptions lint_options(const LintOptions& o) {
-    checks::LintOptions out;
-    if (o.host != nullptr) out.host = &host(*o.host);
-    if (o.catalog != nullptr) {
-      out.catalog = &catalog(*o.catalog);
-    } else if (o.host != nullptr) {
-      out.catalog = &out.host->catalog();
-    }
-    return out;
-  }
-
   // The request's group among those its ConfigTarget offers.
   static vsphere::VendorDeviceGroup find_device_group(const PlanRequest& request) {
     auto groups = vsphere::read_vendor_device_groups(
@@ -509,6 +498,17 @@ Host detail::wrap_host(pci::Host host, const Catalog& catalog) {
 
 const pci::Host& detail::internal_host(const Host& host) { return detail::Access::host(host); }
 
+checks::LintOptions detail::internal_lint_options(const LintOptions& o) {
+  checks::LintOptions out;
+  if (o.host != nullptr) out.host = &Access::host(*o.host);
+  if (o.catalog != nullptr) {
+    out.catalog = &Access::catalog(*o.catalog);
+  } else if (o.host != nullptr) {
+    out.catalog = &out.host->catalog();
+  }
+  return out;
+}
+
 const pci::Catalog& detail::internal_catalog(const Catalog& catalog) {
   return detail::Access::catalog(catalog);
 }
@@ -600,7 +600,7 @@ std::size_t LintReport::count_at_least(Severity threshold) const {
 
 LintReport lint(const Input& input, const LintOptions& options) {
   return detail::to_lint_report(
-      checks::lint(input.path, input.bytes, detail::Access::lint_options(options)));
+      checks::lint(input.path, input.bytes, detail::internal_lint_options(options)));
 }
 
 FixResult fix(const Input& input, const FixOptions& options) {

@@ -13,6 +13,7 @@ struct Change;
 }  // namespace apply
 namespace checks {
 struct Finding;
+struct LintOptions;
 struct LintResult;
 }  // namespace checks
 }  // namespace vmxkit
@@ -25,6 +26,8 @@ Host wrap_host(pci::Host host, const Catalog& catalog);
 const pci::Host& internal_host(const Host& host);
 /// The pci::Catalog behind a public Catalog.
 const pci::Catalog& internal_catalog(const Catalog& catalog);
+/// The rule engine's options for public ones: the host's catalogue unless one is given.
+checks::LintOptions internal_lint_options(const LintOptions& options);
 /// A public LintReport of a lint result (`format` stays "vmx" for one that has no format).
 LintReport to_lint_report(checks::LintResult&& result);
 /// A public CheckFinding of a host or guest check's finding.

@@ -35,17 +35,6 @@ namespace vmxkit {
 
 namespace {
 
-checks::LintOptions checks_lint_options(const LintOptions& o) {
-  checks::LintOptions out;
-  if (o.host != nullptr) out.host = &detail::internal_host(*o.host);
-  if (o.catalog != nullptr) {
-    out.catalog = &detail::internal_catalog(*o.catalog);
-  } else if (o.host != nullptr) {
-    out.catalog = &out.host->catalog();
-  }
-  return out;
-}
-
 // How specific `selector` is for `rule_id`: its length (ALL: 0), or -1 when it does not match.
 int selector_match(std::string_view selector, std::string_view rule_id) {
   if (selector == "ALL") return 0;
@@ -221,7 +210,7 @@ void RuleSelection::filter(std::vector<Diagnostic>& diagnostics) const {
 
 void lint_files(std::vector<DocumentSource> files, const LintFilesOptions& options,
                 const std::function<void(LintFileResult)>& each) {
-  const checks::LintOptions lint_options = checks_lint_options(options.lint);
+  const checks::LintOptions lint_options = detail::internal_lint_options(options.lint);
   const unsigned cores = std::thread::hardware_concurrency();
   const unsigned jobs = std::max(1u, std::min<unsigned>(options.jobs != 0 ? options.jobs : cores,
                                                         static_cast<unsigned>(files.size())));
@@ -333,8 +322,8 @@ LintHostCheck check_lint_host(const Host& host) {
 // --- fix
 
 FixResult fix(const std::string& path, std::string bytes, const FixOptions& options) {
-  checks::FixResult r =
-      checks::fix(path, std::move(bytes), checks_lint_options(options.lint), options.unsafe);
+  checks::FixResult r = checks::fix(path, std::move(bytes),
+                                    detail::internal_lint_options(options.lint), options.unsafe);
   FixResult out;
   out.bytes = std::move(r.bytes);
   out.fixes_applied = r.fixes_applied;
