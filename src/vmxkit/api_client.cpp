@@ -3,9 +3,11 @@
 // vsphere/apply.h. Part of vmxkit_client (vmxkit::client), with the vSphere client it drives,
 // so that vmxkit::core does not depend on it.
 #include <algorithm>
+#include <memory>
 #include <utility>
 
 #include "vmxkit/analysis/apply_change.h"
+#include "vmxkit/api_client_internal.h"
 #include "vmxkit/api_internal.h"
 #include "vmxkit/checks/engine.h"
 #include "vmxkit/core/io.h"
@@ -53,21 +55,6 @@ vsphere::ApplyStatus to_internal(ApplyStatus s) {
   return vsphere::ApplyStatus::checks_failed;
 }
 
-// The client's options as govc reads them from the environment, with what the request gives
-// over them.
-vsphere::ClientOptions client_options(const VsphereServer& server) {
-  vsphere::ClientOptions o = vsphere::options_from_environment(server.url, server.insecure);
-  if (server.username || server.password) {
-    o.username = server.username.value_or("");
-    o.password = server.password.value_or("");
-    o.override_url_credentials = true;
-  }
-  if (!server.proxy.empty()) o.proxy = server.proxy;
-  o.timeout_ms = static_cast<long>(server.timeout.count());
-  o.connect_timeout_ms = std::min(o.connect_timeout_ms, o.timeout_ms);
-  return o;
-}
-
 vsphere::VmSelector to_selector(const VmSelector& vm) {
   vsphere::VmSelector s;
   s.name = vm.name;
@@ -99,6 +86,32 @@ ApplyReport to_apply_report(vsphere::ApplyResult&& r) {
 
 }  // namespace
 
+vsphere::ClientOptions detail::client_options(const VsphereServer& server) {
+  vsphere::ClientOptions o = vsphere::options_from_environment(server.url, server.insecure);
+  if (server.username || server.password) {
+    o.username = server.username.value_or("");
+    o.password = server.password.value_or("");
+    o.override_url_credentials = true;
+  }
+  if (!server.proxy.empty()) o.proxy = server.proxy;
+  o.timeout_ms = static_cast<long>(server.timeout.count());
+  o.connect_timeout_ms = std::min(o.connect_timeout_ms, o.timeout_ms);
+  o.allow_http = server.allow_http;
+  o.max_objects = server.batch_size;
+  o.on_request = server.on_request;
+  return o;
+}
+
+std::unique_ptr<vsphere::Client> detail::connect(const VsphereServer& server) {
+  auto client = std::make_unique<vsphere::Client>(client_options(server));
+  client->connect();
+  if (server.on_connected) {
+    server.on_connected(
+        ServerInfo{client->endpoint(), client->content().full_name, client->content().api_version});
+  }
+  return client;
+}
+
 std::string_view to_string(ApplyStatus status) { return vsphere::to_string(to_internal(status)); }
 
 ApplyReport apply_plan(const ApplyRequest& request) {
@@ -109,10 +122,9 @@ ApplyReport apply_plan(const ApplyRequest& request) {
   r.change = {request.change.firmware_change, request.change.keep_memory};
   r.dry_run = request.dry_run;
   r.task_timeout = request.task_timeout;
-  vsphere::Client client(client_options(request.server));
-  client.connect();
-  vsphere::ApplyResult result = vsphere::apply_plan(client, r);
-  client.logout();
+  const auto client = detail::connect(request.server);
+  vsphere::ApplyResult result = vsphere::apply_plan(*client, r);
+  client->logout();
   return to_apply_report(std::move(result));
 }
 

@@ -1144,6 +1144,13 @@ struct ConfigChange {
 ConfigChange config_change(const DocumentSource& vm, const DocumentSource& plan,
                            const ChangeOptions& options = {});
 
+/// What a server says of itself once connected (VsphereServer::on_connected).
+struct ServerInfo {
+  std::string endpoint;     ///< its URL without credentials: `https://vc.example.com/sdk`
+  std::string full_name;    ///< "VMware vCenter Server 8.0.2 build-22617221"
+  std::string api_version;  ///< "8.0.2.0"
+};
+
 /// A vCenter or ESXi server, as govc names one.
 struct VsphereServer {
   /// `https://user:password@host/sdk`, or a host name (https and /sdk implied); empty:
@@ -1159,6 +1166,15 @@ struct VsphereServer {
   std::string proxy;
   /// Per request, connection included; the connection's own limit is at most this.
   std::chrono::milliseconds timeout{60'000};
+  /// Send the credentials to a plain `http://` server, unencrypted (refused without it).
+  bool allow_http = false;
+  /// Objects per RetrievePropertiesEx answer (maxObjects).
+  unsigned batch_size = 100;
+  /// Called before each request with its method name ("RetrievePropertiesEx"); the number of
+  /// calls is the number of requests sent (`--verbose`).
+  std::function<void(std::string_view method)> on_request;
+  /// Called once logged in, before any other request.
+  std::function<void(const ServerInfo& server)> on_connected;
 };
 
 /// Which VM, as the community.vmware modules name one: exactly one of `name` (or its moref),
