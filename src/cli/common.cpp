@@ -65,15 +65,15 @@ HostAndCatalog read_host_options(const HostOptions& options, Context& ctx) {
   HostAndCatalog loaded{load_catalog(options.catalogs), std::nullopt};
   if (!options.hosts.empty()) {
     loaded.host = load_host({options.hosts.begin(), options.hosts.end()}, loaded.catalog);
-    const LintHostCheck check = check_lint_host(*loaded.host);
-    if (!check.smi_only.empty()) {
+    if (const std::optional<std::string> smi_only = nvidia_smi_only_input(*loaded.host)) {
       throw Error(fmt::format(
           "--host {}: nvidia-smi topo -m names no PCI address, so a VM's pciPassthruN.id cannot "
           "be placed on it; give it together with the host's lspci -vvv (or lspci -tv), whose "
           "NVIDIA GPUs its GPU0, GPU1... are in PCI address order",
-          check.smi_only));
+          *smi_only));
     }
-    for (const std::string& w : check.warnings) ctx.err << "vmxkit: warning: " << w << '\n';
+    for (const std::string& w : nvidia_smi_warnings(*loaded.host))
+      ctx.err << "vmxkit: warning: " << w << '\n';
   }
   return loaded;
 }

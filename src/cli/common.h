@@ -69,7 +69,7 @@ struct HostAndCatalog {
 };
 /// Loads --host and --catalog for lint, fix and generate. Refuses a host known only from
 /// `nvidia-smi topo -m` (no PCI address to place a VM's devices on) and warns on stderr where
-/// that matrix and the PCI inputs disagree (check_lint_host()).
+/// that matrix and the PCI inputs disagree (nvidia_smi_warnings()).
 HostAndCatalog read_host_options(const HostOptions& options, Context& ctx);
 
 /// Options shared by the subcommands that write a document.

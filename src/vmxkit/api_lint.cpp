@@ -22,7 +22,6 @@
 #include <utility>
 #include <vector>
 
-#include "vmxkit/analysis/smi_topology.h"
 #include "vmxkit/api_internal.h"
 #include "vmxkit/checks/check.h"
 #include "vmxkit/checks/engine.h"
@@ -307,16 +306,6 @@ void LintReportWriter::add_unread() { impl_->writer->add_unread(); }
 void LintReportWriter::finish() {
   impl_->writer->finish();
   impl_->buffer.drain();
-}
-
-// --- what lint --host checks of a host
-
-LintHostCheck check_lint_host(const Host& host) {
-  const pci::Host& h = detail::internal_host(host);
-  LintHostCheck out;
-  if (pci::smi_only(h)) out.smi_only = h.smi_topo()->where.path;
-  out.warnings = pci::smi_warnings(h);
-  return out;
 }
 
 // --- fix

@@ -337,8 +337,8 @@ std::vector<std::string> nvidia_smi_warnings(const Host& host);
 
 /// For a host known from `nvidia-smi topo -m` alone (a matrix, and no GPU or RDMA NIC from a
 /// PCI input): the name of that input. Such a host has no PCI address to place a VM's devices
-/// on and no PCIe tree to draw; its topology_report() gives the matrix's own verdicts. nullopt
-/// for any other host.
+/// on (`vmxkit lint --host` refuses it) and no PCIe tree to draw; its topology_report() gives
+/// the matrix's own verdicts. nullopt for any other host.
 std::optional<std::string> nvidia_smi_only_input(const Host& host);
 
 class TopologyReport;
@@ -638,19 +638,6 @@ class LintReportWriter {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-/// What `vmxkit lint --host` makes sure of before it lints against a host.
-struct LintHostCheck {
-  /// The `nvidia-smi topo -m` capture that is all the host's inputs say of its GPUs and NICs,
-  /// when it is: it names no PCI address, so a VM's pciPassthruN.id cannot be placed on the
-  /// host (the host's lspci -vvv or -tv beside it would place them). Empty otherwise.
-  std::string smi_only;
-  /// Where the host's `nvidia-smi topo -m` and its PCI inputs disagree, one line each (at most
-  /// 12, then one saying how many more).
-  std::vector<std::string> warnings;
-};
-/// Checks `host` as a host for lint() (LintOptions::host).
-LintHostCheck check_lint_host(const Host& host);
 
 struct FixOptions {
   LintOptions lint;     ///< as for lint()

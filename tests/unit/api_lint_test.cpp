@@ -268,28 +268,3 @@ TEST_CASE("render_diagnostics shows a line's source under ten findings at most",
   CHECK(excerpts == 10);
   CHECK(all.ends_with("f.vmx:1:1: error: a finding [VMX001]\n"));
 }
-
-TEST_CASE("check_lint_host finds a host known only from nvidia-smi topo -m, and disagreements",
-          "[api][lint][host]") {
-  const std::string smi =
-      "\tGPU0\tGPU1\tCPU Affinity\n"
-      "GPU0\t X \tPIX\t0-23\n"
-      "GPU1\tPIX\t X \t24-47\n";
-  const vmxkit::LintHostCheck alone =
-      vmxkit::check_lint_host(vmxkit::load_host({vmxkit::HostSource::from_text("smi.txt", smi)}));
-  CHECK(alone.smi_only == "smi.txt");
-
-  const std::string lspci =
-      vmxkit::test::socket(0x10, 0, {"gpu"}) + vmxkit::test::socket(0x90, 1, {"gpu"});
-  const vmxkit::LintHostCheck both =
-      vmxkit::check_lint_host(vmxkit::load_host({vmxkit::HostSource::from_text("lspci.txt", lspci),
-                                                 vmxkit::HostSource::from_text("smi.txt", smi)}));
-  CHECK(both.smi_only.empty());
-  REQUIRE(both.warnings.size() == 1);
-  CHECK_THAT(both.warnings[0], Contains("nvidia-smi topo -m says PIX between GPU0"));
-
-  const vmxkit::LintHostCheck plain = vmxkit::check_lint_host(
-      vmxkit::load_host({vmxkit::HostSource::from_text("lspci.txt", lspci)}));
-  CHECK(plain.smi_only.empty());
-  CHECK(plain.warnings.empty());
-}
