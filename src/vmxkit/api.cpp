@@ -14,6 +14,7 @@
 #include "vmxkit/checks/check.h"
 #include "vmxkit/checks/engine.h"
 #include "vmxkit/checks/parse_problems.h"
+#include "vmxkit/checks/path_detail.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/devices/catalog.h"
 #include "vmxkit/formats/host/load.h"
@@ -215,7 +216,7 @@ PairReport to_report(const pci::Host& host, const pci::PairVerdict& v) {
   r.a = host.at(v.a).bdf;
   r.b = host.at(v.b).bdf;
   r.path = from_internal(v.path.cls);
-  r.path_detail = v.path.detail;
+  r.path_detail = checks::path_detail(host, v.path);
   r.verdict = from_internal(v.verdict);
   for (const pci::Reason& reason : v.reasons) {
     r.reasons.push_back(PairReason{from_internal(reason.effect),
