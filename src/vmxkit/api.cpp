@@ -341,14 +341,11 @@ struct detail::Access {
     const pci::Host* h = impl->host ? &impl->host->impl_->host : nullptr;
     impl->plan = generate::make_plan(r, h, h != nullptr ? h->catalog() : catalog(impl->catalog));
 
-    // A plan that cannot do peer-to-peer DMA is refused; one that can gets its pairs' verdicts
-    // and NVLink notes in the report layer's words, where they belong in its comment block.
+    // A plan that cannot do peer-to-peer DMA is refused; one that can gets its comment block in
+    // the report layer's words.
     generate::Plan& planned = impl->plan;
     if (!planned.refusals.empty()) throw Error(report::plan_refusal_text(h, planned));
-    std::vector<std::string> pair_lines = report::plan_pair_lines(h, planned);
-    planned.explanation.insert(
-        planned.explanation.begin() + static_cast<std::ptrdiff_t>(planned.pairs_at),
-        std::make_move_iterator(pair_lines.begin()), std::make_move_iterator(pair_lines.end()));
+    planned.explanation = report::plan_explanation(h, planned);
     const generate::Plan& p = impl->plan;
     for (const generate::Choice& c : p.gpus) impl->gpus.push_back(to_planned(c));
     for (const generate::Choice& c : p.nics) impl->nics.push_back(to_planned(c));
