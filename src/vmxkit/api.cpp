@@ -13,6 +13,7 @@
 #include "vmxkit/api_internal.h"
 #include "vmxkit/checks/check.h"
 #include "vmxkit/checks/engine.h"
+#include "vmxkit/checks/mmio_lines.h"
 #include "vmxkit/checks/parse_problems.h"
 #include "vmxkit/checks/path_detail.h"
 #include "vmxkit/core/io.h"
@@ -235,7 +236,7 @@ MmioSize to_mmio(const pci::MmioResult& m) {
   for (const pci::MmioBar& b : m.bars) {
     out.bars.push_back(MmioBar{b.device, b.bar, b.size, b.offset, b.source});
   }
-  out.lines = m.lines;
+  out.lines = checks::mmio_lines(m);
   out.unknown = m.unknown;
   out.below_4g = m.below_4g;
   out.unknown_gpus = m.unknown_gpus;

@@ -9,6 +9,7 @@
 #include <set>
 #include <utility>
 
+#include "vmxkit/checks/mmio_lines.h"
 #include "vmxkit/formats/vsphere/text_checks.h"
 #include "vmxkit/report/pair_reason.h"
 #include "vmxkit/report/topology_text.h"
@@ -134,7 +135,7 @@ void add_group_lines(const generate::Plan& plan, const generate::PlannedGroup& g
 void add_vm_lines(const generate::Plan& plan, std::vector<std::string>& out) {
   out.push_back(fmt::format("64-bit MMIO window: {} GB{}", plan.mmio.size_gb,
                             plan.needs_64bit_mmio ? "" : " (not needed: BARs fit in 16 GiB)"));
-  for (const std::string& line : plan.mmio.lines) out.push_back("  " + line);
+  for (const std::string& line : checks::mmio_lines(plan.mmio)) out.push_back("  " + line);
   out.push_back(fmt::format("memory: {} MB{}, all reserved (passthrough DMA needs it)",
                             plan.memory_mb,
                             plan.memory_default ? " (default; set --memory-mb)" : ""));

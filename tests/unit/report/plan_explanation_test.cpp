@@ -88,7 +88,8 @@ generate::Plan facts_plan() {
   plan.nics.push_back(nic);
   plan.memory_mb = 65536;
   plan.mmio.size_gb = 128;
-  plan.mmio.lines = {"step one", "=> pciPassthru.64bitMMIOSizeGB = 128"};
+  plan.mmio.steps = {{pci::MmioStepKind::minimum_reason, 0, 0, 0, "step one"},
+                     {pci::MmioStepKind::result, 0, 0, 128, {}}};
   plan.needs_64bit_mmio = true;
   plan.system_id = "65a1b2c3-d4e5-f607-1829-3a4b5c6d7e8f";
   return plan;
@@ -115,7 +116,7 @@ TEST_CASE("the plan's comment block is worded from its facts, line by line", "[r
 
   plan.needs_64bit_mmio = false;
   plan.mmio.size_gb = 16;
-  plan.mmio.lines.clear();
+  plan.mmio.steps.clear();
   plan.memory_default = true;
   plan.directpath = true;
   plan.system_id.clear();
