@@ -13,7 +13,9 @@
 #include "vmxkit/api_internal.h"
 #include "vmxkit/checks/check.h"
 #include "vmxkit/checks/engine.h"
+#include "vmxkit/checks/mmio_lines.h"
 #include "vmxkit/checks/parse_problems.h"
+#include "vmxkit/checks/path_detail.h"
 #include "vmxkit/core/io.h"
 #include "vmxkit/devices/catalog.h"
 #include "vmxkit/formats/host/load.h"
@@ -215,7 +217,7 @@ PairReport to_report(const pci::Host& host, const pci::PairVerdict& v) {
   r.a = host.at(v.a).bdf;
   r.b = host.at(v.b).bdf;
   r.path = from_internal(v.path.cls);
-  r.path_detail = v.path.detail;
+  r.path_detail = checks::path_detail(host, v.path);
   r.verdict = from_internal(v.verdict);
   for (const pci::Reason& reason : v.reasons) {
     r.reasons.push_back(PairReason{from_internal(reason.effect),
@@ -234,7 +236,7 @@ MmioSize to_mmio(const pci::MmioResult& m) {
   for (const pci::MmioBar& b : m.bars) {
     out.bars.push_back(MmioBar{b.device, b.bar, b.size, b.offset, b.source});
   }
-  out.lines = m.lines;
+  out.lines = checks::mmio_lines(m);
   out.unknown = m.unknown;
   out.below_4g = m.below_4g;
   out.unknown_gpus = m.unknown_gpus;
@@ -340,14 +342,11 @@ struct detail::Access {
     const pci::Host* h = impl->host ? &impl->host->impl_->host : nullptr;
     impl->plan = generate::make_plan(r, h, h != nullptr ? h->catalog() : catalog(impl->catalog));
 
-    // A plan that cannot do peer-to-peer DMA is refused; one that can gets its pairs' verdicts
-    // and NVLink notes in the report layer's words, where they belong in its comment block.
+    // A plan that cannot do peer-to-peer DMA is refused; one that can gets its comment block in
+    // the report layer's words.
     generate::Plan& planned = impl->plan;
     if (!planned.refusals.empty()) throw Error(report::plan_refusal_text(h, planned));
-    std::vector<std::string> pair_lines = report::plan_pair_lines(h, planned);
-    planned.explanation.insert(
-        planned.explanation.begin() + static_cast<std::ptrdiff_t>(planned.pairs_at),
-        std::make_move_iterator(pair_lines.begin()), std::make_move_iterator(pair_lines.end()));
+    planned.explanation = report::plan_explanation(h, planned);
     const generate::Plan& p = impl->plan;
     for (const generate::Choice& c : p.gpus) impl->gpus.push_back(to_planned(c));
     for (const generate::Choice& c : p.nics) impl->nics.push_back(to_planned(c));

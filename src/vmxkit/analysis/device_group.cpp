@@ -114,7 +114,8 @@ std::size_t instance_count(const std::string& name, const Plan& plan, const Comp
 
 // A vGPU profile the group fixes, and the NICs' kinds: an SR-IOV adapter where the group has
 // one, a passthrough device where not.
-void check_templates(const std::string& name, Plan& plan, const Components& components) {
+void check_templates(const std::string& name, const Plan& plan, const Components& components,
+                     PlannedGroup& out) {
   for (const DeviceGroupComponent* c : components.vgpus) {
     if (!c->device || c->device->backing_type != BackingType::vmiop || c->device->vgpu.empty() ||
         c->device->vgpu == *plan.vgpu) {
@@ -124,10 +125,7 @@ void check_templates(const std::string& name, Plan& plan, const Components& comp
       refuse(name, fmt::format("its vGPU is profile {} (isConfigurable false), not --vgpu {}",
                                c->device->vgpu, *plan.vgpu));
     }
-    plan.explanation.push_back(fmt::format(
-        "device group {}: its template's vGPU is {}; the plan's --vgpu {} is used (the group's "
-        "vGPU is configurable)",
-        name, c->device->vgpu, *plan.vgpu));
+    out.replaced_vgpus.push_back(c->device->vgpu);
   }
   for (const DeviceGroupComponent* c : components.nics) {
     const bool sriov = template_is_sriov(*c);
@@ -176,36 +174,26 @@ std::vector<std::size_t> instance_nics(const std::string& name, const Plan& plan
 }
 
 // One instance's members, in device order as the VM lists them; `parts` says what each is.
-std::vector<GroupMember> instance_members(const std::string& name, Plan& plan,
-                                          const Components& components,
+std::vector<GroupMember> instance_members(const Plan& plan, const Components& components,
                                           const std::vector<std::size_t>& gpus,
-                                          const std::vector<std::size_t>& nics,
-                                          std::vector<std::string>& parts) {
+                                          const std::vector<std::size_t>& nics) {
   std::vector<GroupMember> members;
   for (std::size_t k = 0; k < gpus.size(); ++k) {
     const Choice& gpu = plan.gpus[gpus[k]];
     const DeviceGroupComponent& c = *components.vgpus[k];
+    GroupMember& m = members.emplace_back();
+    m.device = gpus[k];
+    m.sequence_id = *c.sequence_id;
     if (gpu.model != nullptr && !c.device_name.empty() && !names_model(c.device_name, *gpu.model)) {
-      plan.explanation.push_back(fmt::format(
-          "device group {}: its vGPU's GPU is {}, GPU{} is {}: vCenter places the group's "
-          "vGPU on the group's GPU, which the profile must run on",
-          name, c.device_name, gpus[k], gpu.model->model));
+      m.other_gpu = c.device_name;
     }
-    members.push_back({gpus[k], *c.sequence_id, std::nullopt});
-    parts.push_back(fmt::format("GPU{} (sequenceId {})", gpus[k], *c.sequence_id));
   }
   for (std::size_t k = 0; k < nics.size(); ++k) {
     const DeviceGroupComponent& c = *components.nics[k];
-    GroupMember m{plan.gpus.size() + nics[k], *c.sequence_id, std::nullopt};
-    std::string as;
-    if (c.device && template_fixes_backing(*c.device)) {
-      m.template_device = *c.device;
-      as = c.device->dvx
-               ? fmt::format(", as the group's template: DVX class {}", c.device->dvx->device_class)
-               : ", as the group's template";
-    }
-    parts.push_back(fmt::format("NIC{} (sequenceId {}{})", nics[k], *c.sequence_id, as));
-    members.push_back(std::move(m));
+    GroupMember& m = members.emplace_back();
+    m.device = plan.gpus.size() + nics[k];
+    m.sequence_id = *c.sequence_id;
+    if (c.device && template_fixes_backing(*c.device)) m.template_device = *c.device;
   }
   std::sort(members.begin(), members.end(),
             [](const GroupMember& a, const GroupMember& b) { return a.device < b.device; });
@@ -214,14 +202,14 @@ std::vector<GroupMember> instance_members(const std::string& name, Plan& plan,
 
 }  // namespace
 
-PlannedGroup plan_device_group(Plan& plan, const vsphere::VendorDeviceGroup& group) {
+PlannedGroup plan_device_group(const Plan& plan, const vsphere::VendorDeviceGroup& group) {
   const std::string name = quote_for_message(group.device_group_name);
   const Components components = split_components(name, group);
   const std::size_t count = instance_count(name, plan, components);
-  check_templates(name, plan, components);
   const std::size_t per_gpus = components.vgpus.size();
   PlannedGroup out;
   out.name = group.device_group_name;
+  check_templates(name, plan, components, out);
   std::set<std::size_t> used_nics;
   for (std::size_t i = 0; i < count; ++i) {
     std::vector<std::size_t> gpus;
@@ -235,18 +223,8 @@ PlannedGroup plan_device_group(Plan& plan, const vsphere::VendorDeviceGroup& gro
                                  n));
       }
     }
-    std::vector<std::string> parts;
-    out.instances.push_back(instance_members(name, plan, components, gpus, nics, parts));
-    plan.explanation.push_back(
-        fmt::format("device group {} #{}: {}", name, i + 1, fmt::join(parts, " + ")));
+    out.instances.push_back(instance_members(plan, components, gpus, nics));
   }
-  plan.explanation.push_back(fmt::format(
-      "vGPU placement: vCenter places each instance of {} as a unit, on the devices the "
-      "vendor found linked (NVIDIA: device groups \"guarantee correct placement across PCIe "
-      "switches\"); the paths below are those of the devices named here, which need not be the "
-      "ones the group gets. The ConfigSpec, SOAP, VI/JSON and PowerCLI outputs carry the group; "
-      "a .vmx and govc cannot",
-      name));
   return out;
 }
 

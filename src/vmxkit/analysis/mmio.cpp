@@ -2,7 +2,6 @@
 #include "vmxkit/analysis/mmio.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -18,11 +17,6 @@ namespace vmxkit::pci {
 namespace {
 
 constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
-
-std::string gib_text(std::uint64_t bytes) {
-  if (bytes % kGiB == 0) return fmt::format("{} GiB", bytes / kGiB);
-  return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / static_cast<double>(kGiB));
-}
 
 // Where a BAR was read: its `Region` line, else the first input line that described the device
 // (with several captures, the -tv tree may come first and has no BARs).
@@ -119,13 +113,10 @@ VgpuMmio vgpu_mmio(std::string_view profile, std::optional<std::int64_t> memory_
 
 void apply_minimum(MmioResult& result, unsigned gb, const std::string& why) {
   if (gb == 0) return;
-  result.lines.push_back(why);
+  result.steps.push_back({MmioStepKind::minimum_reason, 0, 0, 0, why});
   if (result.size_gb >= gb) return;
   result.size_gb = gb;
-  result.lines.push_back(
-      fmt::format("=> pciPassthru.64bitMMIOSizeGB = {} (NVIDIA's minimum for a "
-                  "vGPU VM with 32 GB or more of memory)",
-                  gb));
+  result.steps.push_back({MmioStepKind::minimum, 0, 0, gb, {}});
 }
 
 std::uint64_t next_pow2(std::uint64_t n) {
@@ -228,10 +219,7 @@ void apply_unknown_gpu_floor(MmioResult& r) {
   if (r.unknown_gpus.empty() || r.size_gb >= kUnknownGpuMinGb) return;
   r.size_gb = kUnknownGpuMinGb;
   r.estimated = true;
-  r.lines.push_back(fmt::format(
-      "at least {} GB for {}: NVIDIA GPU BARs unknown; {} GB is the smallest window NVIDIA lists "
-      "for a data-center GPU",
-      kUnknownGpuMinGb, fmt::join(r.unknown_gpus, ", "), kUnknownGpuMinGb));
+  r.steps.push_back({MmioStepKind::unknown_gpu_floor, 0, 0, kUnknownGpuMinGb, {}});
 }
 
 // Packs the BARs with natural alignment (each at a multiple of its power-of-two size; largest
@@ -240,23 +228,21 @@ void pack_bars(MmioResult& r) {
   std::stable_sort(r.bars.begin(), r.bars.end(),
                    [](const MmioBar& a, const MmioBar& b) { return a.size > b.size; });
   std::uint64_t offset = 0;
-  for (MmioBar& b : r.bars) {
+  for (std::size_t i = 0; i < r.bars.size(); ++i) {
+    MmioBar& b = r.bars[i];
     const std::uint64_t align = next_pow2(b.size);
     if (offset % align != 0) offset = add_checked(offset - offset % align, align, "the BARs");
     b.offset = offset;
     offset = add_checked(offset, b.size, "the BARs");
-    r.lines.push_back(fmt::format("{:>6} at +{:<8} {:<5} {}  [{}]", format_size(b.size),
-                                  format_size(b.offset), b.bar, b.device, b.source));
+    r.steps.push_back({MmioStepKind::bar, i, 0, 0, {}});
   }
   r.total_bytes = offset;
   const std::uint64_t gib =
       std::max<std::uint64_t>(1, r.total_bytes / kGiB + (r.total_bytes % kGiB != 0 ? 1 : 0));
   r.size_gb = r.bars.empty() ? 0 : size_gb_value(next_pow2(gib), "the BARs");
   if (!r.bars.empty()) {
-    r.lines.push_back(fmt::format("total {} ({} bytes), packed with natural alignment",
-                                  gib_text(r.total_bytes), r.total_bytes));
-    r.lines.push_back(
-        fmt::format("BARs: 64bitMMIOSizeGB = {} (the power of two >= {} GiB)", r.size_gb, gib));
+    r.steps.push_back({MmioStepKind::total, 0, 0, 0, {}});
+    r.steps.push_back({MmioStepKind::bars_size, 0, gib, r.size_gb, {}});
   }
 }
 
@@ -267,14 +253,13 @@ void apply_kb_rule(MmioResult& r, const Framebuffers& fb) {
   if (fb.any_gpu && fb.known && fb.total_gb > 0) {
     const std::uint64_t doubled = add_checked(fb.total_gb, fb.total_gb, "the GPUs' framebuffers");
     r.kb_gb = size_gb_value(next_pow2(doubled), "KB 323402's 2 x total framebuffer");
-    r.lines.push_back(fmt::format("KB 323402: 2 x {} GB total framebuffer = {} -> {}", fb.total_gb,
-                                  doubled, *r.kb_gb));
+    r.steps.push_back({MmioStepKind::kb_rule, 0, fb.total_gb, *r.kb_gb, {}});
   } else if (fb.any_gpu) {
-    r.lines.emplace_back("KB 323402: not computed (framebuffer of a GPU not known)");
+    r.steps.push_back({MmioStepKind::kb_unknown, 0, 0, 0, {}});
   }
   if (!fb.kb_gpus.empty() && r.kb_gb) {
     for (const std::string& g : fb.kb_gpus) {
-      r.lines.push_back(fmt::format("BAR sizes not known for {}: KB 323402 rule applies", g));
+      r.steps.push_back({MmioStepKind::kb_applies, 0, 0, 0, g});
     }
     if (*r.kb_gb > r.size_gb) r.size_gb = *r.kb_gb;
     r.estimated = true;
@@ -307,18 +292,18 @@ MmioResult size_64bit_mmio(const std::vector<MmioDevice>& devices) {
   apply_kb_rule(r, fb);
   apply_unknown_gpu_floor(r);
   if (!r.bars.empty() || r.estimated) {
-    r.lines.push_back(fmt::format("=> pciPassthru.64bitMMIOSizeGB = {}", r.size_gb));
+    r.steps.push_back({MmioStepKind::result, 0, 0, r.size_gb, {}});
   }
   for (const std::string& u : r.unknown) {
     if (std::find(r.unknown_gpus.begin(), r.unknown_gpus.end(), u) != r.unknown_gpus.end()) {
       continue;  // sized by the floor above
     }
-    r.lines.push_back(
-        fmt::format("not counted: {} (BAR sizes unknown; give the host's lspci -vvv)", u));
+    r.steps.push_back({MmioStepKind::not_counted, 0, 0, 0, u});
   }
-  for (const std::string& b : r.below_4g)
-    r.lines.push_back(fmt::format("below 4 GiB, not counted: {}", b));
-  for (const std::string& u : r.unassigned) r.lines.push_back(u);
+  for (const std::string& b : r.below_4g) r.steps.push_back({MmioStepKind::below_4g, 0, 0, 0, b});
+  for (const std::string& u : r.unassigned) {
+    r.steps.push_back({MmioStepKind::unassigned, 0, 0, 0, u});
+  }
   return r;
 }
 

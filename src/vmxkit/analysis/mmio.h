@@ -23,6 +23,32 @@ struct MmioBar {
   std::string source;        ///< "lspci FILE:LINE", "catalogue: ...", "KB 323402 rule: 2 x 80 GB"
 };
 
+/// What one step of the window's arithmetic (MmioResult::steps) is.
+enum class MmioStepKind : unsigned char {
+  bar,                ///< MmioResult::bars[index] placed at its offset
+  total,              ///< the packed BARs end at MmioResult::total_bytes
+  bars_size,          ///< the BARs alone need `gb`, the power of two >= `value` GiB
+  kb_rule,            ///< KB 323402: 2 x `value` GB total framebuffer -> `gb`
+  kb_unknown,         ///< KB 323402 not computed: a GPU's framebuffer is not known
+  kb_applies,         ///< BAR sizes not known for the GPU `text`: KB 323402's figure applies
+  unknown_gpu_floor,  ///< at least `gb` for MmioResult::unknown_gpus (kUnknownGpuMinGb)
+  result,             ///< the window is `gb`
+  not_counted,        ///< the device `text`'s BAR sizes are unknown: not counted
+  below_4g,           ///< the 32-bit BAR `text` lives below 4 GiB: not counted
+  unassigned,         ///< a BAR the kernel found no space for (`text`: MmioResult::unassigned's)
+  minimum_reason,     ///< why a floor applies (`text`: apply_minimum()'s `why`)
+  minimum,            ///< the window raised to NVIDIA's vGPU minimum, `gb`
+};
+
+/// One step of the window's arithmetic, as data (checks::mmio_lines words it).
+struct MmioStep {
+  MmioStepKind kind = MmioStepKind::result;
+  std::size_t index = 0;    ///< bar: into MmioResult::bars
+  std::uint64_t value = 0;  ///< bars_size: GiB the BARs span; kb_rule: total framebuffer in GB
+  unsigned gb = 0;          ///< bars_size, kb_rule, unknown_gpu_floor, result, minimum
+  std::string text;         ///< kb_applies, not_counted, below_4g, unassigned, minimum_reason
+};
+
 /// The result of sizing the 64-bit MMIO window for a set of passthrough devices.
 struct MmioResult {
   std::vector<MmioBar> bars;          ///< in placement order (largest first)
@@ -30,7 +56,7 @@ struct MmioResult {
   unsigned size_gb = 0;               ///< the value for pciPassthru.64bitMMIOSizeGB
   std::optional<unsigned> kb_gb;      ///< Broadcom KB 323402: next power of two of 2 x total FB
   bool estimated = false;             ///< a GPU's BARs were not known: size_gb is the KB figure
-  std::vector<std::string> lines;     ///< the arithmetic, one step per line
+  std::vector<MmioStep> steps;        ///< the arithmetic, in order
   std::vector<std::string> unknown;   ///< devices whose BAR sizes are not known (not counted)
   std::vector<std::string> below_4g;  ///< 32-bit BARs (live below 4 GiB, not counted)
   /// NVIDIA GPUs whose BARs and framebuffer are both unknown: sized at kUnknownGpuMinGb.
@@ -105,7 +131,7 @@ struct VgpuMmio {
 VgpuMmio vgpu_mmio(std::string_view profile, std::optional<std::int64_t> memory_mb,
                    const Catalog& catalog, const Device* physical);
 
-/// Raises `result` to at least `gb` (and says why in its lines); no change when it is larger.
+/// Raises `result` to at least `gb` (and keeps why in its steps); no change when it is larger.
 void apply_minimum(MmioResult& result, unsigned gb, const std::string& why);
 
 /// The smallest power of two >= n (n >= 1).

@@ -88,30 +88,37 @@ int not_ready(const pci::Host& host, std::size_t i, pci::PassthroughUse use) {
   return pci::esxi_owner_problem(host.at(i), use) ? 1 : 0;
 }
 
+// The error's list of the devices left out from `first` on: each finding and its fix.
+std::string not_ready_list(const std::vector<DeviceFinding>& not_ready, std::size_t first = 0) {
+  std::string out;
+  for (std::size_t i = first; i < not_ready.size(); ++i) {
+    const pci::OwnerFinding& f = not_ready[i].finding;
+    out += fmt::format("{}{}\n    fix: {}", i == first ? "" : "\n  ", f.message, f.fix);
+  }
+  return out;
+}
+
 // The devices of `candidates` the host is ready to give for `use` (an ESXi capture says who
 // owns each device; other captures say nothing, and every device stays). Each one left out is
-// named in the explanation with why and the command that readies it: `auto` never picks a
-// device the VM would fail to power on with (TOPO009). None ready: refused with the reasons.
+// kept with its finding (why, and the command that readies it) for the explanation: `auto` never
+// picks a device the VM would fail to power on with (TOPO009). None ready: refused with the
+// reasons.
 std::vector<std::size_t> ready_only(Plan& plan, const pci::Host& host,
                                     const std::vector<std::size_t>& candidates,
                                     pci::PassthroughUse use, std::string_view what) {
   std::vector<std::size_t> ready;
   const std::size_t first_skipped = plan.not_ready.size();
   for (const std::size_t i : candidates) {
-    if (const auto f = pci::esxi_owner_problem(host.at(i), use)) {
-      plan.explanation.push_back(fmt::format("skipped (not ready): {}", f->message));
-      plan.explanation.push_back("    fix: " + f->fix);
-      plan.not_ready.push_back(f->message + "\n    fix: " + f->fix);
+    if (auto f = pci::esxi_owner_problem(host.at(i), use)) {
+      plan.not_ready.push_back({i, std::move(*f)});
     } else {
       ready.push_back(i);
     }
   }
   if (ready.empty() && !candidates.empty()) {
-    throw Error(
-        fmt::format("--{} auto: no {} of the host is ready for this VM:\n  {}", what,
-                    what == "gpu" ? "GPU" : "NIC",
-                    fmt::join(plan.not_ready.begin() + static_cast<std::ptrdiff_t>(first_skipped),
-                              plan.not_ready.end(), "\n  ")));
+    throw Error(fmt::format("--{} auto: no {} of the host is ready for this VM:\n  {}", what,
+                            what == "gpu" ? "GPU" : "NIC",
+                            not_ready_list(plan.not_ready, first_skipped)));
   }
   return ready;
 }
@@ -150,14 +157,6 @@ std::vector<std::size_t> best_connected(const pci::Host& host, std::vector<std::
   std::sort(chosen.begin(), chosen.end(),
             [&](std::size_t a, std::size_t b) { return host.at(a).bdf < host.at(b).bdf; });
   return chosen;
-}
-
-void explain_mmio(Plan& plan) {
-  plan.explanation.push_back(fmt::format("64-bit MMIO window: {} GB{}", plan.mmio.size_gb,
-                                         plan.needs_64bit_mmio ? ""
-                                                               : " (not needed: BARs fit "
-                                                                 "in 16 GiB)"));
-  for (const std::string& line : plan.mmio.lines) plan.explanation.push_back("  " + line);
 }
 
 // The vGPU types the host's GPUs offer, of one series (C when the name gave none), for a
@@ -294,7 +293,7 @@ void choose_host_gpus(Plan& plan, const Request& request, const pci::Host& host,
       // The GPUs are chosen first: every device left out so far is a GPU.
       throw Error(fmt::format(
           "--gpus {}: the host has {} GPU(s), {} of them ready for this VM; not ready:\n  {}",
-          *request.gpu_count, all, chosen.size(), fmt::join(plan.not_ready, "\n  ")));
+          *request.gpu_count, all, chosen.size(), not_ready_list(plan.not_ready)));
     }
     if (request.gpu_count) {
       // Judged by the NICs the VM can have: those ready for the NIC use asked.
@@ -424,23 +423,6 @@ void use_sriov_vfs(Plan& plan, const pci::Host* host) {
   }
 }
 
-// The explanation's first lines: the host and each device chosen.
-void explain_choices(Plan& plan, const Request& request, const pci::Host* host) {
-  plan.explanation.push_back(
-      host != nullptr ? fmt::format("host: {}", request.host_label)
-                      : "no host capture: devices from the catalogue; host addresses are "
-                        "placeholders to fill in");
-  for (std::size_t g = 0; g < plan.gpus.size(); ++g) {
-    plan.explanation.push_back(
-        fmt::format("GPU{}: {}{}", g, plan.gpus[g].label,
-                    request.vgpu ? fmt::format(" as vGPU {}", *request.vgpu) : std::string()));
-  }
-  for (std::size_t n = 0; n < plan.nics.size(); ++n) {
-    plan.explanation.push_back(fmt::format("NIC{}: {}{}", n, plan.nics[n].label,
-                                           plan.nics[n].sriov_vf ? " (an SR-IOV VF of it)" : ""));
-  }
-}
-
 // Judges each pair on the host (Pairing::verdict; the report layer explains it) and decides
 // what refuses the plan (Plan::refusals): a GPU or NIC without GPUDirect support, and a
 // GPU<->NIC path that is unsupported, or degraded without --allow-degraded; a GPU<->GPU path
@@ -491,14 +473,13 @@ void note_nvlink(Plan& plan, const Request& request, const pci::Host& host) {
 }
 
 // ESXi ownership of the chosen devices, when the capture says it (esxcli): the plan stands,
-// the host needs a change first, so it is explained with its fix. An SR-IOV entry's device is
-// its PF, owned by the VMkernel.
-void explain_esxi_owners(Plan& plan, const Request& request, const pci::Host& host) {
+// the host needs a change first, so it is kept with its fix for the explanation. An SR-IOV
+// entry's device is its PF, owned by the VMkernel.
+void note_esxi_owners(Plan& plan, const Request& request, const pci::Host& host) {
   auto note_owner = [&](std::optional<std::size_t> index, pci::PassthroughUse use) {
     if (!index) return;
-    if (const auto f = pci::esxi_owner_problem(host.at(*index), use)) {
-      plan.explanation.push_back("ESXi: " + f->message);
-      plan.explanation.push_back("    fix: " + f->fix);
+    if (auto f = pci::esxi_owner_problem(host.at(*index), use)) {
+      plan.esxi_owners.push_back({*index, std::move(*f)});
     }
   };
   for (const Choice& c : plan.gpus) {
@@ -541,7 +522,6 @@ void size_mmio(Plan& plan, const Request& request, const pci::Host* host,
   plan.mmio = pci::size_64bit_mmio(mmio_devices);
   for (const auto& [gb, why] : minimums) pci::apply_minimum(plan.mmio, gb, why);
   plan.needs_64bit_mmio = plan.mmio.size_gb > 16;
-  explain_mmio(plan);
 }
 
 // NVIDIA: "GPU passthrough is not supported on NVIDIA Systems that include NVSwitch when using
@@ -597,17 +577,6 @@ bool pair_gpus(Plan& plan, const pci::Host* host) {
   return true;
 }
 
-// Says that a plan's GPU pairs are each GPU's nearest ones only (pair_gpus()).
-void explain_nearest_pairs(Plan& plan) {
-  const std::size_t g = plan.gpus.size();
-  const auto judged = std::count_if(plan.pairs.begin(), plan.pairs.end(),
-                                    [](const Pairing& p) { return p.peer_is_gpu; });
-  plan.explanation.push_back(fmt::format(
-      "GPU pairs: {} GPUs and NICs are more than the {} whose every pair is judged (as `vmxkit "
-      "topo` prints them); each GPU is judged with its nearest {} GPUs: {} of the {} pairs",
-      g + plan.nics.size(), pci::kFullMatrixLimit, pci::kNearestPeers, judged, g * (g - 1) / 2));
-}
-
 // `--gpu auto` means every GPU; when only some of them have a NIC on a supported path, fewer
 // GPUs is the better way out than --allow-degraded: `--gpus N` takes the N best-connected.
 // Returns how many have one, or 0 when that is not the way out.
@@ -635,6 +604,7 @@ Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog
       request.system_id.empty() && host != nullptr ? host->system_uuid() : request.system_id;
   plan.memory_mb = request.memory_mb.value_or(kDefaultMemoryMb);
   plan.memory_default = !request.memory_mb;
+  plan.host_label = request.host_label;
 
   const std::vector<std::size_t> host_nics =
       host != nullptr ? host_devices(*host, pci::Role::rdma_nic) : std::vector<std::size_t>{};
@@ -657,48 +627,25 @@ Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog
     choose_given_nics(plan, request, *host);
   }
   if (request.sriov) use_sriov_vfs(plan, host);
-  const bool nearest_only = pair_gpus(plan, host);
+  plan.nearest_pairs = pair_gpus(plan, host);
   plan.p2p = !plan.gpus.empty() && (plan.gpus.size() + plan.nics.size() >= 2);
+  // vSphere VM administration, PCI devices: with DirectPath I/O devices "you cannot perform
+  // certain operations on the virtual machine", suspending, vMotion, snapshots. A VF entry and
+  // a vGPU are not DirectPath devices.
+  plan.directpath = std::any_of(plan.nics.begin(), plan.nics.end(),
+                                [](const Choice& c) { return !c.sriov_vf; }) ||
+                    (!request.vgpu && !plan.gpus.empty());
 
-  explain_choices(plan, request, host);
-  if (nearest_only) explain_nearest_pairs(plan);
-  if (request.device_group) {
-    plan.device_group = plan_device_group(plan, *request.device_group);
-  } else if (request.vgpu && host != nullptr) {
-    plan.explanation.emplace_back(
-        "vGPU placement: ESXi picks the physical GPU of each vGPU at power-on, by its placement "
-        "policy; the paths below hold only if it picks the GPUs named here, which a vendor device "
-        "group of the GPU and NIC (vSphere 8.0 U1, added in vCenter) makes sure of (rule P2P005)");
-  }
-  plan.pairs_at = plan.explanation.size();
+  if (request.device_group) plan.device_group = plan_device_group(plan, *request.device_group);
   judge_pairs(plan, request, host);
   if (host != nullptr) note_nvlink(plan, request, *host);
-  if (host != nullptr) explain_esxi_owners(plan, request, *host);
+  if (host != nullptr) note_esxi_owners(plan, request, *host);
   if (!plan.refusals.empty()) {
     plan.well_connected_gpus = well_connected_gpus(plan, request);
     return plan;  // refused by the caller, with the devices `auto` left out as not ready
   }
 
   size_mmio(plan, request, host, catalog);
-  plan.explanation.push_back(fmt::format("memory: {} MB{}, all reserved (passthrough DMA needs it)",
-                                         plan.memory_mb,
-                                         plan.memory_default ? " (default; set --memory-mb)" : ""));
-  // vSphere VM administration, PCI devices: with DirectPath I/O devices "you cannot perform
-  // certain operations on the virtual machine", suspending, vMotion, snapshots. A VF entry and
-  // a vGPU are not DirectPath devices.
-  const bool directpath = std::any_of(plan.nics.begin(), plan.nics.end(),
-                                      [](const Choice& c) { return !c.sriov_vf; }) ||
-                          (!request.vgpu && !plan.gpus.empty());
-  if (directpath) {
-    plan.explanation.emplace_back(
-        "DirectPath I/O: this VM cannot be suspended, migrated with vMotion, or snapshotted while "
-        "it holds the devices (vSphere VM administration, PCI devices)");
-  }
-  if (plan.system_id.empty()) {
-    plan.explanation.emplace_back(
-        "systemId: not given (--system-id); fill in the host's system UUID: `esxcli system "
-        "uuid get` on the host, or the device's systemId in QueryConfigTarget().pciPassthrough");
-  }
   return plan;
 }
 

@@ -8,6 +8,7 @@
 
 #include "vmxkit/analysis/mmio.h"
 #include "vmxkit/analysis/nvlink_note.h"
+#include "vmxkit/analysis/readiness.h"
 #include "vmxkit/analysis/topology.h"
 #include "vmxkit/core/pci_address.h"
 #include "vmxkit/devices/catalog.h"
@@ -68,6 +69,14 @@ struct Refusal {
   bool degraded = false;  ///< a path through the CPU, which Request::allow_degraded accepts
 };
 
+/// What an ESXi capture says of a device's owner for the use asked (Plan::not_ready,
+/// Plan::esxi_owners): the device and the finding (what the capture says, the command that
+/// readies it), which report/ words.
+struct DeviceFinding {
+  std::size_t device = 0;  ///< on the host capture
+  pci::OwnerFinding finding;
+};
+
 /// A device's place in an instance of a vendor device group.
 struct GroupMember {
   std::size_t device = 0;        ///< among the plan's devices: GPUs, then NICs (GPU0 is 0)
@@ -75,12 +84,19 @@ struct GroupMember {
   /// Written in place of the plan's device by the ConfigSpec outputs: the host's template
   /// (a NIC the vendor's group fixes, such as a DVX-backed SR-IOV adapter).
   std::optional<vsphere::DeviceChange> template_device;
+  /// A GPU member whose vGPU component names a GPU (deviceName) that is not the member's model:
+  /// that name. vCenter places the group's vGPU on the group's GPU, which the profile must run
+  /// on. Empty otherwise.
+  std::string other_gpu;
 };
 
 /// The plan's devices as instances of one vendor device group, which vCenter places as a unit.
 struct PlannedGroup {
   std::string name;                                 ///< `deviceGroupName`
   std::vector<std::vector<GroupMember>> instances;  ///< each instance's members, in device order
+  /// The vGPU profiles of the group's (configurable) vGPU components that the plan's `--vgpu`
+  /// replaces, in component order.
+  std::vector<std::string> replaced_vgpus;
 };
 
 /// Everything the templates need, and why it was chosen.
@@ -96,21 +112,28 @@ struct Plan {
   pci::MmioResult mmio;
   bool needs_64bit_mmio = false;  ///< BARs beyond 16 GiB
   bool p2p = false;               ///< a GPU with a NIC or another GPU
-  /// The comment block: choices and reasons, but for the pairs' lines (see pairs_at).
+  /// The comment block, in the report layer's words: make_plan() leaves it empty and the facade
+  /// fills it from the facts below (report::plan_explanation).
   std::vector<std::string> explanation;
-  /// Devices `auto` left out because an ESXi capture says they are not ready for the use asked:
-  /// "<why>\n    fix: <command>" each (also in the explanation).
-  std::vector<std::string> not_ready;
+  std::string host_label;  ///< Request::host_label: how the explanation names the host capture
+  /// Devices `auto` left out because an ESXi capture says they are not ready for the use asked,
+  /// in the order it judged them (GPUs, then NICs).
+  std::vector<DeviceFinding> not_ready;
+  /// The chosen devices an ESXi capture says the host must ready first (GPUs, then NICs; an
+  /// SR-IOV entry's PF): the plan stands, with the command that readies each.
+  std::vector<DeviceFinding> esxi_owners;
+  /// The GPU pairs are each GPU's nearest ones only: the GPUs and NICs are more than
+  /// pci::kFullMatrixLimit.
+  bool nearest_pairs = false;
+  /// A device passed with DirectPath I/O (a NIC that is not an SR-IOV VF entry, a GPU passed
+  /// whole): the VM cannot be suspended, migrated with vMotion or snapshotted while it holds it.
+  bool directpath = false;
   std::optional<PlannedGroup> device_group;  ///< Request::device_group applied
   /// The VM's GPUs (passed whole, at least two) whose NVLink the host's PCI inputs cannot show,
   /// per model (pci::nvlink_notes): their GPU pairs above are judged on PCIe only.
   std::vector<pci::NvlinkNote> nvlink_notes;
-  /// Where in `explanation` the lines of `pairs` (each verdict and its reasons), then those of
-  /// `nvlink_notes`, belong: prose is the report layer's, so the facade inserts them there
-  /// (report::plan_pair_lines).
-  std::size_t pairs_at = 0;
   /// What keeps the plan from peer-to-peer DMA, in pair order. When there is any, make_plan()
-  /// stopped after the pairs (no MMIO window, memory or later lines) and the facade refuses
+  /// stopped after the pairs and the ESXi findings (no MMIO window) and the facade refuses
   /// the plan (report::plan_refusal_text).
   std::vector<Refusal> refusals;
   /// With refusals: `--gpu auto` took all the GPUs and this many of them, not all, have a NIC
@@ -130,13 +153,14 @@ Plan make_plan(const Request& request, const pci::Host* host, const pci::Catalog
 /// (vSphere API: "obtained from" the ComponentDeviceInfo's device template). A NIC component
 /// whose template says its backing (a DVX class, a PF, a host device) is written as the
 /// template; one whose template does not keeps the plan's device, which must be of its kind.
-/// Adds what it did to the explanation. Throws vmxkit::Error, naming the group, for a group
+/// Keeps what the explanation says of it (PlannedGroup::replaced_vgpus, GroupMember::other_gpu).
+/// Throws vmxkit::Error, naming the group, for a group
 /// vmxkit cannot write (a component other than a vGPU or a NIC, one without a sequenceId, a DVX
 /// NIC whose template names no class) and for a plan that does not fit it: no vGPU, a count of
 /// vGPUs or NICs that makes no whole instances, a GPU without a NIC of its own, an SR-IOV NIC
 /// where the group has a passthrough one (or the reverse), a vGPU profile other than the one a
 /// group that is not configurable fixes.
-PlannedGroup plan_device_group(Plan& plan, const vsphere::VendorDeviceGroup& group);
+PlannedGroup plan_device_group(const Plan& plan, const vsphere::VendorDeviceGroup& group);
 
 /// The placeholder written where a host-specific value is not known.
 std::string placeholder(std::string_view what);

@@ -147,7 +147,7 @@ Path classify(const Host& host, std::size_t a, std::size_t b) {
   const std::vector<std::size_t> up_b = chain(host, b);
   if (da.bdf.same_device(db.bdf)) {
     path.cls = PathClass::pix;
-    path.detail = "functions of one device";
+    path.kind = PathKind::one_device;
     return path;
   }
   // Lowest common bridge.
@@ -170,37 +170,29 @@ Path classify(const Host& host, std::size_t a, std::size_t b) {
       if (counts_as_switch(host.at(br))) ++path.switches;
     }
     path.cls = path.switches <= 1 ? PathClass::pix : PathClass::pxb;
-    path.detail =
-        path.switches <= 1
-            ? fmt::format("through one switch below {}", host.at(*path.common).bdf.to_string())
-            : fmt::format("through {} switch levels, meeting at {}", path.switches,
-                          host.at(*path.common).bdf.to_string());
+    path.kind = PathKind::below_bridge;
   } else {
     path.bridges = up_a;
     path.bridges.insert(path.bridges.end(), up_b.rbegin(), up_b.rend());
     if (!da.root || !db.root) {
       path.cls = PathClass::unknown;
-      path.detail =
-          fmt::format("{} is not placed in the tree", (!da.root ? da : db).bdf.to_string());
-    } else if (*da.root == *db.root) {
-      path.cls = PathClass::phb;
-      path.detail = fmt::format("through host bridge {}", host.roots()[*da.root].to_string());
+      path.kind = PathKind::unplaced;
+      path.device = !da.root ? a : b;
     } else {
-      const RootBus& ra = host.roots()[*da.root];
-      const RootBus& rb = host.roots()[*db.root];
-      const auto na = da.numa_node ? da.numa_node : ra.numa_node;
-      const auto nb = db.numa_node ? db.numa_node : rb.numa_node;
+      path.roots = {*da.root, *db.root};
+      path.kind = *da.root == *db.root ? PathKind::host_bridge : PathKind::host_bridges;
+    }
+    if (path.kind == PathKind::host_bridge) {
+      path.cls = PathClass::phb;
+    } else if (path.kind == PathKind::host_bridges) {
+      const auto na = da.numa_node ? da.numa_node : host.roots()[*da.root].numa_node;
+      const auto nb = db.numa_node ? db.numa_node : host.roots()[*db.root].numa_node;
+      path.numa = {na, nb};
       if (na && nb) {
         path.cls = *na == *nb ? PathClass::node : PathClass::sys;
-        path.detail = *na == *nb
-                          ? fmt::format("host bridges {} and {}, both on NUMA node {}",
-                                        ra.to_string(), rb.to_string(), *na)
-                          : fmt::format("host bridges {} (NUMA node {}) and {} (NUMA node {})",
-                                        ra.to_string(), *na, rb.to_string(), *nb);
       } else {
         path.cls = PathClass::unknown;
-        path.detail = fmt::format("host bridges {} and {}; NODE or SYS: no NUMA node known for {}",
-                                  ra.to_string(), rb.to_string(), (!na ? da : db).bdf.to_string());
+        path.device = !na ? a : b;
       }
     }
   }

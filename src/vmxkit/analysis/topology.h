@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -29,14 +30,33 @@ enum class PathClass : unsigned char {
 /// "X", "PIX", "PXB", "PHB", "NODE", "SYS", "?".
 std::string_view to_string(PathClass cls);
 
-/// How two devices reach each other.
+/// Where two devices meet, which decides their path's class.
+enum class PathKind : unsigned char {
+  self,          ///< the same function
+  one_device,    ///< functions of one device
+  below_bridge,  ///< below a common bridge (Path::common), across Path::switches switch levels
+  unplaced,      ///< Path::device is not placed in the tree
+  host_bridge,   ///< through one host bridge (Path::roots[0])
+  /// Between two host bridges (Path::roots), on NUMA nodes Path::numa; when one is not known
+  /// (class unknown: NODE or SYS), Path::device is the first device of the pair without one.
+  host_bridges,
+};
+
+/// How two devices reach each other: the class and the facts it rests on, which the report
+/// words (checks::path_detail).
 struct Path {
   PathClass cls = PathClass::unknown;
+  PathKind kind = PathKind::self;
   std::vector<std::size_t> bridges;       ///< bridges on the path: up from a, then down to b
   std::optional<std::size_t> common;      ///< lowest common bridge, when below the host bridge
   unsigned switches = 0;                  ///< switch levels crossed (upstream ports on the path)
   std::vector<std::size_t> acs_redirect;  ///< bridges on the path whose ACSCtl redirects P2P
-  std::string detail;                     ///< why this class ("different host bridges ...")
+  /// host_bridge, host_bridges: the host bridges (indices into Host::roots()) of a, then b.
+  std::array<std::size_t, 2> roots{};
+  /// host_bridges: the NUMA nodes of a and b (the device's own, else its host bridge's).
+  std::array<std::optional<int>, 2> numa;
+  /// unplaced: the device not in the tree; host_bridges: the device without a NUMA node.
+  std::optional<std::size_t> device;
 };
 
 /// Classifies the path between devices `a` and `b` (indices in host.devices()).

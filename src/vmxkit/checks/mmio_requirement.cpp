@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vmxkit/checks/mmio_requirement.h"
 
+#include <utility>
+
+#include "vmxkit/checks/mmio_lines.h"
 #include "vmxkit/core/pci_address.h"
 #include "vmxkit/devices/role.h"
 
@@ -69,7 +72,8 @@ std::optional<MmioRequirement> mmio_requirement(const Context& ctx) {
 void add_mmio_notes(const Context& ctx, const MmioRequirement& req, Diagnostic& d) {
   if (ctx.devices().empty()) return;
   const SourceSpan at = ctx.device_span(*ctx.devices().front().entry);
-  for (const std::string& line : req.result.lines) d.notes.push_back({at.begin, at.end, line});
+  for (std::string& line : mmio_lines(req.result))
+    d.notes.push_back({at.begin, at.end, std::move(line)});
 }
 
 }  // namespace vmxkit::checks

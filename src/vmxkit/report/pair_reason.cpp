@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "vmxkit/checks/path_detail.h"
 #include "vmxkit/devices/catalog.h"
 
 namespace vmxkit::report {
@@ -37,25 +38,26 @@ const Device& subject_of(const Host& host, const Reason& r) {
 }
 
 // A path reason of a PCI host: its class and detail, as NCCL would use the path.
-std::string path_text(const PairVerdict& v, const Reason& r) {
+std::string path_text(const Host& host, const PairVerdict& v, const Reason& r) {
   const Path& p = v.path;
+  const std::string detail = checks::path_detail(host, p);
   const std::string_view cls = to_string(p.cls);
   if (r.amd_two_gpus == AmdTwoGpus::used) {
     return fmt::format(
         "{}: {}; GPU P2P goes through the CPU{}: NCCL uses it all the same, as it allows P2P up "
         "to SYS between at most 2 GPUs on AMD CPUs",
-        cls, p.detail, p.cls == PathClass::sys ? " and across the sockets" : "");
+        cls, detail, p.cls == PathClass::sys ? " and across the sockets" : "");
   }
   switch (p.cls) {
     case PathClass::phb:
     case PathClass::node:
-      return fmt::format("{}: {}; {} {}", cls, p.detail, traffic_name(r.traffic), kThroughCpu);
+      return fmt::format("{}: {}; {} {}", cls, detail, traffic_name(r.traffic), kThroughCpu);
     case PathClass::sys:
-      return fmt::format("SYS: {}; {} {}", p.detail, traffic_name(r.traffic), kAcrossSockets);
+      return fmt::format("SYS: {}; {} {}", detail, traffic_name(r.traffic), kAcrossSockets);
     default:
       break;
   }
-  return fmt::format("{}: {}; {} stays below the host bridge{}", cls, p.detail,
+  return fmt::format("{}: {}; {} stays below the host bridge{}", cls, detail,
                      traffic_name(r.traffic),
                      r.bcm_flattened ? "; NCCL counts the two levels of this Broadcom PEX switch "
                                        "as one (ncclTopoFlattenBcmSwitches) and sees PIX"
@@ -147,9 +149,9 @@ std::string path_fix(PathClass cls, const Reason& r) {
 std::string reason_words(const Host& host, const PairVerdict& v, const Reason& r) {
   switch (r.kind) {
     case ReasonKind::path:
-      return path_text(v, r);
+      return path_text(host, v, r);
     case ReasonKind::path_unknown:
-      return "path class unknown: " + v.path.detail;
+      return "path class unknown: " + checks::path_detail(host, v.path);
     case ReasonKind::acs_redirect:
     case ReasonKind::acs_direct_translated:
       return acs_text(host, v, r);

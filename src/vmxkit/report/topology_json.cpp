@@ -10,6 +10,7 @@
 
 #include "vmxkit/analysis/nvlink_note.h"
 #include "vmxkit/analysis/smi_topology.h"
+#include "vmxkit/checks/path_detail.h"
 #include "vmxkit/report/pair_reason.h"
 #include "vmxkit/report/topology_text.h"
 
@@ -55,7 +56,7 @@ Json pairs_json(const pci::Host& host, const pci::Topology& t) {
     pairs.push_back({{"a", label_of(v.a)},
                      {"b", label_of(v.b)},
                      {"path", pci::to_string(v.path.cls)},
-                     {"detail", json_text(v.path.detail)},
+                     {"detail", json_text(checks::path_detail(host, v.path))},
                      {"bridges", bdfs(host, v.path.bridges)},
                      {"switches", v.path.switches},
                      {"acs_redirect", bdfs(host, v.path.acs_redirect)},

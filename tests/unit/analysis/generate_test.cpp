@@ -110,13 +110,17 @@ TEST_CASE("on an ESXi host, auto takes devices ready for the use and says what e
   const std::string base = "examples/hosts/synthetic-esxi-1s-2sw-4gpu-2nic.esxcli-";
   const pci::Host host = pci::load_host({test::source_path(base + "pci.txt").string(),
                                          test::source_path(base + "memory.txt").string()});
+  // What the capture says of each chosen device the host must ready first, and its fix.
   struct Result {
-    std::string gpu, nic, explanation;
+    std::string gpu, nic, esxi;
   };
   auto plan = [&](const generate::Request& r) {
     const generate::Plan p = generate::make_plan(r, &host, host.catalog());
     Result out{p.gpus.at(0).label, p.nics.at(0).label, {}};
-    for (const std::string& line : p.explanation) out.explanation += line + "\n";
+    for (const generate::DeviceFinding& f : p.esxi_owners) {
+      out.esxi += host.at(f.device).bdf.to_string() + ": " + f.finding.message + "\n" +
+                  f.finding.fix + "\n";
+    }
     return out;
   };
   generate::Request r;
@@ -126,30 +130,29 @@ TEST_CASE("on an ESXi host, auto takes devices ready for the use and says what e
   Result got = plan(r);
   CHECK(got.gpu == "0000:03:00.0 (L40S)");
   CHECK(got.nic == "0000:05:00.0 (ConnectX-7)");
-  CHECK(got.explanation.find("ESXi:") == std::string::npos);
+  CHECK(got.esxi.empty());
   r.vgpu = "nvidia_l40s-48q";
   r.sriov = true;
   got = plan(r);
   CHECK(got.gpu == "0000:43:00.0 (L40S)");
   CHECK(got.nic == "0000:45:00.0 (ConnectX-7)");
-  CHECK(got.explanation.find("ESXi:") == std::string::npos);
+  CHECK(got.esxi.empty());
   // Devices named by the user are taken as named, with the command that readies them.
   r.gpus = {"0000:03:00.0"};
   got = plan(r);
   CHECK(got.nic == "0000:05:00.0 (ConnectX-7)");
-  CHECK(got.explanation.find("ESXi: 0000:03:00.0 (L40S) is enabled for passthrough, but vGPU") !=
+  CHECK(got.esxi.find("0000:03:00.0: 0000:03:00.0 (L40S) is enabled for passthrough, but vGPU") !=
         std::string::npos);
-  CHECK(got.explanation.find("ESXi: 0000:05:00.0 (ConnectX-7) is enabled for passthrough, but "
-                             "SR-IOV") != std::string::npos);
+  CHECK(got.esxi.find("0000:05:00.0: 0000:05:00.0 (ConnectX-7) is enabled for passthrough, but "
+                      "SR-IOV") != std::string::npos);
   r.vgpu.reset();
   r.sriov = false;
   r.gpus = {"0000:43:00.0"};
   got = plan(r);
-  CHECK(got.explanation.find("ESXi: 0000:43:00.0 (L40S) is not enabled for passthrough "
-                             "(Configured Owner: VMkernel)") != std::string::npos);
-  CHECK(
-      got.explanation.find("fix: esxcli hardware pci pcipassthru set -d 0000:45:00.0 -e true -a") !=
-      std::string::npos);
+  CHECK(got.esxi.find("0000:43:00.0: 0000:43:00.0 (L40S) is not enabled for passthrough "
+                      "(Configured Owner: VMkernel)") != std::string::npos);
+  CHECK(got.esxi.find("\nesxcli hardware pci pcipassthru set -d 0000:45:00.0 -e true -a") !=
+        std::string::npos);
 }
 
 TEST_CASE(
@@ -211,12 +214,7 @@ TEST_CASE("generate prefers a distinct NIC per GPU and the N best-connected GPUs
 TEST_CASE("a plan with DirectPath devices says which VM operations it gives up", "[gen]") {
   const pci::Host host = pci::load_host(
       {test::source_path("examples/hosts/synthetic-2s-4sw-8gpu-8nic.lspci-vvv.txt").string()});
-  auto says_so = [](const generate::Plan& plan) {
-    return std::any_of(plan.explanation.begin(), plan.explanation.end(), [](const std::string& l) {
-      return l.find("cannot be suspended, migrated with vMotion, or snapshotted") !=
-             std::string::npos;
-    });
-  };
+  auto says_so = [](const generate::Plan& plan) { return plan.directpath; };
   generate::Request r;
   r.gpus = {"auto"};
   r.gpu_count = 1;
@@ -227,6 +225,9 @@ TEST_CASE("a plan with DirectPath devices says which VM operations it gives up",
   r.sriov = true;
   CHECK_FALSE(says_so(generate::make_plan(r, &host, host.catalog())));
   r.sriov = false;  // the NIC passed through is one
+  CHECK(says_so(generate::make_plan(r, &host, host.catalog())));
+  r.vgpu.reset();  // a GPU passed whole, alone, is one too
+  r.nics.clear();
   CHECK(says_so(generate::make_plan(r, &host, host.catalog())));
 }
 
@@ -393,13 +394,15 @@ TEST_CASE("a plan of more GPUs than topo's full matrix judges each GPU with its 
       ++per_gpu[p.gpu];
       ++per_gpu[p.peer];
     }
-    std::string explanation;
-    for (const std::string& line : plan.explanation) explanation += line + "\n";
     if (gpus <= pci::kFullMatrixLimit) {
       CHECK(gpu_pairs == gpus * (gpus - 1) / 2);
-      CHECK(explanation.find("GPU pairs:") == std::string::npos);
+      CHECK_FALSE(plan.nearest_pairs);
       continue;
     }
+    CHECK(plan.nearest_pairs);
+    std::string explanation;
+    for (const std::string& line : report::plan_explanation(&host, plan))
+      explanation += line + "\n";
     CHECK(gpu_pairs <= gpus * pci::kNearestPeers);
     CHECK(per_gpu.size() == gpus);  // every GPU is in a pair
     for (const auto& [gpu, count] : per_gpu) CHECK(count >= pci::kNearestPeers);

@@ -458,7 +458,11 @@ TEST_CASE("a vGPU in a VM of 32 GB or more is sized as its physical GPU, at leas
   CHECK(r.size_gb == 8);
   vmxkit::pci::apply_minimum(r, unknown.min_gb, unknown.why);
   CHECK(r.size_gb == 64);
-  CHECK(r.lines.back().find("NVIDIA's minimum") != std::string::npos);
+  REQUIRE(r.steps.size() >= 2);
+  CHECK(r.steps.back().kind == vmxkit::pci::MmioStepKind::minimum);
+  CHECK(r.steps.back().gb == 64);
+  CHECK(r.steps[r.steps.size() - 2].kind == vmxkit::pci::MmioStepKind::minimum_reason);
+  CHECK(r.steps[r.steps.size() - 2].text == unknown.why);
 }
 
 TEST_CASE("a 4,096-device tree loads and classifies in well under a second", "[pci][scale]") {

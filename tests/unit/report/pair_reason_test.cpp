@@ -129,9 +129,9 @@ TEST_CASE("GPU P2P through the CPU on AMD is worded by NCCL's rule for 2 GPUs",
   CHECK(reason_fix(host, sys, r) == "use devices on one NUMA node, best under one PCIe switch");
   r.amd_two_gpus = AmdTwoGpus::used;
   CHECK(reason_text(host, sys, r) ==
-        "SYS: " + sys.path.detail +
-            "; GPU P2P goes through the CPU and across the sockets: NCCL uses it all the same, as "
-            "it allows P2P up to SYS between at most 2 GPUs on AMD CPUs");
+        "SYS: host bridges 0000:10 (NUMA node 0) and 0000:90 (NUMA node 1); GPU P2P goes through "
+        "the CPU and across the sockets: NCCL uses it all the same, as "
+        "it allows P2P up to SYS between at most 2 GPUs on AMD CPUs");
   CHECK(reason_fix(host, sys, r) == "place both GPUs under one PCIe switch for full P2P bandwidth");
 }
 

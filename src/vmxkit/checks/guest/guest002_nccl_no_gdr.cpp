@@ -6,6 +6,7 @@
 
 #include "vmxkit/checks/all.h"
 #include "vmxkit/checks/guest_context.h"
+#include "vmxkit/checks/path_detail.h"
 
 namespace vmxkit::checks {
 namespace guest002 {
@@ -68,8 +69,9 @@ std::string why(const GuestContext& ctx, const guest::NcclPair& p) {
     return "an ESXi guest puts every passthrough device on its own virtual PCIe root port, so "
            "GPU and NIC meet only at the virtual host bridge";
   }
-  if (p.gpu_index && p.nic_index)
-    return pci::classify(ctx.pci(), *p.gpu_index, *p.nic_index).detail;
+  if (p.gpu_index && p.nic_index) {
+    return path_detail(ctx.pci(), pci::classify(ctx.pci(), *p.gpu_index, *p.nic_index));
+  }
   return {};
 }
 

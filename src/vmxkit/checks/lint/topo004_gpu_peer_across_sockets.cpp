@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "vmxkit/checks/all.h"
+#include "vmxkit/checks/path_detail.h"
 #include "vmxkit/checks/vm_pairs.h"
 
 namespace vmxkit::checks {
@@ -41,7 +42,7 @@ void check(const Context& ctx, Sink& sink) {
     report_pair(ctx, sink, kTOPO004, p,
                 fmt::format("{} and {}, its nearest NIC in the VM, are on different CPU sockets "
                             "(SYS): {}",
-                            p.gpu->label, p.peer->label, p.verdict.path.detail));
+                            p.gpu->label, p.peer->label, path_detail(*ctx.host(), p.verdict.path)));
   }
 }
 

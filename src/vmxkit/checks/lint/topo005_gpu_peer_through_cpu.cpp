@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "vmxkit/checks/all.h"
+#include "vmxkit/checks/path_detail.h"
 #include "vmxkit/checks/vm_pairs.h"
 
 namespace vmxkit::checks {
@@ -56,9 +57,9 @@ void check(const Context& ctx, Sink& sink) {
     std::string message =
         cls == pci::PathClass::unknown
             ? fmt::format("path between {} and {} cannot be classified: {}", p.gpu->label,
-                          p.peer->label, p.verdict.path.detail)
+                          p.peer->label, path_detail(*ctx.host(), p.verdict.path))
             : fmt::format("{} and {} meet only at the CPU ({}): {}", p.gpu->label, p.peer->label,
-                          pci::to_string(cls), p.verdict.path.detail);
+                          pci::to_string(cls), path_detail(*ctx.host(), p.verdict.path));
     if (better) {
       message += fmt::format("; the host's NIC {} is nearer ({})",
                              ctx.host()->devices()[better->index].bdf.to_string(),

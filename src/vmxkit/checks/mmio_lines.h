@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: Apache-2.0
+// The words of the 64-bit MMIO window's arithmetic (pci::MmioResult::steps, data): one line per
+// step. The MMIO rules' notes (mmio_requirement.h), generate's comment block, `vmxkit mmio` and
+// the public MmioSize::lines say it in these words; it lives here, below report/, for the rules.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "vmxkit/analysis/mmio.h"
+
+namespace vmxkit::checks {
+
+/// One line per step of `result`: each BAR placed ("128 GiB at +0        BAR1  0000:18:00.0
+/// (H100 PCIe)  [lspci FILE:LINE]"), the packed total, what the BARs need, KB 323402's figure
+/// and whom it sizes, NVIDIA's floors, "=> pciPassthru.64bitMMIOSizeGB = N", and what was not
+/// counted.
+std::vector<std::string> mmio_lines(const pci::MmioResult& result);
+
+/// The line of one step of `result`.
+std::string mmio_line(const pci::MmioResult& result, const pci::MmioStep& step);
+
+}  // namespace vmxkit::checks
