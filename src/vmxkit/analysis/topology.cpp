@@ -450,18 +450,6 @@ std::string Topology::label(std::size_t i) const {
   return i < gpus.size() ? fmt::format("GPU{}", i) : fmt::format("NIC{}", i - gpus.size());
 }
 
-std::string Topology::listing_note() const {
-  if (!listed) return {};
-  const std::size_t n = size();
-  const std::size_t g = gpus.size();
-  return fmt::format(
-      "{} GPUs and NICs ({} GPUs, {} NICs) are more than the {} vmxkit prints the full matrix "
-      "for: it would have {} cells and {} pair verdicts. Listed instead: each GPU's nearest {} "
-      "NICs and {} GPU peers, closest first (vmxkit topo --matrix prints the full matrix).",
-      n, g, nics.size(), kFullMatrixLimit, n * n, g * (g - 1) / 2 + g * nics.size(), kNearestPeers,
-      kNearestPeers);
-}
-
 // Each GPU's nearest peers of one kind (the GPUs, or the NICs) without classifying every pair.
 //
 // The classes from a device `a` fall in levels, each wholly closer than the next: functions of

@@ -265,8 +265,6 @@ struct Topology {
   const PairVerdict& gpu_nic_pair(std::size_t gpu, std::size_t nic) const {
     return pairs[gpus.size() * (gpus.size() - 1) / 2 + gpu * nics.size() + nic];
   }
-  /// Why the host is `listed`: its size against kFullMatrixLimit. Empty when it is not.
-  std::string listing_note() const;
 };
 
 Topology analyze(const Host& host, const AnalysisOptions& options);

@@ -136,7 +136,7 @@ Json topology_json(const pci::Host& host, const pci::Topology& t) {
               {"best_nic", std::move(best_nic)}, {"nvlink_notes", nvlink_notes_json(host, t)},
               {"warnings", std::move(warnings)}};
   if (t.listed) {
-    doc["note"] = t.listing_note();
+    doc["note"] = listing_note(t);
     doc["nearest"] = nearest_json(t);
   }
   return doc;

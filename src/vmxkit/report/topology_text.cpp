@@ -61,7 +61,7 @@ bool render_matrix(const Host& host, const Topology& t, std::string& out) {
 bool render_nearest(const Host& host, const Topology& t, std::string& out) {
   bool any_unknown = false;
   out += "Note: ";
-  out += t.listing_note();
+  out += listing_note(t);
   out += "\n\nNearest NICs and GPU peers per GPU (path class, P2P verdict):\n\n";
   auto peers = [&](const std::vector<Peer>& list, std::size_t offset) {
     if (list.empty()) return std::string("none");
@@ -222,6 +222,18 @@ std::string nvlink_note_text(const pci::Host& host, const pci::NvlinkNote& note)
       "device): the GPU<->GPU verdicts here are PCIe-only; give `nvidia-smi topo -m` with --host "
       "to include NVLink ({})",
       gpus, width ? fmt::format(" (one bridge set joins at most {} boards)", *width) : "", cited);
+}
+
+std::string listing_note(const pci::Topology& topo) {
+  if (!topo.listed) return {};
+  const std::size_t n = topo.size();
+  const std::size_t g = topo.gpus.size();
+  return fmt::format(
+      "{} GPUs and NICs ({} GPUs, {} NICs) are more than the {} vmxkit prints the full matrix "
+      "for: it would have {} cells and {} pair verdicts. Listed instead: each GPU's nearest {} "
+      "NICs and {} GPU peers, closest first (vmxkit topo --matrix prints the full matrix).",
+      n, g, topo.nics.size(), pci::kFullMatrixLimit, n * n, g * (g - 1) / 2 + g * topo.nics.size(),
+      pci::kNearestPeers, pci::kNearestPeers);
 }
 
 std::string render_topology_text(const pci::Host& host, const pci::Topology& topo) {

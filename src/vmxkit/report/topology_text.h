@@ -16,6 +16,10 @@ namespace vmxkit::report {
 /// the verdicts.
 std::string render_topology_text(const pci::Host& host, const pci::Topology& topo);
 
+/// Why `topo` is `listed` (each GPU's nearest peers instead of the matrix): its size against
+/// kFullMatrixLimit, and how to get the matrix. Empty when it is not listed.
+std::string listing_note(const pci::Topology& topo);
+
 /// One sentence for a note of pci::nvlink_notes(): the GPUs' addresses and model, what their
 /// NVLink is (a bridge, or the baseboard's NVLink/NVSwitch), that the GPU<->GPU verdicts are
 /// PCIe-only, how to include NVLink (`nvidia-smi topo -m` with --host), and the catalogue row's
