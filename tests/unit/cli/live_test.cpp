@@ -122,3 +122,37 @@ TEST_CASE("plain http:// with credentials is refused unless --allow-http", "[cli
                         !Catch::Contains("s3cret"));
   CHECK(server.requests() == 0);
 }
+
+TEST_CASE("--verbose says each request, the server, and how many requests were sent",
+          "[cli][live]") {
+  // A vCenter with no VM: the name given matches none.
+  LocalServer server([](const std::string& body) {
+    if (has(body, "<RetrieveServiceContent")) return kServiceContent;
+    if (has(body, "<Login")) {
+      return answer("<LoginResponse xmlns=\"urn:vim25\"><returnval/></LoginResponse>");
+    }
+    if (has(body, "<CreateContainerView")) {
+      return answer(
+          "<CreateContainerViewResponse xmlns=\"urn:vim25\"><returnval type=\"ContainerView\">"
+          "session[1]v1</returnval></CreateContainerViewResponse>");
+    }
+    if (has(body, "RetrievePropertiesEx")) {
+      return answer(
+          "<RetrievePropertiesExResponse xmlns=\"urn:vim25\"><returnval/>"
+          "</RetrievePropertiesExResponse>");
+    }
+    return answer("<EmptyResponse xmlns=\"urn:vim25\"/>");  // DestroyView, Logout
+  });
+  const std::string url = server.url("root:pw");
+  const std::string endpoint = "http://" + url.substr(url.find('@') + 1);
+  const auto r = run_cli({"lint", "--server", url, "--allow-http", "--vm", "gpu-1", "--verbose"});
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::StartsWith("vmxkit: > RetrieveServiceContent\nvmxkit: > Login\n"
+                                      "vmxkit: connected to " +
+                                      endpoint + " (VMware vCenter Server 8.0.2, API 8.0.2.0)\n"));
+  CHECK_THAT(r.err,
+             Catch::Contains("vmxkit: error: " + endpoint + ": no VM named 'gpu-1'\n") &&
+                 Catch::Contains("vmxkit: > Logout\nvmxkit: " + std::to_string(server.requests()) +
+                                 " requests to " + endpoint + " in "));
+  CHECK_THAT(r.out, Catch::Contains("0 files"));
+}
