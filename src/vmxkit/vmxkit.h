@@ -1411,6 +1411,7 @@ struct ServerLintEvents {
   std::function<void(const ServerVm& vm)> on_vanished;
   /// After the last report, before the session is logged out of.
   std::function<void()> on_end;
+  /// Each progress line, warning and error as it arises (see ServerLintMessage).
   std::function<void(const ServerLintMessage& message)> on_message;
 };
 
