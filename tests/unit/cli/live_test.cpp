@@ -123,7 +123,7 @@ TEST_CASE("plain http:// with credentials is refused unless --allow-http", "[cli
   CHECK(server.requests() == 0);
 }
 
-TEST_CASE("--verbose says each request, the server, and how many requests were sent",
+TEST_CASE("lint --server --verbose says each request, the server and how many were sent",
           "[cli][live]") {
   // A vCenter with no VM: the name given matches none.
   LocalServer server([](const std::string& body) {
