@@ -44,8 +44,7 @@ void add_host_inputs(CLI::App& sub, HostInputs& inputs, const std::string& posit
   add_host_options(sub, inputs.flagged);
 }
 
-Host read_host_inputs(const HostInputs& inputs, Context& ctx) {
-  const Catalog catalog = load_catalog(inputs.flagged.catalogs);
+std::vector<HostSource> host_sources(const HostInputs& inputs, Context& ctx) {
   std::vector<HostSource> sources;
   for (const auto* list : {&inputs.positional, &inputs.flagged.hosts}) {
     for (const std::string& source : *list) {
@@ -56,7 +55,12 @@ Host read_host_inputs(const HostInputs& inputs, Context& ctx) {
       }
     }
   }
-  Host host = load_host(sources, catalog);
+  return sources;
+}
+
+Host read_host_inputs(const HostInputs& inputs, Context& ctx) {
+  const Catalog catalog = load_catalog(inputs.flagged.catalogs);
+  Host host = load_host(host_sources(inputs, ctx), catalog);
   for (const std::string& w : host.warnings()) ctx.err << "vmxkit: warning: " << w << '\n';
   return host;
 }

@@ -58,6 +58,10 @@ struct HostInputs {
 };
 void add_host_inputs(CLI::App& sub, HostInputs& inputs, const std::string& positional_help);
 
+/// HOST inputs as load_host() takes them: positional first, then --host; `-` is stdin, read
+/// here.
+std::vector<HostSource> host_sources(const HostInputs& inputs, Context& ctx);
+
 /// Loads HOST inputs (positional first, then --host; `-` = stdin) with the catalogue and user
 /// overrides, and prints the input warnings to stderr.
 Host read_host_inputs(const HostInputs& inputs, Context& ctx);

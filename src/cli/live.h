@@ -1,17 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
-// The live flow: vCenter or ESXi through the vSphere API (--server, --esx-host).
+// The live flow: vCenter or ESXi through the vSphere API (--server, --esx-host), on the public
+// API's load_server_host() and lint_server().
 #pragma once
 
+#include <chrono>
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "cli/common.h"
-#include "cli/rule_selection.h"
-#include "vmxkit/vsphere/client.h"
+#include "vmxkit/vmxkit.h"
 
 namespace CLI {
 class App;
+}
+
+namespace vmxkit::vsphere {
+class Client;
 }
 
 namespace vmxkit::cli {
@@ -29,16 +35,40 @@ struct ServerOptions {
 };
 void add_server_options(CLI::App& sub, ServerOptions& options, bool esx_host);
 
-/// A connected client (logged in), reporting each request on stderr with --verbose.
-std::unique_ptr<vsphere::Client> open_client(const ServerOptions& options, Context& ctx);
-/// With --verbose: "vmxkit: N requests to URL in S s" on stderr.
-void report_requests(const vsphere::Client& client, const ServerOptions& options, double seconds,
-                     Context& ctx);
+/// The server of the flags as the public API takes it; with --verbose, each request ("vmxkit: >
+/// METHOD") and the connection ("vmxkit: connected to URL (NAME, API V)") said on stderr.
+VsphereServer vsphere_server(const ServerOptions& options, Context& ctx);
 
-/// The host of --esx-host from the server, merged with any HOST inputs (an `lspci -vvv` of the
-/// same host adds its BARs), finalized; its system UUID in `system_uuid`; with `config_target`,
-/// its QueryConfigTarget answer (left empty, with a warning, when the server gives none). The
-/// warnings it prints (the server's, the host's) are also added to `warnings` when given.
+/// vsphere_server() whose requests are counted from when it is made, for --verbose's "vmxkit: N
+/// requests to URL in S s". Its hooks refer to it: it outlives every use of server().
+class ServerSession {
+ public:
+  ServerSession(const ServerOptions& options, Context& ctx);
+  ServerSession(const ServerSession&) = delete;
+  ServerSession& operator=(const ServerSession&) = delete;
+
+  const VsphereServer& server() const { return server_; }
+  /// With --verbose: "vmxkit: N requests to URL in S s" on stderr.
+  void report_requests() const;
+
+ private:
+  const ServerOptions& options_;
+  Context& ctx_;
+  VsphereServer server_;
+  std::size_t requests_ = 0;
+  std::string endpoint_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+/// A connected client (logged in) for vsphere_server(): what `apply` still drives itself until
+/// it moves onto the public apply_plan() (live_client.cpp).
+std::unique_ptr<vsphere::Client> open_client(const ServerOptions& options, Context& ctx);
+
+/// The host of --esx-host from the server (load_server_host()), merged with any HOST inputs (an
+/// `lspci -vvv` of the same host adds its BARs), finalized; its system UUID in `system_uuid`;
+/// with `config_target`, its QueryConfigTarget answer (left empty, with a warning, when the
+/// server gives none). The warnings it prints (the server's, the host's) are also added to
+/// `warnings` when given.
 Host read_server_host(const ServerOptions& options, const HostInputs& inputs, Context& ctx,
                       std::string* system_uuid = nullptr, std::string* config_target = nullptr,
                       std::vector<std::string>* warnings = nullptr);
@@ -46,9 +76,9 @@ Host read_server_host(const ServerOptions& options, const HostInputs& inputs, Co
 /// Throws vmxkit::Error when --esx-host was given without a server or the other way round.
 bool server_host_wanted(const ServerOptions& options);
 
-/// lint --server: the live config of --vm NAME... (or the VM of --uuid/--instance-uuid) or
-/// --all-vms (under --folder, --datacenter or --cluster), each linted against the host it runs
-/// on. Returns the exit code.
+/// lint --server (lint_server()): the live config of --vm NAME... (or the VM of
+/// --uuid/--instance-uuid) or --all-vms (under --folder, --datacenter or --cluster), each linted
+/// against the host it runs on. Returns the exit code.
 struct LiveLintOptions {
   ServerOptions server;
   std::vector<std::string> vms;

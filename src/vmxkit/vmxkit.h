@@ -1302,4 +1302,121 @@ class GuestCheck {
   std::shared_ptr<const Impl> impl_;
 };
 
+// ------------------------------------------------------------------------------------------------
+// A server's hosts and VMs: the host of `--esx-host`, `vmxkit lint --server`
+
+/// What load_server_host() reads besides the server's answer.
+struct ServerHostOptions {
+  /// More inputs of the same host (an `lspci -vvv` adds the BARs the API does not give), merged
+  /// in order after what the server says, as load_host() reads them.
+  std::vector<HostSource> sources;
+  Catalog catalog;  ///< what the host's devices are matched against
+  /// Also ask the server for the host's QueryConfigTarget answer (ServerHost::config_target).
+  bool config_target = false;
+  /// Called with each warning as it arises (a missing QueryConfigTarget answer while the server
+  /// is read, then the host's own once every input is loaded); they are also in the result.
+  std::function<void(std::string_view warning)> on_warning;
+  /// Called once the server has been read and logged out of, before `sources` are loaded
+  /// (`vmxkit --verbose` says there how many requests it took).
+  std::function<void()> on_server_read;
+};
+
+/// An ESXi host as a server describes it.
+struct ServerHost {
+  Host host;  ///< its PCI devices, passthrough and SR-IOV state and NUMA nodes, with `sources`
+  std::string system_uuid;  ///< `hardware.systemInfo.uuid`: a plan's systemId
+  /// The host's QueryConfigTarget answer as XML, when asked for and the server gave one.
+  std::string config_target;
+  /// What on_warning was given, in order, without "warning: ".
+  std::vector<std::string> warnings;
+};
+
+/// Reads the ESXi host named `esx_host` (its name or moref, `host-21`) from `server` (vCenter or
+/// the ESXi host itself), merges `options.sources` into it and finalizes it, as `vmxkit topo
+/// --server URL --esx-host NAME` reads a host. A QueryConfigTarget that fails is a warning
+/// (config_target stays empty). Throws vmxkit::Error when the server cannot be reached or
+/// refuses a request, when it has no such host, and as load_host() for `sources`. Defined in
+/// `vmxkit::client`.
+ServerHost load_server_host(const VsphereServer& server, std::string_view esx_host,
+                            const ServerHostOptions& options = {});
+
+/// Which VMs of a server lint_server() lints, and how. Exactly one of `vms`, `uuid` and
+/// `all_vms`; the messages of what does not fit name them as `vmxkit lint`'s flags do.
+struct ServerLintRequest {
+  VsphereServer server;
+  std::vector<std::string> vms;  ///< by name or moref (`vm-42`), each matching every such VM
+  /// The VM of this BIOS UUID (`config.uuid`), or with `instance_uuid` its
+  /// `config.instanceUuid`, found by the server's SearchIndex.
+  std::string uuid;
+  bool instance_uuid = false;
+  bool all_vms = false;  ///< every VM under the container below
+  /// The VMs are looked for under this folder (a name, or an inventory path `/DC0/vm/gpu`), or
+  /// in this cluster, or in this datacenter (`folder` then may be one of its folders: `gpu` or
+  /// `vm/gpu`); none: the whole inventory. `folder` and `cluster` exclude each other, as do
+  /// `datacenter` and `cluster`.
+  std::string folder;
+  std::string cluster;
+  std::string datacenter;
+  Catalog catalog;      ///< what the hosts are read with and the VMs linted against
+  RuleSelection rules;  ///< the findings reported
+
+  /// Throws vmxkit::Error unless exactly one of `vms`, `uuid` and `all_vms` is given
+  /// (lint_server() checks it first, before it connects).
+  void validate() const;
+};
+
+/// A VM of a server, as its inventory lists it.
+struct ServerVm {
+  std::string name;
+  std::string moref;  ///< `vm-42`
+};
+
+/// A line lint_server() has for its user while it works (`vmxkit lint --server` prints each on
+/// stderr after "vmxkit: ", and "warning: " or "error: " as its kind is).
+struct ServerLintMessage {
+  enum class Kind : unsigned char {
+    progress,  ///< "2000 VMs listed...", "100/250 VMs linted"
+    warning,   ///< a host that could not be read: its VMs are linted without it
+    error,     ///< a name of `vms` that matches no VM; a VM that vanished while it was listed
+  };
+  Kind kind = Kind::progress;
+  std::string text;  ///< one line, without a line break
+};
+
+/// What lint_server() hands over while it works, on the calling thread, in order.
+struct ServerLintEvents {
+  /// Once the VMs are listed and their hosts read, before the first report: how many VMs are
+  /// linted (those that vanish before their config is read among them).
+  std::function<void(std::size_t vms)> on_begin;
+  /// Each VM's findings (the selection's), linted against the host it runs on; its path is
+  /// `HOST/vm/NAME` (HOST as the server's URL names it). The VMs come batch by batch
+  /// (VsphereServer::batch_size configs a request, in the order they are listed or named), each
+  /// batch in the order of the server's answer.
+  std::function<void(LintReport report)> on_report;
+  /// A VM listed that was gone when its config was read: not linted (an error message says so
+  /// first).
+  std::function<void(const ServerVm& vm)> on_vanished;
+  /// After the last report, before the session is logged out of.
+  std::function<void()> on_end;
+  /// Each progress line, warning and error as it arises (see ServerLintMessage).
+  std::function<void(const ServerLintMessage& message)> on_message;
+};
+
+/// How a lint_server() run went.
+struct ServerLintSummary {
+  std::size_t linted = 0;              ///< reports handed to on_report
+  std::size_t vanished = 0;            ///< VMs handed to on_vanished
+  std::vector<std::string> not_found;  ///< names of `vms` that matched no VM
+};
+
+/// `vmxkit lint --server`: connects, finds the VMs (lists every VM under the container, in
+/// batches, keeping those `vms` names; or the one of `uuid`), reads each host they run on once
+/// (a host that cannot be read is a warning, its VMs linted without it), then reads their live
+/// configs, one request a batch, and lints each against its host, handing its report over
+/// before the next batch is read: however many VMs there are, one batch is held at once.
+/// Throws vmxkit::Error when the request does not fit, when the server cannot be reached or
+/// refuses a request, when the container or the VM of `uuid` is not found, and what an event
+/// throws. Defined in `vmxkit::client`.
+ServerLintSummary lint_server(const ServerLintRequest& request, const ServerLintEvents& events);
+
 }  // namespace vmxkit

@@ -2,126 +2,21 @@
 // The live commands (`--server`) against a server on 127.0.0.1 that misbehaves: one that always
 // has more to send, one that echoes the request in its fault, and URLs whose password libcurl
 // reads differently from a hand parser. Each server a test starts is stopped by it.
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
-#include <functional>
 #include <string>
-#include <thread>
 
+#include "support/local_server.h"
 #include "support/support.h"
 
+using vmxkit::test::LocalServer;
 using vmxkit::test::run_cli;
 
 namespace {
 
-std::string answer(const std::string& body) {
-  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?><soapenv:Envelope "
-         "xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/envelope/\" "
-         "xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\"><soapenv:Body>" +
-         body + "</soapenv:Body></soapenv:Envelope>";
-}
+std::string answer(const std::string& body) { return vmxkit::test::soap_answer(body); }
 
-const std::string kServiceContent = answer(
-    "<RetrieveServiceContentResponse xmlns=\"urn:vim25\"><returnval>"
-    "<rootFolder type=\"Folder\">group-d1</rootFolder>"
-    "<propertyCollector type=\"PropertyCollector\">propertyCollector</propertyCollector>"
-    "<viewManager type=\"ViewManager\">ViewManager</viewManager>"
-    "<about><fullName>VMware vCenter Server 8.0.2</fullName><apiType>VirtualCenter</apiType>"
-    "<apiVersion>8.0.2.0</apiVersion></about>"
-    "<sessionManager type=\"SessionManager\">SessionManager</sessionManager>"
-    "<searchIndex type=\"SearchIndex\">SearchIndex</searchIndex>"
-    "</returnval></RetrieveServiceContentResponse>");
-
-// An HTTP/1.1 server on 127.0.0.1 (a free port), one request per connection, answering each
-// POST body with what `handler` returns (status 200, or 500 for a body holding a fault).
-class LocalServer {
- public:
-  using Handler = std::function<std::string(const std::string& body)>;
-  explicit LocalServer(Handler handler) : handler_(std::move(handler)) {
-    listen_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    REQUIRE(listen_ >= 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(::bind(listen_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-    REQUIRE(::listen(listen_, 16) == 0);
-    socklen_t size = sizeof addr;
-    REQUIRE(::getsockname(listen_, reinterpret_cast<sockaddr*>(&addr), &size) == 0);
-    port_ = ntohs(addr.sin_port);
-    thread_ = std::thread([this] { serve(); });
-  }
-  LocalServer(const LocalServer&) = delete;
-  LocalServer& operator=(const LocalServer&) = delete;
-  ~LocalServer() {
-    stop_ = true;
-    thread_.join();
-    ::close(listen_);
-  }
-  std::string url(const std::string& userinfo) const {
-    return "http://" + userinfo + "@127.0.0.1:" + std::to_string(port_) + "/sdk";
-  }
-  int requests() const { return requests_; }
-
- private:
-  void serve() {
-    while (!stop_) {
-      pollfd p{listen_, POLLIN, 0};
-      if (::poll(&p, 1, 20) <= 0) continue;
-      const int fd = ::accept4(listen_, nullptr, nullptr, SOCK_CLOEXEC);
-      if (fd < 0) continue;
-      handle(fd);
-      ::close(fd);
-    }
-  }
-
-  void handle(int fd) {
-    std::string request;
-    char buffer[4096];
-    std::size_t body_at = std::string::npos;
-    std::size_t length = 0;
-    bool continued = false;
-    while (body_at == std::string::npos || request.size() < body_at + length) {
-      const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
-      if (n <= 0) return;
-      request.append(buffer, static_cast<std::size_t>(n));
-      if (body_at != std::string::npos) continue;
-      const auto end = request.find("\r\n\r\n");
-      if (end == std::string::npos) continue;
-      body_at = end + 4;
-      std::string head = request.substr(0, end);
-      for (char& c : head) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      if (const auto at = head.find("content-length:"); at != std::string::npos) {
-        length = std::stoul(head.substr(at + 15));
-      }
-      if (!continued && head.find("expect: 100-continue") != std::string::npos) {
-        continued = true;
-        const std::string go = "HTTP/1.1 100 Continue\r\n\r\n";
-        if (::send(fd, go.data(), go.size(), MSG_NOSIGNAL) < 0) return;
-      }
-    }
-    ++requests_;
-    const std::string body = handler_(request.substr(body_at, length));
-    const bool fault = body.find("<soapenv:Fault>") != std::string::npos;
-    const std::string response =
-        std::string("HTTP/1.1 ") + (fault ? "500 Internal Server Error" : "200 OK") +
-        "\r\nContent-Type: text/xml; charset=utf-8\r\nContent-Length: " +
-        std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
-    (void)::send(fd, response.data(), response.size(), MSG_NOSIGNAL);
-  }
-
-  Handler handler_;
-  int listen_ = -1;
-  int port_ = 0;
-  std::atomic<bool> stop_{false};
-  std::atomic<int> requests_{0};
-  std::thread thread_;
-};
+const std::string& kServiceContent = vmxkit::test::soap_service_content();
 
 bool has(const std::string& body, const std::string& what) {
   return body.find(what) != std::string::npos;
@@ -226,4 +121,38 @@ TEST_CASE("plain http:// with credentials is refused unless --allow-http", "[cli
   CHECK_THAT(r.err, Catch::Contains("plain http://") && Catch::Contains("--allow-http") &&
                         !Catch::Contains("s3cret"));
   CHECK(server.requests() == 0);
+}
+
+TEST_CASE("lint --server --verbose says each request, the server and how many were sent",
+          "[cli][live]") {
+  // A vCenter with no VM: the name given matches none.
+  LocalServer server([](const std::string& body) {
+    if (has(body, "<RetrieveServiceContent")) return kServiceContent;
+    if (has(body, "<Login")) {
+      return answer("<LoginResponse xmlns=\"urn:vim25\"><returnval/></LoginResponse>");
+    }
+    if (has(body, "<CreateContainerView")) {
+      return answer(
+          "<CreateContainerViewResponse xmlns=\"urn:vim25\"><returnval type=\"ContainerView\">"
+          "session[1]v1</returnval></CreateContainerViewResponse>");
+    }
+    if (has(body, "RetrievePropertiesEx")) {
+      return answer(
+          "<RetrievePropertiesExResponse xmlns=\"urn:vim25\"><returnval/>"
+          "</RetrievePropertiesExResponse>");
+    }
+    return answer("<EmptyResponse xmlns=\"urn:vim25\"/>");  // DestroyView, Logout
+  });
+  const std::string url = server.url("root:pw");
+  const std::string endpoint = "http://" + url.substr(url.find('@') + 1);
+  const auto r = run_cli({"lint", "--server", url, "--allow-http", "--vm", "gpu-1", "--verbose"});
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::StartsWith("vmxkit: > RetrieveServiceContent\nvmxkit: > Login\n"
+                                      "vmxkit: connected to " +
+                                      endpoint + " (VMware vCenter Server 8.0.2, API 8.0.2.0)\n"));
+  CHECK_THAT(r.err,
+             Catch::Contains("vmxkit: error: " + endpoint + ": no VM named 'gpu-1'\n") &&
+                 Catch::Contains("vmxkit: > Logout\nvmxkit: " + std::to_string(server.requests()) +
+                                 " requests to " + endpoint + " in "));
+  CHECK_THAT(r.out, Catch::Contains("0 files"));
 }
