@@ -3,9 +3,10 @@
 """vmxkit apply against govmomi's vCenter simulator (tests/integration/vcsim): a VM holding an old
 GPU and a NIC gets exactly the plan's devices, memory and systemId and lints clean; a second
 apply says "no changes"; --dry-run changes nothing; a powered-on VM with --firmware-change, a GPU
-held by another VM and a plan with a placeholder change nothing and say why. Without a plan
-file, generate's options are planned for the VM's own host and applied the same way. Each test
-starts its own simulator, since apply changes it.
+held by another VM and a plan with a placeholder change nothing and say why; a task that fails
+says what the VM holds after it. Without a plan file, generate's options are planned for the
+VM's own host and applied the same way. Each test starts its own simulator, since apply changes
+it.
 
 Environment: VMXKIT_BINARY, VMXKIT_VCSIM, VMXKIT_SOURCE_DIR (as test_live.py).
 """
@@ -194,6 +195,24 @@ class ApplyTest(unittest.TestCase):
         self.assertTrue(any("held by VM 'DC0_H0_VM1'" in c for c in doc["checks"]["failed"]))
         after = self.apply("--dry-run")
         self.assertIn("+ passthrough 0000:9a:00.0", after.out)
+
+    def test_a_failed_task_says_what_the_vm_holds(self):
+        # The simulator fails the task after it applied the memory, before the devices.
+        self.start("-apply", "-fail-reconfig")
+        r = self.apply("--firmware-change")
+        self.assertEqual(r.returncode, 2, r.out + r.err)
+        self.assertIn("check ok: VM 'DC0_H0_VM0' is powered off", r.out)
+        self.assertRegex(r.err, r"vmxkit: ReconfigVM_Task (task-\d+) sent\n"
+                                r"vmxkit: error: task \1 failed: .*InvalidArgument\n"
+                                r"vmxkit: VM 'DC0_H0_VM0' now holds 2 passthrough device\(s\), "
+                                r"memoryMB 2048\n$")
+        self.assertNotIn("applied", r.out)
+        r = self.apply("--firmware-change", "--format", "json")
+        self.assertEqual(r.returncode, 2, r.out + r.err)
+        doc = json.loads(r.out)
+        self.assertEqual((doc["status"], doc["changed"], doc["task"]["success"], doc["lint"]),
+                         ("task-failed", False, False, None))
+        self.assertIn("now holds 2 passthrough device(s), memoryMB 2048", r.err)
 
     def test_a_plan_with_a_placeholder_is_refused(self):
         self.start("-apply")
