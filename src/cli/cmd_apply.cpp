@@ -130,9 +130,8 @@ void set_plan(ApplyOptions& o, ApplyRequest& request, Context& ctx) {
                        : DocumentSource(o.plan);
     return;
   }
-  PlanRequest r = o.generate.to_request();
-  r.catalog = load_catalog(o.catalogs);
-  request.generate = std::move(r);
+  request.generate = o.generate.to_request();
+  request.catalogs = o.catalogs;
   request.change.keep_memory = !o.generate.memory_mb;
   request.on_warning = [&ctx](const std::string& w) {
     ctx.err << "vmxkit: warning: " << w << '\n';

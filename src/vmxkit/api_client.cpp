@@ -103,9 +103,10 @@ ApplyReport to_apply_report(vsphere::ApplyResult&& r, std::string plan) {
 }
 
 // The VM's own host, read live (its devices, passthrough state, UUID and vGPU types), as
-// `generate --esx-host` reads one; its name in `name`, its warnings to `on_warning`.
-Host read_vm_host(vsphere::Client& client, const vsphere::ApplyVm& vm, const ApplyRequest& request,
-                  std::string& name) {
+// `generate --esx-host` reads one, its devices matched against `catalog`; its name in `name`,
+// its warnings to `on_warning`.
+Host read_vm_host(vsphere::Client& client, const vsphere::ApplyVm& vm, const Catalog& catalog,
+                  const ApplyRequest& request, std::string& name) {
   if (vm.host.empty()) {
     throw Error(fmt::format("{}: VM '{}' has no host (runtime.host) to plan for", client.endpoint(),
                             vm.name));
@@ -116,7 +117,6 @@ Host read_vm_host(vsphere::Client& client, const vsphere::ApplyVm& vm, const App
         fmt::format("{}: host {} vanished while it was read", client.endpoint(), vm.host.value));
   }
   name = hosts.front().name;
-  const Catalog& catalog = request.generate->catalog;
   pci::Host h(detail::internal_catalog(catalog));
   pci::load_vsphere_api(h, hosts.front(),
                         fmt::format("{} host {}", client.endpoint(), hosts.front().name));
@@ -128,14 +128,16 @@ Host read_vm_host(vsphere::Client& client, const vsphere::ApplyVm& vm, const App
 }
 
 // ApplyRequest::generate: the plan `generate --esx-host` would make for the VM's own host (its
-// UUID the systemId), as the ConfigSpec the VM is compared with; `plan_name` names it. `which`
-// then names the VM by its moref, so that apply reads the VM that was planned for.
+// UUID the systemId), as the ConfigSpec the VM is compared with; `plan_name` names it. The
+// catalogue files are read once the VM is found, as `vmxkit apply --catalog` always read them.
+// `which` then names the VM by its moref, so that apply reads the VM that was planned for.
 vsphere::ConfigSpec generated_plan(vsphere::Client& client, const ApplyRequest& request,
                                    vsphere::VmSelector& which, std::string& plan_name) {
   const vsphere::ApplyVm vm = vsphere::read_apply_vm(client, vsphere::find_vm(client, which));
-  std::string host_name;
-  const Host host = read_vm_host(client, vm, request, host_name);
   PlanRequest r = *request.generate;
+  if (!request.catalogs.empty()) r.catalog = load_catalog(request.catalogs);
+  std::string host_name;
+  const Host host = read_vm_host(client, vm, r.catalog, request, host_name);
   r.host_label = host_name + " (vSphere API)";
   const Plan plan = vmxkit::plan(&host, r);
   plan_name = fmt::format("generated for host {} (vSphere API)", host_name);

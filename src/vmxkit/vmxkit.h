@@ -1185,12 +1185,16 @@ struct ApplyRequest {
   DocumentSource plan;  ///< as config_change()'s `plan`; read once connected
   /// Instead of `plan`: generate's options, planned on the VM's own host as `vmxkit generate
   /// --esx-host` plans on one (its devices, passthrough state and vGPU types read from the
-  /// server, its UUID the systemId; the host's catalogue is `generate->catalog`, its label and
-  /// `host_label` are the host's name). The plan is applied to that VM, named by its moref from
-  /// then on; the report calls it "generated for host NAME (vSphere API)". Give it with
-  /// `change.keep_memory` unless `memory_mb` is given, so that the VM's size stays rather than
-  /// become the plan's default, as `vmxkit apply` does.
+  /// server, its UUID the systemId; the host's catalogue is `generate->catalog`, and
+  /// `host_label` becomes "NAME (vSphere API)"). The plan is applied to that VM, named by its
+  /// moref from then on; the report calls it "generated for host NAME (vSphere API)". Set
+  /// `change.keep_memory` too unless `memory_mb` is given, as `vmxkit apply` does, so that the
+  /// VM keeps its size rather than take the plan's default.
   std::optional<PlanRequest> generate;
+  /// With `generate`: catalogue files (the `catalog.tsv` format, as load_catalog() reads them),
+  /// read once the VM is found, as `vmxkit apply --catalog` reads them; when given, the
+  /// catalogue they make replaces `generate->catalog`.
+  std::vector<std::string> catalogs;
   ChangeOptions change;
   bool dry_run = false;  ///< compute the change and check every precondition; send nothing
   /// How long the task may run before apply_plan() gives up waiting (it may still run).

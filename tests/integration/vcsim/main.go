@@ -15,7 +15,8 @@
 // object at once). Options for the tests: -vms N (at least N VMs), -delay METHOD=MS (a slow
 // server), -vanish NAME (that VM is removed after the first answer holding VM configs),
 // -requests FILE (a line per RetrievePropertiesEx/ContinueRetrievePropertiesEx served),
-// -fail-reconfig (every ReconfigVM_Task fails).
+// -fail-reconfig (every ReconfigVM_Task fails), -stray-passthru (the GPU host's
+// config.pciPassthruInfo names a device its hardware.pciDevice lacks: a warning when read).
 package main
 
 import (
@@ -294,6 +295,7 @@ func main() {
 	applyVM := flag.Bool("apply", false, "power DC0_H0_VM0 off, so that vmxkit apply may change it")
 	held := flag.Bool("held", false, "give DC0_H0_VM1 (powered on) the GPU 0000:9a:00.0")
 	password := flag.String("password", "pass", "the password of user 'user' (in the URL printed)")
+	strayPassthru := flag.Bool("stray-passthru", false, "give DC0_H0 a config.pciPassthruInfo entry for a device it does not list")
 	failReconfig := flag.Bool("fail-reconfig", false, "fail every ReconfigVM_Task (InvalidArgument), its memory applied, its devices not")
 	flag.Parse()
 
@@ -344,6 +346,10 @@ func main() {
 		os.Exit(1)
 	}
 	gpuHost(gpu)
+	if *strayPassthru {
+		gpu.Config.PciPassthruInfo = append(gpu.Config.PciPassthruInfo,
+			&types.HostPciPassthruInfo{Id: "0000:ff:1f.7", PassthruCapable: true})
+	}
 	for _, v := range simulator.Map.All("VirtualMachine") {
 		vm := v.(*simulator.VirtualMachine)
 		if v.Entity().Name == "DC0_H0_VM0" {
