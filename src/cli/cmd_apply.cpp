@@ -6,8 +6,9 @@
 #include <chrono>
 #include <memory>
 #include <ostream>
-#include <sstream>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cli/cli.h"
@@ -15,27 +16,15 @@
 #include "cli/common.h"
 #include "cli/live.h"
 #include "cli/plan_options.h"
-#include "vmxkit/analysis/apply_change.h"
-#include "vmxkit/api_internal.h"
-#include "vmxkit/checks/engine.h"
-#include "vmxkit/core/error.h"
-#include "vmxkit/core/io.h"
-#include "vmxkit/formats/host/load.h"
-#include "vmxkit/formats/host/vsphere_api.h"
-#include "vmxkit/report/json.h"
-#include "vmxkit/report/lint_report.h"
 #include "vmxkit/vmxkit.h"
-#include "vmxkit/vsphere/apply.h"
 
 namespace vmxkit::cli {
-
-using report::make_report_writer;
 
 namespace {
 
 struct ApplyOptions {
   ServerOptions server;
-  vsphere::VmSelector vm;
+  VmSelector vm;
   std::string plan;
   PlanOptions generate;  ///< instead of `plan`: generate's options, planned on the VM's host
   std::vector<std::string> catalogs;
@@ -45,167 +34,92 @@ struct ApplyOptions {
   std::string format = "text";
 };
 
-void print_diff(const vsphere::ApplyVm& vm, const std::string& plan, const apply::Change& change,
-                Context& ctx) {
-  ctx.out << fmt::format("--- VM '{}' ({}), {}\n+++ plan {}\n", vm.name, vm.ref.value,
-                         vm.power_state, plan);
-  for (const apply::DiffLine& l : change.diff) {
+// The server of --server and its options, as the public API takes it; with --verbose each
+// request and the server's name are said on stderr.
+void print_diff(const ApplyReport& r, Context& ctx) {
+  ctx.out << fmt::format("--- VM '{}' ({}), {}\n+++ plan {}\n", r.vm.name, r.vm.moref,
+                         r.vm.power_state, r.plan);
+  for (const DiffLine& l : r.change.diff) {
     ctx.out << (l.sign == '=' ? "  (kept) " : std::string(1, l.sign) + " ") << l.what << '\n';
   }
 }
 
-void print_checks(const vsphere::Preconditions& p, Context& ctx) {
-  for (const std::string& s : p.passed) ctx.out << "check ok: " << s << '\n';
-  for (const std::string& s : p.not_checked) ctx.out << "not checked: " << s << '\n';
-  for (const std::string& s : p.failed) ctx.err << "vmxkit: error: " << s << '\n';
+void print_checks(const ApplyChecks& c, Context& ctx) {
+  for (const std::string& s : c.passed) ctx.out << "check ok: " << s << '\n';
+  for (const std::string& s : c.not_checked) ctx.out << "not checked: " << s << '\n';
+  for (const std::string& s : c.failed) ctx.err << "vmxkit: error: " << s << '\n';
 }
 
-bool has_findings(const checks::LintResult& r) {
-  for (const Diagnostic& d : r.diagnostics) {
-    if (static_cast<int>(d.severity) <= static_cast<int>(Severity::warning)) return true;
-  }
-  return false;
-}
-
-int exit_code(const vsphere::ApplyResult& r) {
+int exit_code(const ApplyReport& r) {
   switch (r.status) {
-    case vsphere::ApplyStatus::no_changes:
-    case vsphere::ApplyStatus::dry_run:
+    case ApplyStatus::no_changes:
+    case ApplyStatus::dry_run:
       return kExitClean;
-    case vsphere::ApplyStatus::applied:
-      return has_findings(r.lint) ? kExitFindings : kExitClean;
-    case vsphere::ApplyStatus::checks_failed:
-    case vsphere::ApplyStatus::task_failed:
-    case vsphere::ApplyStatus::not_held:
+    case ApplyStatus::applied:
+      return r.lint && r.lint->count_at_least(Severity::warning) > 0 ? kExitFindings : kExitClean;
+    case ApplyStatus::checks_failed:
+    case ApplyStatus::task_failed:
+    case ApplyStatus::not_held:
       break;
   }
   return kExitInput;
 }
 
 // What went wrong, on stderr, in both output formats.
-void print_failure(const vsphere::ApplyResult& r, Context& ctx) {
+void print_failure(const ApplyReport& r, Context& ctx) {
   const std::string& name = r.vm.name;
-  if (r.status == vsphere::ApplyStatus::checks_failed) {
+  if (r.status == ApplyStatus::checks_failed) {
     ctx.err << fmt::format("vmxkit: {} check(s) failed: nothing was sent, VM '{}' is unchanged\n",
                            r.checks.failed.size(), name);
-  } else if (r.status == vsphere::ApplyStatus::task_failed) {
-    ctx.err << fmt::format("vmxkit: error: task {} failed: {}{}\n", r.task.value,
-                           r.outcome.fault.empty() ? "" : r.outcome.fault + ": ",
-                           r.outcome.message);
+  } else if (r.status == ApplyStatus::task_failed) {
+    ctx.err << fmt::format("vmxkit: error: task {} failed: {}{}\n", r.task->moref,
+                           r.task->fault.empty() ? "" : r.task->fault + ": ", r.task->message);
     // ReconfigVM_Task is atomic in vSphere; say what the VM holds now all the same.
-    const vsphere::ConfigSpec& now = r.after->spec;
+    const AppliedVmState& now = *r.after;
     ctx.err << fmt::format("vmxkit: VM '{}' now holds {} passthrough device(s), memoryMB {}\n",
-                           name, now.device_change.size(),
+                           name, now.passthrough_devices,
                            now.memory_mb ? std::to_string(*now.memory_mb) : "?");
-  } else if (r.status == vsphere::ApplyStatus::not_held) {
+  } else if (r.status == ApplyStatus::not_held) {
     ctx.err << "vmxkit: error: the task succeeded but the VM does not hold the plan:\n";
-    for (const apply::DiffLine& l : r.left.diff) ctx.err << "  " << l.sign << ' ' << l.what << '\n';
+    for (const DiffLine& l : r.left) ctx.err << "  " << l.sign << ' ' << l.what << '\n';
   }
 }
 
 // The change and the checks; `planned`: they were printed before the task was sent.
-void print_text(const vsphere::ApplyResult& r, const std::string& plan, bool planned,
-                Context& ctx) {
-  if (!planned) print_diff(r.vm, plan, r.change, ctx);
-  if (r.status == vsphere::ApplyStatus::no_changes) {
+void print_text(const ApplyReport& r, bool planned, Context& ctx) {
+  if (!planned) print_diff(r, ctx);
+  if (r.status == ApplyStatus::no_changes) {
     ctx.out << fmt::format("no changes: VM '{}' already holds the plan\n", r.vm.name);
     return;
   }
   if (!planned) print_checks(r.checks, ctx);
-  if (r.status == vsphere::ApplyStatus::dry_run) ctx.out << "dry run: nothing was sent\n";
-  if (r.status != vsphere::ApplyStatus::applied) return;
+  if (r.status == ApplyStatus::dry_run) ctx.out << "dry run: nothing was sent\n";
+  if (r.status != ApplyStatus::applied) return;
   ctx.out << fmt::format("applied: VM '{}' now holds the plan\n", r.vm.name);
-  const auto writer = make_report_writer("text", ctx.out, ctx.color_out);
-  writer->add(r.lint);
-  writer->finish();
+  LintReportWriter writer(
+      "text", [&ctx](std::string_view piece) { ctx.out << piece; }, ctx.color_out);
+  writer.add(*r.lint);
+  writer.finish();
 }
 
-report::Json diff_json(const apply::Change& change) {
-  report::Json out = report::Json::array();
-  for (const apply::DiffLine& l : change.diff) {
-    out.push_back({{"sign", std::string(1, l.sign)}, {"what", l.what}});
+// The plan: a file, stdin (read here, as the library reads no stream), or generate's options
+// planned on the VM's own host (the VM's size kept unless --memory-mb is given).
+void set_plan(ApplyOptions& o, ApplyRequest& request, Context& ctx) {
+  if (!o.generate.any()) {
+    request.plan = o.plan == "-"
+                       ? DocumentSource::from_bytes(display_name(o.plan), read_input(o.plan, ctx))
+                       : DocumentSource(o.plan);
+    return;
   }
-  return out;
+  request.generate = o.generate.to_request();
+  request.catalogs = o.catalogs;
+  request.change.keep_memory = !o.generate.memory_mb;
+  request.on_warning = [&ctx](const std::string& w) {
+    ctx.err << "vmxkit: warning: " << w << '\n';
+  };
 }
 
-// The document `--format json` prints: what the text says, as data (docs/apply.md).
-void print_json(const vsphere::ApplyResult& r, const std::string& plan, Context& ctx) {
-  report::Json doc = {
-      {"schema", 1},
-      {"status", vsphere::to_string(r.status)},
-      {"changed", r.changed()},
-      {"vm", {{"name", r.vm.name}, {"moref", r.vm.ref.value}, {"power_state", r.vm.power_state}}},
-      {"plan", plan},
-      {"changes", diff_json(r.change)},
-      {"placeholders", r.change.placeholders},
-      {"checks",
-       {{"passed", r.checks.passed},
-        {"failed", r.checks.failed},
-        {"not_checked", r.checks.not_checked}}},
-      {"task", nullptr},
-      {"left", diff_json(r.left)},
-      {"lint", nullptr}};
-  if (!r.task.empty()) {
-    doc["task"] = {{"moref", r.task.value},
-                   {"success", r.outcome.success},
-                   {"fault", r.outcome.fault},
-                   {"message", r.outcome.message}};
-  }
-  if (r.status == vsphere::ApplyStatus::applied) {
-    // The lint of the VM read back, as `lint --format json` writes it.
-    std::ostringstream lint;
-    const auto writer = make_report_writer("json", lint, false);
-    writer->add(r.lint);
-    writer->finish();
-    doc["lint"] = report::Json::parse(lint.str());
-  }
-  report::write_json_document(ctx.out, doc);
-}
-
-// The VM's own host, read live (its devices, passthrough state, UUID and vGPU types), as
-// `generate --esx-host` reads one.
-Host read_vm_host(vsphere::Client& client, const vsphere::ApplyVm& vm, const Catalog& catalog,
-                  const std::vector<std::string>& catalogs, std::string& name, Context& ctx) {
-  if (vm.host.empty()) {
-    throw Error(fmt::format("{}: VM '{}' has no host (runtime.host) to plan for", client.endpoint(),
-                            vm.name));
-  }
-  const std::vector<pci::ApiHost> hosts = vsphere::fetch_hosts(client, {vm.host});
-  if (hosts.empty()) {
-    throw Error(
-        fmt::format("{}: host {} vanished while it was read", client.endpoint(), vm.host.value));
-  }
-  name = hosts.front().name;
-  pci::Host h(pci::catalog_with(catalogs));
-  pci::load_vsphere_api(h, hosts.front(),
-                        fmt::format("{} host {}", client.endpoint(), hosts.front().name));
-  h.finalize();
-  for (const pci::HostWarning& w : h.warnings()) {
-    ctx.err << "vmxkit: warning: " << w.to_string() << '\n';
-  }
-  return detail::wrap_host(std::move(h), catalog);
-}
-
-// Generate's options instead of a plan file: the plan `generate --esx-host` would make for the
-// VM's own host (its UUID the systemId), as the ConfigSpec apply compares the VM with. The VM
-// is then named by its moref, so that apply reads the VM that was planned for.
-vsphere::ConfigSpec generate_for_vm(vsphere::Client& client, ApplyOptions& o,
-                                    std::string& plan_name, Context& ctx) {
-  const vsphere::ApplyVm vm = vsphere::read_apply_vm(client, vsphere::find_vm(client, o.vm));
-  const Catalog catalog = load_catalog(o.catalogs);
-  std::string host_name;
-  const Host host = read_vm_host(client, vm, catalog, o.catalogs, host_name, ctx);
-  PlanRequest r = o.generate.to_request();
-  r.catalog = catalog;
-  r.host_label = host_name + " (vSphere API)";
-  const Plan plan = vmxkit::plan(&host, r);
-  plan_name = fmt::format("generated for host {} (vSphere API)", host_name);
-  o.vm = vsphere::VmSelector{};
-  o.vm.moid = vm.ref.value;
-  return apply::read_plan(plan_name, render(plan, "configspec-xml", RenderOptions{}));
-}
-
-int run_apply(ApplyOptions& o, Context& ctx) {
+void check_arguments(const ApplyOptions& o) {
   if (o.vm.name.empty() && o.vm.uuid.empty()) {
     throw Error("apply: give --vm NAME (or --uuid UUID)");
   }
@@ -219,40 +133,36 @@ int run_apply(ApplyOptions& o, Context& ctx) {
         "apply: give a PLAN file (vmxkit generate ... -o plan.vmx), or generate's options to "
         "plan for the VM's host (--gpu auto --gpus 1 --nic auto)");
   }
-  std::string plan_name = generating ? "" : display_name(o.plan);
-  vsphere::ApplyRequest request;
-  const auto client = open_client(o.server, ctx);
-  if (generating) {
-    request.plan = generate_for_vm(*client, o, plan_name, ctx);
-    request.change.keep_memory = !o.generate.memory_mb;
-  } else {
-    request.plan = apply::read_plan(
-        plan_name, o.plan == "-" ? read_stream(ctx.in, plan_name) : read_file(o.plan));
-  }
+}
+
+int run_apply(ApplyOptions& o, Context& ctx) {
+  check_arguments(o);
+  ApplyRequest request;
+  request.server = vsphere_server(o.server, ctx);
   request.vm = o.vm;
+  set_plan(o, request, ctx);
   request.change.firmware_change = o.firmware_change;
   request.dry_run = o.dry_run;
   request.task_timeout = std::chrono::milliseconds(static_cast<long>(o.task_timeout_s * 1000));
   // The text shows the change and the checks before the task is sent, as Terraform's plan.
   bool planned = false;
   if (o.format == "text") {
-    request.on_planned = [&](const vsphere::ApplyResult& r) {
-      print_diff(r.vm, plan_name, r.change, ctx);
+    request.on_planned = [&](const ApplyReport& r) {
+      print_diff(r, ctx);
       print_checks(r.checks, ctx);
       ctx.out.flush();
       planned = true;
     };
   }
-  request.on_sent = [&ctx](const vsphere::soap::Moref& task) {
-    ctx.err << fmt::format("vmxkit: ReconfigVM_Task {} sent\n", task.value);
+  request.on_sent = [&ctx](std::string_view task) {
+    ctx.err << fmt::format("vmxkit: ReconfigVM_Task {} sent\n", task);
   };
-  const vsphere::ApplyResult result = vsphere::apply_plan(*client, request);
-  client->logout();
+  const ApplyReport result = apply_plan(request);
   if (o.format == "json") {
-    print_json(result, plan_name, ctx);
+    ctx.out << render_apply_json(result);
     for (const std::string& s : result.checks.failed) ctx.err << "vmxkit: error: " << s << '\n';
   } else {
-    print_text(result, plan_name, planned, ctx);
+    print_text(result, planned, ctx);
   }
   print_failure(result, ctx);
   return exit_code(result);

@@ -5,7 +5,6 @@
 
 #include <chrono>
 #include <cstddef>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,10 +13,6 @@
 
 namespace CLI {
 class App;
-}
-
-namespace vmxkit::vsphere {
-class Client;
 }
 
 namespace vmxkit::cli {
@@ -59,10 +54,6 @@ class ServerSession {
   std::string endpoint_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
-
-/// A connected client (logged in) for vsphere_server(): what `apply` still drives itself until
-/// it moves onto the public apply_plan() (live_client.cpp).
-std::unique_ptr<vsphere::Client> open_client(const ServerOptions& options, Context& ctx);
 
 /// The host of --esx-host from the server (load_server_host()), merged with any HOST inputs (an
 /// `lspci -vvv` of the same host adds its BARs), finalized; its system UUID in `system_uuid`;

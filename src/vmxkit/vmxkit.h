@@ -1177,14 +1177,39 @@ struct VmSelector {
   std::string folder;
 };
 
+struct ApplyReport;
+
 struct ApplyRequest {
   VsphereServer server;
   VmSelector vm;
-  DocumentSource plan;  ///< as config_change()'s `plan`
+  DocumentSource plan;  ///< as config_change()'s `plan`; read once connected
+  /// Instead of `plan`: generate's options, planned on the VM's own host as `vmxkit generate
+  /// --esx-host` plans on one (its devices, passthrough state and vGPU types read from the
+  /// server, its UUID the systemId; the host's catalogue is `generate->catalog`, and
+  /// `host_label` becomes "NAME (vSphere API)"). The plan is applied to that VM, named by its
+  /// moref from then on; the report calls it "generated for host NAME (vSphere API)". Set
+  /// `change.keep_memory` too unless `memory_mb` is given, as `vmxkit apply` does, so that the
+  /// VM keeps its size rather than take the plan's default.
+  std::optional<PlanRequest> generate;
+  /// With `generate`: catalogue files (the `catalog.tsv` format, as load_catalog() reads them),
+  /// read once the VM is found, as `vmxkit apply --catalog` reads them; when given, the
+  /// catalogue they make replaces `generate->catalog`.
+  std::vector<std::string> catalogs;
   ChangeOptions change;
   bool dry_run = false;  ///< compute the change and check every precondition; send nothing
   /// How long the task may run before apply_plan() gives up waiting (it may still run).
   std::chrono::milliseconds task_timeout{600'000};
+  /// Called with each warning as it arises: those of the host read for `generate` (a device
+  /// the API describes only in part...), once it is read and before the plan is made.
+  std::function<void(const std::string& warning)> on_warning;
+  /// Called once every check passed, before the task is sent, with the report so far (its
+  /// `plan`, `vm`, `change` and `checks`): to show the change while the task runs, as
+  /// Terraform's apply shows its plan. Not called when nothing is to be sent (no changes, a
+  /// failed check, `dry_run`).
+  std::function<void(const ApplyReport& planned)> on_planned;
+  /// Called once the ReconfigVM_Task is sent, before apply_plan() waits for it, with the
+  /// task's moref (`task-17`).
+  std::function<void(std::string_view task)> on_sent;
 };
 
 /// How an apply ended.
@@ -1222,27 +1247,47 @@ struct ApplyTask {
   std::string message;  ///< its localized message
 };
 
+/// What the VM holds once the task ended, as read back.
+struct AppliedVmState {
+  std::size_t passthrough_devices = 0;  ///< PCI passthrough devices (whole or vGPU)
+  std::optional<std::int64_t> memory_mb;
+};
+
 struct ApplyReport {
   ApplyStatus status = ApplyStatus::no_changes;
   bool changed = false;  ///< the task was sent and did not fail: the VM changed
+  /// How the plan is named: the path of ApplyRequest::plan, or "generated for host NAME
+  /// (vSphere API)" for ApplyRequest::generate.
+  std::string plan;
   AppliedVm vm;
   ConfigChange change;
   ApplyChecks checks;             ///< none made for no_changes
   std::optional<ApplyTask> task;  ///< once sent
   std::vector<DiffLine> left;     ///< not_held: what the VM read back still lacks of the plan
+  /// Once the task ended (applied, task_failed, not_held): what the VM read back holds. A
+  /// ReconfigVM_Task is atomic, so a failed one leaves the VM as it was; this says so.
+  std::optional<AppliedVmState> after;
   /// applied: the VM read back, linted against its host as `vmxkit lint --server` lints it.
   std::optional<LintReport> lint;
 };
 
-/// `vmxkit apply`: reads the plan, connects, finds the VM, computes the change
-/// (config_change()), and when there is one reads the host and checks every precondition
-/// before any change (placeholders, power state, each device on the host with passthrough
-/// active and held by no other VM, vGPU profiles, memory); unless one failed or `dry_run`,
-/// sends one ReconfigVM_Task, waits for it, reads the VM back and lints it. How it ended is the
-/// report's status; throws vmxkit::Error for what stops the work (a plan that cannot be read,
-/// no such VM, a server that cannot be reached or refuses a request, a SOAP fault, a task that
-/// outlives `task_timeout`). Defined in `vmxkit::client`.
+/// `vmxkit apply`: connects, reads the plan (or, with `generate`, finds the VM, reads its host
+/// and plans on it), finds the VM, computes the change (config_change()), and when there is one
+/// reads the host and checks every precondition before any change (placeholders, power state,
+/// each device on the host with passthrough active and held by no other VM, vGPU profiles,
+/// memory); unless one failed or `dry_run`, sends one ReconfigVM_Task, waits for it, reads the
+/// VM back and lints it. How it ended is the report's status; throws vmxkit::Error for what
+/// stops the work (a plan that cannot be read, a plan given with `generate`, a plan `generate`
+/// refuses, no such VM, a server that cannot be reached or refuses a request, a SOAP fault, a
+/// task that outlives `task_timeout`). Defined in `vmxkit::client`.
 ApplyReport apply_plan(const ApplyRequest& request);
+
+/// `report` as `vmxkit apply --format json` writes it (docs/apply.md): schema, status, changed,
+/// vm (name, moref, power_state), plan, changes (sign, what), placeholders, checks (passed,
+/// failed, not_checked), task (moref, success, fault, message; null until sent), left, and lint
+/// (the VM read back as `vmxkit lint --format json` writes it; null unless applied); two-space
+/// indentation and a final newline. Defined in `vmxkit::client`.
+std::string render_apply_json(const ApplyReport& report);
 
 // ------------------------------------------------------------------------------------------------
 // NCCL's topology file for a VM (`vmxkit nccl-topo`)

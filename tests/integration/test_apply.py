@@ -3,9 +3,10 @@
 """vmxkit apply against govmomi's vCenter simulator (tests/integration/vcsim): a VM holding an old
 GPU and a NIC gets exactly the plan's devices, memory and systemId and lints clean; a second
 apply says "no changes"; --dry-run changes nothing; a powered-on VM with --firmware-change, a GPU
-held by another VM and a plan with a placeholder change nothing and say why. Without a plan
-file, generate's options are planned for the VM's own host and applied the same way. Each test
-starts its own simulator, since apply changes it.
+held by another VM and a plan with a placeholder change nothing and say why; a task that fails
+says what the VM holds after it. Without a plan file, generate's options are planned for the
+VM's own host and applied the same way. Each test starts its own simulator, since apply changes
+it.
 
 Environment: VMXKIT_BINARY, VMXKIT_VCSIM, VMXKIT_SOURCE_DIR (as test_live.py).
 """
@@ -13,6 +14,7 @@ Environment: VMXKIT_BINARY, VMXKIT_VCSIM, VMXKIT_SOURCE_DIR (as test_live.py).
 import json
 import os
 import ssl
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -117,6 +119,22 @@ class ApplyTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.out + r.err)
         self.assertIn("no changes: VM 'DC0_H0_VM0' already holds the plan", r.out)
 
+    def test_the_hosts_warnings_are_said_when_it_is_read(self):
+        # The host read for generate's options names a device it does not list: a warning on
+        # stderr as it is read, before the change is printed (both streams in one pipe).
+        self.start("-apply", "-stray-passthru")
+        merged = subprocess.run([peers.VMXKIT, "apply", *self.server, "--vm", GPU_VM, "--gpu",
+                                 "auto", "--gpus", "1", "--nic", "auto", "--dry-run"],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120,
+                                check=False)
+        out = merged.stdout.decode()
+        self.assertEqual(merged.returncode, 0, out)
+        self.assertRegex(out, r"^vmxkit: warning: https://127\.0\.0\.1:\d+/sdk host %s: "
+                              r"config\.pciPassthruInfo names 0000:ff:1f\.7, which "
+                              r"hardware\.pciDevice does not list; skipped\n--- VM " % GPU_HOST)
+        self.assertEqual(out.count("vmxkit: warning:"), 1, out)
+        self.assertIn("+++ plan generated for host %s (vSphere API)" % GPU_HOST, out)
+
     def test_apply_refuses_a_plan_file_with_generates_options(self):
         self.start("-apply")
         r = self.apply("--gpu", "auto", "--dry-run")
@@ -194,6 +212,31 @@ class ApplyTest(unittest.TestCase):
         self.assertTrue(any("held by VM 'DC0_H0_VM1'" in c for c in doc["checks"]["failed"]))
         after = self.apply("--dry-run")
         self.assertIn("+ passthrough 0000:9a:00.0", after.out)
+
+    def test_a_failed_task_says_what_the_vm_holds(self):
+        # The simulator fails the task after it applied the memory, before the devices.
+        self.start("-apply", "-fail-reconfig")
+        r = self.apply("--firmware-change")
+        self.assertEqual(r.returncode, 2, r.out + r.err)
+        self.assertIn("check ok: VM 'DC0_H0_VM0' is powered off", r.out)
+        self.assertRegex(r.err, r"vmxkit: ReconfigVM_Task (task-\d+) sent\n"
+                                r"vmxkit: error: task \1 failed: .*InvalidArgument\n"
+                                r"vmxkit: VM 'DC0_H0_VM0' now holds 2 passthrough device\(s\), "
+                                r"memoryMB 2048\n$")
+        self.assertNotIn("applied", r.out)
+        r = self.apply("--firmware-change", "--format", "json")
+        self.assertEqual(r.returncode, 2, r.out + r.err)
+        doc = json.loads(r.out)
+        self.assertEqual((doc["status"], doc["changed"], doc["task"]["success"], doc["lint"]),
+                         ("task-failed", False, False, None))
+        self.assertIn("now holds 2 passthrough device(s), memoryMB 2048", r.err)
+        # The change and the checks are shown before the task is sent: both streams in one pipe.
+        merged = subprocess.run([peers.VMXKIT, "apply", *self.server, "--vm", GPU_VM, self.plan,
+                                 "--firmware-change"], stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, timeout=120, check=False).stdout.decode()
+        self.assertLess(merged.index("check ok: VM 'DC0_H0_VM0' is powered off"),
+                        merged.index("ReconfigVM_Task"), merged)
+        self.assertLess(merged.index("ReconfigVM_Task"), merged.index("now holds"), merged)
 
     def test_a_plan_with_a_placeholder_is_refused(self):
         self.start("-apply")

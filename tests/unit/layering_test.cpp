@@ -98,15 +98,8 @@ struct CliIncludes {
 
 const std::vector<CliIncludes>& cli_internal_includes() {
   static const std::vector<CliIncludes> list = {
-      {"cmd_apply.cpp",
-       {"vmxkit/analysis/apply_change.h", "vmxkit/api_internal.h", "vmxkit/checks/engine.h",
-        "vmxkit/core/error.h", "vmxkit/core/io.h", "vmxkit/formats/host/load.h",
-        "vmxkit/formats/host/vsphere_api.h", "vmxkit/report/json.h", "vmxkit/report/lint_report.h",
-        "vmxkit/vsphere/apply.h"}},
       {"common.cpp", {"vmxkit/core/io.h"}},
       {"common.h", {"vmxkit/core/io.h"}},
-      // open_client() for apply alone, until it moves onto apply_plan(): then the file goes.
-      {"live_client.cpp", {"vmxkit/api_client_internal.h"}},
   };
   return list;
 }

@@ -14,16 +14,22 @@
 // RetrieveOptions.maxObjects with ContinueRetrievePropertiesEx (govmomi 0.24's returns every
 // object at once). Options for the tests: -vms N (at least N VMs), -delay METHOD=MS (a slow
 // server), -vanish NAME (that VM is removed after the first answer holding VM configs),
-// -requests FILE (a line per RetrievePropertiesEx/ContinueRetrievePropertiesEx served).
+// -requests FILE (a line per RetrievePropertiesEx/ContinueRetrievePropertiesEx served),
+// -fail-reconfig (every ReconfigVM_Task fails), -stray-passthru (the GPU host's
+// config.pciPassthruInfo names a device its hardware.pciDevice lacks: a warning when read).
 package main
 
 import (
+	"bytes"
 	"crypto/tls"
 	"flag"
 	"fmt"
+	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -258,6 +264,28 @@ func gpuVM(vm *simulator.VirtualMachine, host *simulator.HostSystem) {
 		&types.OptionValue{Key: "pciPassthru.use64bitMMIO", Value: "TRUE"})
 }
 
+// The opening tag of a ReconfigVM_Task's spec.
+var specOpen = regexp.MustCompile(`(<spec(?:\s[^>]*)?>)`)
+
+// failingReconfig gives every ReconfigVM_Task's spec a guestId the simulator does not know, so
+// that the task fails (InvalidArgument) after the simulator has applied the spec's memory but
+// before its devices: a reconfiguration that fails on the server, for apply's task-failed path.
+func failingReconfig(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if bytes.Contains(body, []byte("<ReconfigVM_Task")) {
+			body = specOpen.ReplaceAll(body, []byte("${1}<guestId>vmxkit-no-such-guest</guestId>"))
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		next.ServeHTTP(w, r)
+	})
+}
+
 func main() {
 	timeout := flag.Duration("timeout", 5*time.Minute, "exit after this long")
 	vms := flag.Int("vms", 0, "create at least this many VMs")
@@ -267,6 +295,8 @@ func main() {
 	applyVM := flag.Bool("apply", false, "power DC0_H0_VM0 off, so that vmxkit apply may change it")
 	held := flag.Bool("held", false, "give DC0_H0_VM1 (powered on) the GPU 0000:9a:00.0")
 	password := flag.String("password", "pass", "the password of user 'user' (in the URL printed)")
+	strayPassthru := flag.Bool("stray-passthru", false, "give DC0_H0 a config.pciPassthruInfo entry for a device it does not list")
+	failReconfig := flag.Bool("fail-reconfig", false, "fail every ReconfigVM_Task (InvalidArgument), its memory applied, its devices not")
 	flag.Parse()
 
 	model := simulator.VPX()
@@ -316,6 +346,10 @@ func main() {
 		os.Exit(1)
 	}
 	gpuHost(gpu)
+	if *strayPassthru {
+		gpu.Config.PciPassthruInfo = append(gpu.Config.PciPassthruInfo,
+			&types.HostPciPassthruInfo{Id: "0000:ff:1f.7", PassthruCapable: true})
+	}
 	for _, v := range simulator.Map.All("VirtualMachine") {
 		vm := v.(*simulator.VirtualMachine)
 		if v.Entity().Name == "DC0_H0_VM0" {
@@ -343,6 +377,10 @@ func main() {
 	model.Service.Listen = &url.URL{Host: "127.0.0.1:0", User: url.UserPassword("user", *password)}
 	server := model.Service.NewServer()
 	defer server.Close()
+	if *failReconfig {
+		// Before the URL is printed: no client has connected yet.
+		server.Config.Handler = failingReconfig(server.Config.Handler)
+	}
 
 	all := simulator.Map.All("VirtualMachine")
 	if len(all) == 0 {
