@@ -340,7 +340,11 @@ struct detail::Access {
     if (host != nullptr) impl->host = *host;
     impl->catalog = host != nullptr ? host->catalog() : request.catalog;
     const pci::Host* h = impl->host ? &impl->host->impl_->host : nullptr;
-    impl->plan = generate::make_plan(r, h, h != nullptr ? h->catalog() : catalog(impl->catalog));
+    try {
+      impl->plan = generate::make_plan(r, h, h != nullptr ? h->catalog() : catalog(impl->catalog));
+    } catch (const generate::NotReadyError& e) {
+      throw Error(report::not_ready_error_text(e));
+    }
 
     // A plan that cannot do peer-to-peer DMA is refused; one that can gets its comment block in
     // the report layer's words.

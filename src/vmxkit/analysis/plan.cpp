@@ -88,16 +88,6 @@ int not_ready(const pci::Host& host, std::size_t i, pci::PassthroughUse use) {
   return pci::esxi_owner_problem(host.at(i), use) ? 1 : 0;
 }
 
-// The error's list of the devices left out from `first` on: each finding and its fix.
-std::string not_ready_list(const std::vector<DeviceFinding>& not_ready, std::size_t first = 0) {
-  std::string out;
-  for (std::size_t i = first; i < not_ready.size(); ++i) {
-    const pci::OwnerFinding& f = not_ready[i].finding;
-    out += fmt::format("{}{}\n    fix: {}", i == first ? "" : "\n  ", f.message, f.fix);
-  }
-  return out;
-}
-
 // The devices of `candidates` the host is ready to give for `use` (an ESXi capture says who
 // owns each device; other captures say nothing, and every device stays). Each one left out is
 // kept with its finding (why, and the command that readies it) for the explanation: `auto` never
@@ -116,9 +106,10 @@ std::vector<std::size_t> ready_only(Plan& plan, const pci::Host& host,
     }
   }
   if (ready.empty() && !candidates.empty()) {
-    throw Error(fmt::format("--{} auto: no {} of the host is ready for this VM:\n  {}", what,
-                            what == "gpu" ? "GPU" : "NIC",
-                            not_ready_list(plan.not_ready, first_skipped)));
+    throw NotReadyError(fmt::format("--{} auto: no {} of the host is ready for this VM", what,
+                                    what == "gpu" ? "GPU" : "NIC"),
+                        {plan.not_ready.begin() + static_cast<std::ptrdiff_t>(first_skipped),
+                         plan.not_ready.end()});
   }
   return ready;
 }
@@ -291,9 +282,10 @@ void choose_host_gpus(Plan& plan, const Request& request, const pci::Host& host,
     chosen = ready_only(plan, host, chosen, gpu_use(request), "gpu");
     if (request.gpu_count && *request.gpu_count > chosen.size() && chosen.size() < all) {
       // The GPUs are chosen first: every device left out so far is a GPU.
-      throw Error(fmt::format(
-          "--gpus {}: the host has {} GPU(s), {} of them ready for this VM; not ready:\n  {}",
-          *request.gpu_count, all, chosen.size(), not_ready_list(plan.not_ready)));
+      throw NotReadyError(
+          fmt::format("--gpus {}: the host has {} GPU(s), {} of them ready for this VM; not ready",
+                      *request.gpu_count, all, chosen.size()),
+          plan.not_ready);
     }
     if (request.gpu_count) {
       // Judged by the NICs the VM can have: those ready for the NIC use asked.

@@ -4,12 +4,14 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vmxkit/analysis/mmio.h"
 #include "vmxkit/analysis/nvlink_note.h"
 #include "vmxkit/analysis/readiness.h"
 #include "vmxkit/analysis/topology.h"
+#include "vmxkit/core/error.h"
 #include "vmxkit/core/pci_address.h"
 #include "vmxkit/devices/catalog.h"
 #include "vmxkit/formats/vsphere/config_target.h"
@@ -75,6 +77,20 @@ struct Refusal {
 struct DeviceFinding {
   std::size_t device = 0;  ///< on the host capture
   pci::OwnerFinding finding;
+};
+
+/// Thrown by make_plan() when `auto` finds no device, or too few GPUs, the host is ready to give
+/// (an ESXi capture says why of each). what() is the error's first line ("--gpu auto: no GPU of
+/// the host is ready for this VM"); the devices left out are facts, which the facade words after
+/// it (report::not_ready_error_text).
+class NotReadyError : public Error {
+ public:
+  NotReadyError(const std::string& head, std::vector<DeviceFinding> devices)
+      : Error(head), devices_(std::move(devices)) {}
+  const std::vector<DeviceFinding>& devices() const { return devices_; }
+
+ private:
+  std::vector<DeviceFinding> devices_;
 };
 
 /// A device's place in an instance of a vendor device group.

@@ -61,48 +61,31 @@ std::string_view to_string(OwnerProblem problem) {
 std::optional<OwnerFinding> esxi_owner_problem(const Device& d, PassthroughUse use) {
   constexpr std::string_view kPassthru = "VM Passthru";
   const std::optional<EsxiPassthrough> state = esxi_passthrough(d);
-  const std::string bdf = d.bdf.to_string();
-  const std::string what = d.model ? fmt::format("{} ({})", bdf, d.model->model) : bdf;
+  OwnerFinding f;
+  f.use = use;
+  f.bdf = d.bdf;
+  if (d.model) f.model = d.model->model;
   if (use == PassthroughUse::full) {
     if (d.passthru_capable == false) {
-      return OwnerFinding{OwnerProblem::incapable,
-                          fmt::format("{} cannot be passed through on this host (Passthru Capable: "
-                                      "false)",
-                                      what),
-                          "check the device's firmware and the host's BIOS (VT-d/AMD-Vi, SR-IOV) "
-                          "settings, or use another device"};
+      f.problem = OwnerProblem::incapable;
+      return f;
     }
     if (!state) return std::nullopt;
     if (!state->enabled) {
-      return OwnerFinding{OwnerProblem::not_enabled,
-                          fmt::format("{} is not enabled for passthrough ({}): the VM will not "
-                                      "power on with it",
-                                      what, state->said),
-                          fmt::format("esxcli hardware pci pcipassthru set -d {} -e true -a "
-                                      "(ESXi 7.0+; earlier: enable it under Configure > PCI "
-                                      "Devices and reboot)",
-                                      bdf)};
+      f.problem = OwnerProblem::not_enabled;
+      f.said = state->said;
+      return f;
     }
     if (!d.current_owner.empty() && d.current_owner != kPassthru) {
-      return OwnerFinding{OwnerProblem::pending,
-                          fmt::format("{} is enabled for passthrough but still owned by the {} "
-                                      "until the change is applied",
-                                      what, d.current_owner),
-                          fmt::format("reboot the host, or esxcli hardware pci pcipassthru set -d "
-                                      "{} -e true -a (ESXi 7.0+)",
-                                      bdf)};
+      f.problem = OwnerProblem::pending;
+      f.current_owner = d.current_owner;
+      return f;
     }
     return std::nullopt;
   }
   if (!state || !state->enabled) return std::nullopt;
-  return OwnerFinding{
-      OwnerProblem::not_vmkernel,
-      fmt::format("{} is enabled for passthrough, but {} needs it owned by the VMkernel", what,
-                  use == PassthroughUse::vgpu ? "vGPU (the NVIDIA vGPU manager)"
-                                              : "SR-IOV (the driver that creates the VFs)"),
-      fmt::format("esxcli hardware pci pcipassthru set -d {} -e false -a (ESXi 7.0+; earlier: "
-                  "Configure > PCI Devices and reboot)",
-                  bdf)};
+  f.problem = OwnerProblem::not_vmkernel;
+  return f;
 }
 
 std::string_view to_string(HostKind kind) {

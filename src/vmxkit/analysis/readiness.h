@@ -54,12 +54,16 @@ enum class OwnerProblem : unsigned char {
 std::string_view to_string(OwnerProblem problem);
 
 /// The problem with a device for that use, from esxcli's `Passthru Capable`, `Configured Owner`
-/// and `Current Owner`, with the command that fixes it; nullopt when it is fine or the capture
-/// does not say.
+/// and `Current Owner`: the facts, which checks::owner_message() and checks::owner_fix() word
+/// (what the capture says, and the command that fixes it); nullopt when it is fine or the
+/// capture does not say.
 struct OwnerFinding {
   OwnerProblem problem = OwnerProblem::not_enabled;
-  std::string message;  ///< what the capture says, naming the device
-  std::string fix;      ///< the esxcli command (or Client page) that fixes it
+  PassthroughUse use = PassthroughUse::full;
+  Bdf bdf;
+  std::string model;          ///< the catalogue's model name; empty when not known
+  std::string said;           ///< not_enabled: EsxiPassthrough::said
+  std::string current_owner;  ///< pending: esxcli's `Current Owner`
 };
 std::optional<OwnerFinding> esxi_owner_problem(const Device& d, PassthroughUse use);
 

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "vmxkit/checks/mmio_lines.h"
+#include "vmxkit/checks/owner_words.h"
 #include "vmxkit/formats/vsphere/text_checks.h"
 #include "vmxkit/report/pair_reason.h"
 #include "vmxkit/report/topology_text.h"
@@ -52,8 +53,8 @@ void add_verdict_lines(const pci::Host& host, const generate::Pairing& p, std::s
 void add_choice_lines(const pci::Host* host, const generate::Plan& plan,
                       std::vector<std::string>& out) {
   for (const generate::DeviceFinding& n : plan.not_ready) {
-    out.push_back("skipped (not ready): " + n.finding.message);
-    out.push_back("    fix: " + n.finding.fix);
+    out.push_back("skipped (not ready): " + checks::owner_message(n.finding));
+    out.push_back("    fix: " + checks::owner_fix(n.finding));
   }
   out.push_back(host != nullptr ? fmt::format("host: {}", plan.host_label)
                                 : "no host capture: devices from the catalogue; host addresses "
@@ -168,15 +169,26 @@ std::vector<std::string> plan_explanation(const pci::Host* host, const generate:
   out.insert(out.end(), std::make_move_iterator(pairs.begin()),
              std::make_move_iterator(pairs.end()));
   for (const generate::DeviceFinding& f : plan.esxi_owners) {
-    out.push_back("ESXi: " + f.finding.message);
-    out.push_back("    fix: " + f.finding.fix);
+    out.push_back("ESXi: " + checks::owner_message(f.finding));
+    out.push_back("    fix: " + checks::owner_fix(f.finding));
   }
   if (plan.refusals.empty()) add_vm_lines(plan, out);
   return out;
 }
 
 std::string not_ready_text(const generate::DeviceFinding& device) {
-  return fmt::format("{}\n    fix: {}", device.finding.message, device.finding.fix);
+  return fmt::format("{}\n    fix: {}", checks::owner_message(device.finding),
+                     checks::owner_fix(device.finding));
+}
+
+std::string not_ready_error_text(const generate::NotReadyError& error) {
+  std::string out = error.what();
+  out += ':';
+  for (const generate::DeviceFinding& device : error.devices()) {
+    out += "\n  ";
+    out += not_ready_text(device);
+  }
+  return out;
 }
 
 std::vector<std::string> plan_pair_lines(const pci::Host* host, const generate::Plan& plan) {

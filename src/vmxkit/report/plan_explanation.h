@@ -29,6 +29,10 @@ std::vector<std::string> plan_pair_lines(const pci::Host* host, const generate::
 /// the command that readies it ("<why>\n    fix: <command>").
 std::string not_ready_text(const generate::DeviceFinding& device);
 
+/// The whole error of a plan `auto` could not make (generate::NotReadyError): its first line,
+/// then each device left out with the command that readies it.
+std::string not_ready_error_text(const generate::NotReadyError& error);
+
 /// The error of a plan that cannot do peer-to-peer DMA (Plan::refusals): each pair refused and
 /// why, the devices `auto` left out as not ready, and `--gpus N` where fewer GPUs are the way
 /// out. Empty when nothing refuses the plan.

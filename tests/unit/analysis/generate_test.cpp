@@ -11,6 +11,7 @@
 #include "vmxkit/analysis/plan.h"
 #include "vmxkit/analysis/topology.h"
 #include "vmxkit/checks/engine.h"
+#include "vmxkit/checks/owner_words.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/core/text.h"
 #include "vmxkit/formats/host/load.h"
@@ -118,8 +119,8 @@ TEST_CASE("on an ESXi host, auto takes devices ready for the use and says what e
     const generate::Plan p = generate::make_plan(r, &host, host.catalog());
     Result out{p.gpus.at(0).label, p.nics.at(0).label, {}};
     for (const generate::DeviceFinding& f : p.esxi_owners) {
-      out.esxi += host.at(f.device).bdf.to_string() + ": " + f.finding.message + "\n" +
-                  f.finding.fix + "\n";
+      out.esxi += host.at(f.device).bdf.to_string() + ": " + checks::owner_message(f.finding) +
+                  "\n" + checks::owner_fix(f.finding) + "\n";
     }
     return out;
   };

@@ -12,6 +12,7 @@
 #include "support/support.h"
 #include "vmxkit/analysis/readiness.h"
 #include "vmxkit/checks/host_context.h"
+#include "vmxkit/checks/owner_words.h"
 #include "vmxkit/formats/host/cmdline.h"
 
 using vmxkit::Bdf;
@@ -167,14 +168,16 @@ TEST_CASE("ESXi ownership: passthrough enabled, pending a reboot, or kept for vG
   const auto off = check_esxi_owner(vmkernel, PassthroughUse::full);
   REQUIRE(off);
   CHECK(off->problem == OwnerProblem::not_enabled);
-  CHECK(off->fix.rfind("esxcli hardware pci pcipassthru set -d 0000:00:03.0 -e true -a", 0) == 0);
+  CHECK(vmxkit::checks::owner_fix(*off).rfind(
+            "esxcli hardware pci pcipassthru set -d 0000:00:03.0 -e true -a", 0) == 0);
   CHECK(check_esxi_owner(incapable, PassthroughUse::full)->problem == OwnerProblem::incapable);
   // vGPU and SR-IOV PFs want the opposite: the device with the VMkernel.
   CHECK(!check_esxi_owner(vmkernel, PassthroughUse::sriov_pf));
   const auto on = check_esxi_owner(ready, PassthroughUse::vgpu);
   REQUIRE(on);
   CHECK(on->problem == OwnerProblem::not_vmkernel);
-  CHECK(on->fix.rfind("esxcli hardware pci pcipassthru set -d 0000:00:01.0 -e false -a", 0) == 0);
+  CHECK(vmxkit::checks::owner_fix(*on).rfind(
+            "esxcli hardware pci pcipassthru set -d 0000:00:01.0 -e false -a", 0) == 0);
   // host-check cannot know the use: a device left with the VMkernel is only noted.
   std::vector<std::pair<std::string, vmxkit::Severity>> got;
   for (const auto& f : vmxkit::checks::check_host(host, std::nullopt)) {

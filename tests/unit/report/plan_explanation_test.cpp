@@ -95,10 +95,13 @@ generate::Plan facts_plan() {
   return plan;
 }
 
-pci::OwnerFinding finding(std::string message, std::string fix) {
+pci::OwnerFinding finding(pci::OwnerProblem problem, pci::PassthroughUse use, const char* bdf,
+                          std::string model) {
   pci::OwnerFinding f;
-  f.message = std::move(message);
-  f.fix = std::move(fix);
+  f.problem = problem;
+  f.use = use;
+  f.bdf = *vmxkit::parse_bdf(bdf);
+  f.model = std::move(model);
   return f;
 }
 
@@ -141,8 +144,11 @@ TEST_CASE(
   plan.host_label = "h.txt";
   plan.vgpu = "grid_h100-80c";
   plan.nics[0].sriov_vf = true;
-  plan.not_ready.push_back({0, finding("0000:43:00.0 (L40S) is not ready", "esxcli one")});
-  plan.esxi_owners.push_back({1, finding("0000:45:00.0 (ConnectX-7) is not ready", "esxcli two")});
+  plan.not_ready.push_back({0, finding(pci::OwnerProblem::incapable, pci::PassthroughUse::full,
+                                       "0000:43:00.0", "L40S")});
+  plan.esxi_owners.push_back(
+      {1, finding(pci::OwnerProblem::not_vmkernel, pci::PassthroughUse::sriov_pf, "0000:45:00.0",
+                  "ConnectX-7")});
   plan.nearest_pairs = true;
   for (int i = 0; i < 70; ++i) plan.gpus.push_back(plan.gpus[0]);
   plan.pairs.push_back({0, 1, true, {}});
@@ -150,8 +156,12 @@ TEST_CASE(
   plan.refusals.push_back({0, std::nullopt, false});  // stops after ESXi's findings
   const std::vector<std::string> block = report::plan_explanation(&host, plan);
   REQUIRE(block.size() == 81);
-  CHECK(block[0] == "skipped (not ready): 0000:43:00.0 (L40S) is not ready");
-  CHECK(block[1] == "    fix: esxcli one");
+  CHECK(block[0] ==
+        "skipped (not ready): 0000:43:00.0 (L40S) cannot be passed through on this host "
+        "(Passthru Capable: false)");
+  CHECK(block[1] ==
+        "    fix: check the device's firmware and the host's BIOS (VT-d/AMD-Vi, SR-IOV) settings, "
+        "or use another device");
   CHECK(block[2] == "host: h.txt");
   CHECK(block[3] == "GPU0: H100 PCIe (10de:2331) as vGPU grid_h100-80c");
   CHECK(block[74] == "NIC0: ConnectX-7 (15b3:1021) (an SR-IOV VF of it)");
@@ -164,10 +174,19 @@ TEST_CASE(
         "group of the GPU and NIC (vSphere 8.0 U1, added in vCenter) makes sure of (rule P2P005)");
   CHECK(block[77].rfind("GPU0 <-> GPU1: ", 0) == 0);
   CHECK(block[78].rfind("GPU0 <-> GPU2: ", 0) == 0);
-  CHECK(block[79] == "ESXi: 0000:45:00.0 (ConnectX-7) is not ready");
-  CHECK(block[80] == "    fix: esxcli two");
-  CHECK(report::not_ready_text(plan.not_ready[0]) ==
-        "0000:43:00.0 (L40S) is not ready\n    fix: esxcli one");
+  CHECK(block[79] ==
+        "ESXi: 0000:45:00.0 (ConnectX-7) is enabled for passthrough, but SR-IOV (the driver that "
+        "creates the VFs) needs it owned by the VMkernel");
+  CHECK(block[80] ==
+        "    fix: esxcli hardware pci pcipassthru set -d 0000:45:00.0 -e false -a (ESXi 7.0+; "
+        "earlier: Configure > PCI Devices and reboot)");
+  CHECK(report::not_ready_text(plan.esxi_owners[0]) == block[79].substr(6) + "\n" + block[80]);
+  const generate::NotReadyError error("--nic auto: no NIC of the host is ready for this VM",
+                                      {plan.not_ready[0], plan.esxi_owners[0]});
+  CHECK(report::not_ready_error_text(error) ==
+        "--nic auto: no NIC of the host is ready for this VM:\n  " +
+            report::not_ready_text(plan.not_ready[0]) + "\n  " +
+            report::not_ready_text(plan.esxi_owners[0]));
 }
 
 TEST_CASE("the comment block words a vendor device group's instances", "[report][gen]") {

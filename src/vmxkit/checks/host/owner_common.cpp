@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "vmxkit/checks/owner_words.h"
+
 namespace vmxkit::checks {
 
 void report_owner_problems(const HostContext& ctx, FindingSink& sink, const Check& check,
@@ -13,7 +15,7 @@ void report_owner_problems(const HostContext& ctx, FindingSink& sink, const Chec
     if (!f || f->problem != problem) continue;
     const std::string bdf = d.bdf.to_string();
     if (problem != pci::OwnerProblem::not_enabled) {
-      sink.report(check, bdf, f->message, f->fix);
+      sink.report(check, bdf, owner_message(*f), owner_fix(*f));
       continue;
     }
     // Which use the device is meant for is not known here: with the VMkernel is right for vGPU
@@ -23,7 +25,7 @@ void report_owner_problems(const HostContext& ctx, FindingSink& sink, const Chec
                             "DirectPath I/O",
                             bdf, pci::esxi_passthrough(d)->said,
                             d.role == pci::Role::gpu ? "vGPU" : "SR-IOV VFs"),
-                f->fix);
+                owner_fix(*f));
   }
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vmxkit/analysis/readiness.h"
 #include "vmxkit/checks/all.h"
+#include "vmxkit/checks/owner_words.h"
 #include "vmxkit/checks/vm_pairs.h"
 
 namespace vmxkit::checks {
@@ -44,10 +45,10 @@ void check(const Context& ctx, Sink& sink) {
                                                                   : pci::PassthroughUse::full;
     const auto finding = pci::esxi_owner_problem(ctx.host()->at(*index), use);
     if (!finding) continue;
-    Diagnostic& d =
-        sink.report(kTOPO009, id_span(ctx, v),
-                    "pciPassthru" + std::to_string(v.entry->index) + ": " + finding->message);
-    d.fix = Fix{finding->fix, FixSafety::display_only, {}};
+    Diagnostic& d = sink.report(
+        kTOPO009, id_span(ctx, v),
+        "pciPassthru" + std::to_string(v.entry->index) + ": " + owner_message(*finding));
+    d.fix = Fix{owner_fix(*finding), FixSafety::display_only, {}};
   }
 }
 
