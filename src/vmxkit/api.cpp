@@ -240,7 +240,9 @@ MmioSize to_mmio(const pci::MmioResult& m) {
   out.unknown = m.unknown;
   out.below_4g = m.below_4g;
   out.unknown_gpus = m.unknown_gpus;
-  out.unassigned = m.unassigned;
+  for (const pci::MmioUnassigned& u : m.unassigned) {
+    out.unassigned.push_back(checks::unassigned_text(u));
+  }
   return out;
 }
 

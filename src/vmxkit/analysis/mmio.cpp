@@ -270,13 +270,7 @@ void apply_kb_rule(MmioResult& r, const Framebuffers& fb) {
 // window too small for them (or none); on bare metal, of firmware without Above 4G Decoding.
 void note_unassigned(const MmioDevice& m, MmioResult& r) {
   if (m.device == nullptr) return;
-  for (const UnassignedBar& u : m.device->unassigned_bars) {
-    r.unassigned.push_back(fmt::format(
-        "dmesg {}: the kernel found no space for BAR{} ({}{}) of {}: in a VM the classic sign of "
-        "pciPassthru.64bitMMIOSizeGB too small for the passthrough BARs (or 64-bit MMIO off); on "
-        "bare metal, of Above 4G Decoding off in the firmware",
-        u.where.to_string(), u.index, format_size(u.size), u.is_64bit ? ", 64-bit" : "", m.label));
-  }
+  for (const UnassignedBar& u : m.device->unassigned_bars) r.unassigned.push_back({m.label, u});
 }
 
 }  // namespace
@@ -301,8 +295,8 @@ MmioResult size_64bit_mmio(const std::vector<MmioDevice>& devices) {
     r.steps.push_back({MmioStepKind::not_counted, 0, 0, 0, u});
   }
   for (const std::string& b : r.below_4g) r.steps.push_back({MmioStepKind::below_4g, 0, 0, 0, b});
-  for (const std::string& u : r.unassigned) {
-    r.steps.push_back({MmioStepKind::unassigned, 0, 0, 0, u});
+  for (std::size_t i = 0; i < r.unassigned.size(); ++i) {
+    r.steps.push_back({MmioStepKind::unassigned, i, 0, 0, {}});
   }
   return r;
 }

@@ -35,7 +35,7 @@ enum class MmioStepKind : unsigned char {
   result,             ///< the window is `gb`
   not_counted,        ///< the device `text`'s BAR sizes are unknown: not counted
   below_4g,           ///< the 32-bit BAR `text` lives below 4 GiB: not counted
-  unassigned,         ///< a BAR the kernel found no space for (`text`: MmioResult::unassigned's)
+  unassigned,         ///< MmioResult::unassigned[index]: a BAR the kernel found no space for
   minimum_reason,     ///< why a floor applies (`text`: apply_minimum()'s `why`)
   minimum,            ///< the window raised to NVIDIA's vGPU minimum, `gb`
 };
@@ -43,10 +43,18 @@ enum class MmioStepKind : unsigned char {
 /// One step of the window's arithmetic, as data (checks::mmio_lines words it).
 struct MmioStep {
   MmioStepKind kind = MmioStepKind::result;
-  std::size_t index = 0;    ///< bar: into MmioResult::bars
+  std::size_t index = 0;    ///< bar: into MmioResult::bars; unassigned: MmioResult::unassigned
   std::uint64_t value = 0;  ///< bars_size: GiB the BARs span; kb_rule: total framebuffer in GB
   unsigned gb = 0;          ///< bars_size, kb_rule, unknown_gpu_floor, result, minimum
-  std::string text;         ///< kb_applies, not_counted, below_4g, unassigned, minimum_reason
+  std::string text;         ///< kb_applies, not_counted, below_4g, minimum_reason
+};
+
+/// A BAR of a device the kernel log says it found no space for (checks::unassigned_text words
+/// it): in a VM the sign of a 64-bit MMIO window too small, on bare metal of Above 4G Decoding
+/// off.
+struct MmioUnassigned {
+  std::string device;  ///< how the result names the device (MmioDevice::label)
+  UnassignedBar bar;   ///< the BAR, its size and the dmesg line
 };
 
 /// The result of sizing the 64-bit MMIO window for a set of passthrough devices.
@@ -61,9 +69,8 @@ struct MmioResult {
   std::vector<std::string> below_4g;  ///< 32-bit BARs (live below 4 GiB, not counted)
   /// NVIDIA GPUs whose BARs and framebuffer are both unknown: sized at kUnknownGpuMinGb.
   std::vector<std::string> unknown_gpus;
-  /// BARs of the devices the kernel log says it found no space for, each as a sentence naming
-  /// its dmesg line.
-  std::vector<std::string> unassigned;
+  /// BARs of the devices the kernel log says it found no space for.
+  std::vector<MmioUnassigned> unassigned;
 };
 
 /// The window assumed for an NVIDIA GPU whose BARs and framebuffer are unknown: the smallest

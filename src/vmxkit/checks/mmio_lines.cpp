@@ -54,6 +54,7 @@ std::string mmio_line(const pci::MmioResult& result, const pci::MmioStep& step) 
     case Kind::below_4g:
       return fmt::format("below 4 GiB, not counted: {}", step.text);
     case Kind::unassigned:
+      return unassigned_text(result.unassigned[step.index]);
     case Kind::minimum_reason:
       return step.text;
     case Kind::minimum:
@@ -63,6 +64,15 @@ std::string mmio_line(const pci::MmioResult& result, const pci::MmioStep& step) 
           step.gb);
   }
   return {};
+}
+
+std::string unassigned_text(const pci::MmioUnassigned& u) {
+  return fmt::format(
+      "dmesg {}: the kernel found no space for BAR{} ({}{}) of {}: in a VM the classic sign of "
+      "pciPassthru.64bitMMIOSizeGB too small for the passthrough BARs (or 64-bit MMIO off); on "
+      "bare metal, of Above 4G Decoding off in the firmware",
+      u.bar.where.to_string(), u.bar.index, pci::format_size(u.bar.size),
+      u.bar.is_64bit ? ", 64-bit" : "", u.device);
 }
 
 std::vector<std::string> mmio_lines(const pci::MmioResult& result) {

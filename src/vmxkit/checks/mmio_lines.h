@@ -17,6 +17,10 @@ namespace vmxkit::checks {
 /// counted.
 std::vector<std::string> mmio_lines(const pci::MmioResult& result);
 
+/// Why a BAR without space matters, naming its dmesg line ("dmesg FILE:LINE: the kernel found no
+/// space for BAR1 (128G, 64-bit) of 0000:3b:00.0 (H100 PCIe): in a VM the classic sign of ...").
+std::string unassigned_text(const pci::MmioUnassigned& unassigned);
+
 /// The line of one step of `result`.
 std::string mmio_line(const pci::MmioResult& result, const pci::MmioStep& step);
 

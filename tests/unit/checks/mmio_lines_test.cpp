@@ -24,6 +24,8 @@ TEST_CASE("each step of the MMIO window's arithmetic is worded from its facts", 
       MmioBar{"0000:18:00.0 (H100 PCIe)", "BAR3", 32 << 20, 128 * kGiB, "lspci h.txt:13"});
   r.total_bytes = 128 * kGiB + (32 << 20);
   r.unknown_gpus = {"10de:ffff", "10de:fffe"};
+  r.unassigned.push_back(
+      {"0000:3b:00.0 (H100 PCIe)", {1, 128 * kGiB, true, vmxkit::pci::Origin{"k.txt", 3}}});
   r.steps = {{MmioStepKind::bar, 0, 0, 0, {}},
              {MmioStepKind::bar, 1, 0, 0, {}},
              {MmioStepKind::total, 0, 0, 0, {}},
@@ -35,7 +37,7 @@ TEST_CASE("each step of the MMIO window's arithmetic is worded from its facts", 
              {MmioStepKind::result, 0, 0, 256, {}},
              {MmioStepKind::not_counted, 0, 0, 0, "15b3:ffff"},
              {MmioStepKind::below_4g, 0, 0, 0, "0000:18:00.0 BAR0 16 MiB (32-bit)"},
-             {MmioStepKind::unassigned, 0, 0, 0, "dmesg k.txt:3: the kernel found no space"},
+             {MmioStepKind::unassigned, 0, 0, 0, {}},
              {MmioStepKind::minimum_reason, 0, 0, 0, "a vGPU in a VM of 65536 MB"},
              {MmioStepKind::minimum, 0, 0, 64, {}}};
   CHECK(mmio_lines(r) ==
@@ -52,7 +54,11 @@ TEST_CASE("each step of the MMIO window's arithmetic is worded from its facts", 
             "=> pciPassthru.64bitMMIOSizeGB = 256",
             "not counted: 15b3:ffff (BAR sizes unknown; give the host's lspci -vvv)",
             "below 4 GiB, not counted: 0000:18:00.0 BAR0 16 MiB (32-bit)",
-            "dmesg k.txt:3: the kernel found no space", "a vGPU in a VM of 65536 MB",
+            "dmesg k.txt:3: the kernel found no space for BAR1 (128G, 64-bit) of 0000:3b:00.0 "
+            "(H100 PCIe): in a VM the classic sign of pciPassthru.64bitMMIOSizeGB too small for "
+            "the passthrough BARs (or 64-bit MMIO off); on bare metal, of Above 4G Decoding off "
+            "in the firmware",
+            "a vGPU in a VM of 65536 MB",
             "=> pciPassthru.64bitMMIOSizeGB = 64 (NVIDIA's minimum for a vGPU VM with 32 GB or "
             "more of memory)"});
 }
