@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Checks the tree's style: every C++ file as clang-format writes it (.clang-format), and clang-tidy
-# clean with the checks the project keeps (.clang-tidy). Needs a configured build directory for
+# Checks the tree's style: every C++ file as clang-format writes it (.clang-format), no function
+# in src/ over 80 lines (scripts/function-lengths.py), and clang-tidy clean with the checks the
+# project keeps (.clang-tidy). Needs a configured build directory for
 # compile_commands.json (default build/dev).
-# Findings of either fail. --report-only prints clang-tidy's findings without failing (to see
+# Findings of any fail. --report-only prints clang-tidy's findings without failing (to see
 # what a newer clang-tidy or a new check would flag); a false positive is silenced in the code
 # with NOLINT(check-name) and the reason beside it.
 # Usage: scripts/check-style.sh [BUILD_DIR] [--format-only | --report-only]
@@ -22,6 +23,8 @@ if ((${#bad[@]})); then
   printf '  %s\n' "${bad[@]}" >&2
   exit 1
 fi
+# No function in src/ over 80 lines (docs/design.md).
+python3 scripts/function-lengths.py >&2
 [[ ${2:-} == --format-only ]] && exit 0
 
 # clang-tidy over the library and the CLI (the sources compile_commands.json knows).
