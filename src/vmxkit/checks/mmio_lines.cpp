@@ -21,43 +21,43 @@ std::string gib_text(std::uint64_t bytes) {
 }  // namespace
 
 std::string mmio_line(const pci::MmioResult& result, const pci::MmioStep& step) {
-  using Kind = pci::MmioStepKind;
+  using Step = pci::MmioStepKind;
   switch (step.kind) {
-    case Kind::bar: {
+    case Step::bar: {
       const pci::MmioBar& b = result.bars[step.index];
       return fmt::format("{:>6} at +{:<8} {:<5} {}  [{}]", pci::format_size(b.size),
                          pci::format_size(b.offset), b.bar, b.device, b.source);
     }
-    case Kind::total:
+    case Step::total:
       return fmt::format("total {} ({} bytes), packed with natural alignment",
                          gib_text(result.total_bytes), result.total_bytes);
-    case Kind::bars_size:
+    case Step::bars_size:
       return fmt::format("BARs: 64bitMMIOSizeGB = {} (the power of two >= {} GiB)", step.gb,
                          step.value);
-    case Kind::kb_rule:
+    case Step::kb_rule:
       return fmt::format("KB 323402: 2 x {} GB total framebuffer = {} -> {}", step.value,
                          2 * step.value, step.gb);
-    case Kind::kb_unknown:
+    case Step::kb_unknown:
       return "KB 323402: not computed (framebuffer of a GPU not known)";
-    case Kind::kb_applies:
+    case Step::kb_applies:
       return fmt::format("BAR sizes not known for {}: KB 323402 rule applies", step.text);
-    case Kind::unknown_gpu_floor:
+    case Step::unknown_gpu_floor:
       return fmt::format(
           "at least {} GB for {}: NVIDIA GPU BARs unknown; {} GB is the smallest window NVIDIA "
           "lists for a data-center GPU",
           step.gb, fmt::join(result.unknown_gpus, ", "), step.gb);
-    case Kind::result:
+    case Step::result:
       return fmt::format("=> pciPassthru.64bitMMIOSizeGB = {}", step.gb);
-    case Kind::not_counted:
+    case Step::not_counted:
       return fmt::format("not counted: {} (BAR sizes unknown; give the host's lspci -vvv)",
                          step.text);
-    case Kind::below_4g:
+    case Step::below_4g:
       return fmt::format("below 4 GiB, not counted: {}", step.text);
-    case Kind::unassigned:
+    case Step::unassigned:
       return unassigned_text(result.unassigned[step.index]);
-    case Kind::minimum_reason:
+    case Step::minimum_reason:
       return step.text;
-    case Kind::minimum:
+    case Step::minimum:
       return fmt::format(
           "=> pciPassthru.64bitMMIOSizeGB = {} (NVIDIA's minimum for a vGPU VM with 32 GB or "
           "more of memory)",
