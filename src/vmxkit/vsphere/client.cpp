@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "vmxkit/core/text.h"
 #include "vmxkit/formats/vsphere/xml_support.h"
 #include "vmxkit/vsphere/curl_library.h"
 
@@ -217,11 +218,7 @@ std::string govc_secret(const char* name) {
 }
 
 // govc's GOVC_INSECURE (flags/client.go at v0.24.2): "1" or "true", in any case.
-bool true_flag(std::string value) {
-  std::transform(value.begin(), value.end(), value.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return value == "1" || value == "true";
-}
+bool true_flag(std::string_view value) { return value == "1" || iequals(value, "true"); }
 
 }  // namespace
 

@@ -233,12 +233,6 @@ std::vector<TextEdit> set(const Document& doc, std::string_view key, std::string
 
 namespace {
 
-std::string lowered(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = ascii_lower(c);
-  return out;
-}
-
 // set_entries(): the lines it inserts, kept after the document line they follow, and the place
 // of a line of the result (a document line, or one of those).
 struct NewLine {
@@ -259,7 +253,7 @@ class EntrySetter {
  public:
   EntrySetter(const Document& doc, std::span<const std::pair<std::string, std::string>> entries)
       : doc_(doc), entries_(entries) {
-    for (const auto& [key, value] : entries) lower_.push_back(lowered(key));
+    for (const auto& [key, value] : entries) lower_.push_back(ascii_lowercase(key));
     for (const std::string& k : lower_) {
       for (std::size_t n = 1; n <= k.size(); ++n)
         last_.emplace(std::string_view(k).substr(0, n), Place{});
@@ -274,7 +268,7 @@ class EntrySetter {
     for (const Line& line : doc_.lines()) {
       last_line_ = Place{&line, nullptr, {}};
       if (!line.is_entry()) continue;
-      key = lowered(doc_.key(line));
+      key = ascii_lowercase(doc_.key(line));
       if (wanted.count(key) != 0 && !existing_.emplace(key, &line).second) return false;
       for (std::size_t n = 1; n <= key.size(); ++n) {
         const auto it = last_.find(std::string_view(key).substr(0, n));
