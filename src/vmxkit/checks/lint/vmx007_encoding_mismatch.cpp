@@ -33,43 +33,6 @@ No automatic fix: vmxkit never transcodes, and which encoding was meant cannot b
 - corpus file from LanRenLan/config-backup (UTF-8 declared, truncated CJK bytes)
 )md";
 
-// Offset of the first byte that is not part of a well-formed UTF-8 sequence, or npos.
-std::size_t first_invalid_utf8(std::string_view s) {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    std::size_t n = 0;
-    std::uint32_t cp = 0;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if (c >= 0xC2 && c <= 0xDF) {
-      n = 1;
-      cp = c & 0x1Fu;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      n = 2;
-      cp = c & 0x0Fu;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      n = 3;
-      cp = c & 0x07u;
-    } else {
-      return i;
-    }
-    if (i + n >= s.size()) return i;
-    for (std::size_t k = 1; k <= n; ++k) {
-      const auto cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc & 0xC0) != 0x80) return i;
-      cp = (cp << 6) | (cc & 0x3Fu);
-    }
-    if ((n == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-        (n == 3 && (cp < 0x10000 || cp > 0x10FFFF))) {
-      return i;
-    }
-    i += n + 1;
-  }
-  return std::string_view::npos;
-}
-
 void check(const Context& ctx, Sink& sink) {
   const vmx::Document* doc = ctx.document();
   if (doc == nullptr) return;
@@ -77,7 +40,7 @@ void check(const Context& ctx, Sink& sink) {
   if (enc == nullptr) return;
   const std::string_view name = doc->raw_value(*enc);
   if (!iequals(name, "UTF-8") && !iequals(name, "UTF8")) return;
-  const std::size_t bad = first_invalid_utf8(doc->bytes());
+  const std::size_t bad = find_invalid_utf8(doc->bytes());
   if (bad == std::string_view::npos) return;
   Diagnostic& d = sink.report(
       kVMX007, bad, bad + 1,
