@@ -35,9 +35,10 @@
 ///
 /// And around it: the rule catalogue (rules()), `.vmx` edits that keep every other byte
 /// (VmxDocument, vmx_set(), vmx_unset()), the one write path (read_file_bytes(),
-/// write_file_bytes(): atomic, locked, compare-and-swap) and `vmxkit apply` (config_change()
-/// without a server, apply_plan() against one; apply_plan() is in `vmxkit::client`, which links the
-/// vSphere client and loads libcurl when it first talks to a server).
+/// write_file_bytes(): atomic, locked, compare-and-swap), `vmxkit apply` (config_change()
+/// without a server, apply_plan() against one) and a server's hosts and VMs (load_server_host(),
+/// lint_server()). What talks to a server is in `vmxkit::client`, which links the vSphere client
+/// and loads libcurl when it first talks to one.
 ///
 /// Conventions: every function returns values (no handles to free; Host, Catalog and Plan are
 /// cheap to copy and immutable). Problems in a user's file are `Diagnostic` values; a condition
