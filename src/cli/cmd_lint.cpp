@@ -86,8 +86,8 @@ std::vector<DocumentSource> lint_sources(const std::vector<std::string>& files,
 
 int run_lint(LintOptions o, Context& ctx) {
   o.rules.validate();
-  const bool live = !o.live.server.server.empty() || !o.live.vms.empty() || o.live.all_vms ||
-                    !o.live.uuid.empty();
+  const bool live = !o.live.server.server.empty() || !o.live.request.vms.empty() ||
+                    o.live.request.all_vms || !o.live.request.uuid.empty();
   if (live) {
     if (!o.inputs.empty())
       throw Error("lint: give FILE... or --server with --vm/--all-vms, not both");
@@ -95,7 +95,7 @@ int run_lint(LintOptions o, Context& ctx) {
       throw Error("lint --server: each VM is linted against the host it runs on; drop --host");
     }
     o.live.format = o.format;
-    o.live.fail_on = o.fail_on;
+    o.live.fail_on = kSeverityNames.at(o.fail_on);
     o.live.catalogs = o.host.catalogs;
     o.live.rules = o.rules;
     return run_lint_live(o.live, ctx);
@@ -207,29 +207,30 @@ void setup_lint(CLI::App& app, Context& ctx) {
   add_server_options(*sub, o->live.server, false);
   const auto live = [file](const std::string&) { file->required(false); };
   sub->get_option("--server")->each(live)->trigger_on_parse();
-  sub->add_option("--vm", o->live.vms, "With --server: lint this VM's live config (repeatable)")
+  sub->add_option("--vm", o->live.request.vms,
+                  "With --server: lint this VM's live config (repeatable)")
       ->each(live)
       ->trigger_on_parse();
-  sub->add_flag("--all-vms", o->live.all_vms,
+  sub->add_flag("--all-vms", o->live.request.all_vms,
                 "With --server: lint every VM (under --folder or --cluster when given)")
       ->each(live)
       ->trigger_on_parse();
-  sub->add_option("--folder", o->live.folder,
+  sub->add_option("--folder", o->live.request.folder,
                   "With --all-vms: only VMs under this folder (a name or an inventory path, "
                   "/DC0/vm/prod)");
-  sub->add_option("--cluster", o->live.cluster, "With --all-vms: only VMs in this cluster");
-  sub->add_option("--datacenter", o->live.datacenter,
+  sub->add_option("--cluster", o->live.request.cluster, "With --all-vms: only VMs in this cluster");
+  sub->add_option("--datacenter", o->live.request.datacenter,
                   "With --server: only VMs of this datacenter (--folder then may be one of its "
                   "folders: gpu or vm/gpu)");
-  sub->add_option("--uuid", o->live.uuid,
+  sub->add_option("--uuid", o->live.request.uuid,
                   "With --server: lint the VM of this BIOS UUID (config.uuid), instead of --vm")
       ->each(live)
       ->trigger_on_parse();
   sub->add_option_function<std::string>(
          "--instance-uuid",
          [o](const std::string& v) {
-           o->live.uuid = v;
-           o->live.instance_uuid = true;
+           o->live.request.uuid = v;
+           o->live.request.instance_uuid = true;
          },
          "With --server: lint the VM of this vCenter instance UUID (config.instanceUuid)")
       ->each(live)

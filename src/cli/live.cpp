@@ -5,7 +5,6 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
-#include <map>
 #include <optional>
 #include <ostream>
 #include <string_view>
@@ -17,11 +16,6 @@
 namespace vmxkit::cli {
 
 namespace {
-
-const std::map<std::string, Severity> kLiveSeverities = {{"error", Severity::error},
-                                                         {"warning", Severity::warning},
-                                                         {"info", Severity::info},
-                                                         {"style", Severity::style}};
 
 // What lint_server() says while it works, as lint --server prints it.
 void print_server_message(const ServerLintMessage& m, Context& ctx) {
@@ -126,19 +120,11 @@ Host read_server_host(const ServerOptions& o, const HostInputs& inputs, Context&
 
 int run_lint_live(const LiveLintOptions& o, Context& ctx) {
   ServerSession session(o.server, ctx);
-  ServerLintRequest request;
+  ServerLintRequest request = o.request;
   request.server = session.server();
-  request.vms = o.vms;
-  request.uuid = o.uuid;
-  request.instance_uuid = o.instance_uuid;
-  request.all_vms = o.all_vms;
-  request.folder = o.folder;
-  request.cluster = o.cluster;
-  request.datacenter = o.datacenter;
   request.validate();  // before the catalogue is read, so that its errors come second
   request.catalog = load_catalog(o.catalogs);
   request.rules = o.rules;
-  const Severity threshold = kLiveSeverities.at(o.fail_on);
   // The report begins once the VMs are listed and their hosts read, as it always did: a server
   // that fails before then leaves stdout empty.
   std::optional<LintReportWriter> writer;
@@ -149,7 +135,7 @@ int run_lint_live(const LiveLintOptions& o, Context& ctx) {
         o.format, [&ctx](std::string_view text) { ctx.out << text; }, ctx.color_out);
   };
   events.on_report = [&](const LintReport& report) {
-    findings = findings || report.count_at_least(threshold) > 0;
+    findings = findings || report.count_at_least(o.fail_on) > 0;
     writer->add(report);
   };
   events.on_vanished = [&](const ServerVm&) { writer->add_unread(); };

@@ -72,15 +72,11 @@ bool server_host_wanted(const ServerOptions& options);
 /// against the host it runs on. Returns the exit code.
 struct LiveLintOptions {
   ServerOptions server;
-  std::vector<std::string> vms;
-  bool all_vms = false;
-  std::string folder;
-  std::string cluster;
-  std::string datacenter;  ///< only VMs of this datacenter (--folder relative to it)
-  std::string uuid;        ///< the VM by BIOS UUID (with instance_uuid: config.instanceUuid)
-  bool instance_uuid = false;
+  /// Which VMs (--vm, --uuid, --instance-uuid, --all-vms, --folder, --cluster, --datacenter),
+  /// bound to the flags; its server, catalogue and rules are filled in from the fields below.
+  ServerLintRequest request;
   std::string format = "text";
-  std::string fail_on = "warning";
+  Severity fail_on = Severity::warning;
   std::vector<std::string> catalogs;
   RuleSelection rules;  ///< --select, --ignore and their extend- forms
 };

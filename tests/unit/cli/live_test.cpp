@@ -4,6 +4,7 @@
 // reads differently from a hand parser. Each server a test starts is stopped by it.
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <optional>
 #include <string>
 
 #include "support/local_server.h"
@@ -22,9 +23,9 @@ bool has(const std::string& body, const std::string& what) {
   return body.find(what) != std::string::npos;
 }
 
-// A vCenter with two VMs whose property collector always has more to send: the same batch
-// and the same token for every ContinueRetrievePropertiesEx.
-std::string endless_vcenter(const std::string& body) {
+// The answers every fake vCenter here gives alike: the service content, a login and one
+// container view; nullopt for any other request.
+std::optional<std::string> session_answer(const std::string& body) {
   if (has(body, "<RetrieveServiceContent")) return kServiceContent;
   if (has(body, "<Login")) {
     return answer("<LoginResponse xmlns=\"urn:vim25\"><returnval/></LoginResponse>");
@@ -34,6 +35,13 @@ std::string endless_vcenter(const std::string& body) {
         "<CreateContainerViewResponse xmlns=\"urn:vim25\"><returnval type=\"ContainerView\">"
         "session[1]v1</returnval></CreateContainerViewResponse>");
   }
+  return std::nullopt;
+}
+
+// A vCenter with two VMs whose property collector always has more to send: the same batch
+// and the same token for every ContinueRetrievePropertiesEx.
+std::string endless_vcenter(const std::string& body) {
+  if (auto a = session_answer(body)) return *a;
   if (has(body, "<pathSet>view</pathSet>")) {  // how many the view holds
     return answer(
         "<RetrievePropertiesExResponse xmlns=\"urn:vim25\"><returnval><objects>"
@@ -127,15 +135,7 @@ TEST_CASE("lint --server --verbose says each request, the server and how many we
           "[cli][live]") {
   // A vCenter with no VM: the name given matches none.
   LocalServer server([](const std::string& body) {
-    if (has(body, "<RetrieveServiceContent")) return kServiceContent;
-    if (has(body, "<Login")) {
-      return answer("<LoginResponse xmlns=\"urn:vim25\"><returnval/></LoginResponse>");
-    }
-    if (has(body, "<CreateContainerView")) {
-      return answer(
-          "<CreateContainerViewResponse xmlns=\"urn:vim25\"><returnval type=\"ContainerView\">"
-          "session[1]v1</returnval></CreateContainerViewResponse>");
-    }
+    if (auto a = session_answer(body)) return *a;
     if (has(body, "RetrievePropertiesEx")) {
       return answer(
           "<RetrievePropertiesExResponse xmlns=\"urn:vim25\"><returnval/>"

@@ -7,6 +7,7 @@
 #include <deque>
 #include <functional>
 
+#include "support/local_server.h"
 #include "vmxkit/core/error.h"
 #include "vmxkit/formats/vsphere/soap.h"
 
@@ -18,12 +19,7 @@ using vmxkit::vsphere::HttpResponse;
 
 namespace {
 
-std::string answer(const std::string& body) {
-  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?><soapenv:Envelope "
-         "xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/envelope/\" "
-         "xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\"><soapenv:Body>" +
-         body + "</soapenv:Body></soapenv:Envelope>";
-}
+std::string answer(const std::string& body) { return vmxkit::test::soap_answer(body); }
 
 std::string fault(const std::string& type, const std::string& message) {
   return answer("<soapenv:Fault><faultcode>ServerFaultCode</faultcode><faultstring>" + message +
@@ -31,16 +27,7 @@ std::string fault(const std::string& type, const std::string& message) {
                 "\"></" + type + "Fault></detail></soapenv:Fault>");
 }
 
-const std::string kServiceContent = answer(
-    "<RetrieveServiceContentResponse xmlns=\"urn:vim25\"><returnval>"
-    "<rootFolder type=\"Folder\">group-d1</rootFolder>"
-    "<propertyCollector type=\"PropertyCollector\">propertyCollector</propertyCollector>"
-    "<viewManager type=\"ViewManager\">ViewManager</viewManager>"
-    "<about><fullName>VMware vCenter Server 8.0.2</fullName><apiType>VirtualCenter</apiType>"
-    "<apiVersion>8.0.2.0</apiVersion></about>"
-    "<sessionManager type=\"SessionManager\">SessionManager</sessionManager>"
-    "<searchIndex type=\"SearchIndex\">SearchIndex</searchIndex>"
-    "</returnval></RetrieveServiceContentResponse>");
+const std::string& kServiceContent = vmxkit::test::soap_service_content();
 
 std::string objects(const std::string& token, int first, int count) {
   std::string body = "<RetrievePropertiesExResponse xmlns=\"urn:vim25\"><returnval>";
